@@ -1,0 +1,89 @@
+/* Internal contract between the validated public API (api.c), the dispatcher
+ * (dispatch.c) and the per-ISA backends (simd/backend_<isa>.c). Kernels get
+ * arguments that api.c has already checked: no NULLs where n > 0, only the
+ * aliasing the header allows, known flags. */
+#ifndef PB_INTERNAL_H
+#define PB_INTERNAL_H
+
+#include "posebatch.h"
+
+/* The k samples of an average: either an array of batches, or k batches laid
+ * out frame-major in one batch (sample i starts at element i*stride). */
+typedef struct pb_samples {
+    const pb_cquats *list;
+    pb_cquats base;
+    size_t stride;
+} pb_samples;
+
+static inline pb_cquats pb_sample_at(const pb_samples *s, size_t i)
+{
+    if (s->list)
+        return s->list[i];
+    size_t o = i * s->stride;
+    pb_cquats q = {s->base.w + o, s->base.x + o, s->base.y + o, s->base.z + o};
+    return q;
+}
+
+/* One entry per kernel; signatures mirror the public functions. An optional
+ * output batch is "absent" when its first pointer is NULL. weights == NULL
+ * means every weight is 1. */
+typedef struct pb_kernels {
+    void (*quat_mul)(size_t n, pb_cquats a, pb_cquats b, pb_quats out);
+    void (*quat_mul_inv)(size_t n, pb_cquats a, pb_cquats b, pb_quats out);
+    void (*quat_inv_mul)(size_t n, pb_cquats a, pb_cquats b, pb_quats out);
+    void (*quat_abs)(size_t n, pb_cquats q, pb_quats out);
+    void (*quat_normalize)(size_t n, pb_cquats q, pb_quats out);
+    void (*quat_log)(size_t n, pb_cquats q, float scale, pb_vec3s out);
+    void (*quat_exp)(size_t n, pb_cvec3s v, float scale, pb_quats out);
+    void (*quat_unroll)(size_t frames, size_t tracks, pb_cquats in, pb_quats out);
+    void (*quat_delta_to_angular_velocity)(size_t n, pb_cquats ref, pb_cquats delta, pb_vec3s out);
+
+    void (*vec3_hermite)(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0, pb_cvec3s v1,
+                         pb_vec3s pos, pb_vec3s vel);
+    void (*vec3_catmull_rom)(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s p2,
+                             pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
+    void (*quat_hermite)(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0, pb_cvec3s v1,
+                         unsigned flags, pb_quats rot, pb_vec3s vel);
+    void (*quat_catmull_rom)(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
+                             pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel);
+    void (*quat_raw_cubic)(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
+                           pb_cquats r3, unsigned flags, pb_quats rot, pb_quats vel4);
+    void (*scale_hermite)(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s v0,
+                          pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel);
+    void (*scale_catmull_rom)(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s s2,
+                              pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel);
+    void (*quat_slerp)(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out);
+    void (*quat_nlerp)(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out);
+
+    /* ref is NULL-first-pointer for the non-ref variants */
+    void (*average_raw)(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
+                        pb_quats out);
+    void (*average_log)(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
+                        pb_quats out);
+    void (*average_accurate)(size_t n, size_t k, const pb_samples *s, const float *w, pb_quats out);
+    void (*average_basic)(size_t n, size_t k, const pb_samples *s, const float *w, pb_quats out);
+    void (*sin_half_angle)(size_t n, pb_cquats a, pb_cquats b, float *out);
+
+    void (*tangent_offset)(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
+                           pb_quats offset);
+    void (*bezier_controls)(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
+                            pb_quats before, pb_quats after);
+    void (*de_casteljau)(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cquats q2, pb_cquats q3,
+                         pb_quats out);
+    void (*shoemake_controls)(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next, pb_quats b,
+                              pb_quats a);
+} pb_kernels;
+
+typedef struct pb_backend_entry {
+    pb_backend id;
+    const char *name;
+    int lanes;
+    const pb_kernels *kernels;
+} pb_backend_entry;
+
+extern const pb_kernels pb_kernels_scalar;
+
+/* The kernels of the active backend (resolves on first use). */
+const pb_kernels *pb_active_kernels(void);
+
+#endif

@@ -1,0 +1,520 @@
+/* Every batch kernel, written once over the lane layer. A backend translation
+ * unit includes its lanes_<isa>.h, then this file, then instantiates
+ * PB_DEFINE_KERNEL_TABLE(name). Arguments arrive validated (internal.h). */
+#ifndef PB_KERNELS_H
+#define PB_KERNELS_H
+
+#include "internal.h"
+#include "lanes_math.h"
+
+PB_INLINE vf weight_at(const float *w, size_t i) { return vf_set(w ? w[i] : 1.0f); }
+PB_INLINE vq q_flip_if(vm m, vq q) { return q_sel(m, q_xorsign(q, vf_set(-1.0f)), q); }
+/* b brought into a's hemisphere */
+PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()), b); }
+PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
+PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
+/* scaled angle-axis of the shortest rotation from a to b: 2 log(abs(b a^-1)) */
+PB_INLINE v3 q_sub_saa(vq b, vq a) { return v3_scale(q_log(q_abs(q_mul_inv(b, a))), vf_set(2.0f)); }
+
+/* ------------------------------------------------------------ primitives */
+
+static void k_quat_mul(size_t n, pb_cquats a, pb_cquats b, pb_quats out)
+{
+    PB_BLOCKS(n, blk, q_st(out, q_mul(q_ld(a, blk), q_ld(b, blk)), blk));
+}
+static void k_quat_mul_inv(size_t n, pb_cquats a, pb_cquats b, pb_quats out)
+{
+    PB_BLOCKS(n, blk, q_st(out, q_mul_inv(q_ld(a, blk), q_ld(b, blk)), blk));
+}
+static void k_quat_inv_mul(size_t n, pb_cquats a, pb_cquats b, pb_quats out)
+{
+    PB_BLOCKS(n, blk, q_st(out, q_inv_mul(q_ld(a, blk), q_ld(b, blk)), blk));
+}
+static void k_quat_abs(size_t n, pb_cquats q, pb_quats out)
+{
+    PB_BLOCKS(n, blk, q_st(out, q_abs(q_ld(q, blk)), blk));
+}
+static void k_quat_normalize(size_t n, pb_cquats q, pb_quats out)
+{
+    PB_BLOCKS(n, blk, q_st(out, q_normalize(q_ld(q, blk)), blk));
+}
+/* out = scale * log(q): scale 1 is log, 2 the scaled angle-axis */
+static void k_quat_log(size_t n, pb_cquats q, float scale, pb_vec3s out)
+{
+    PB_BLOCKS(n, blk, v3_st(out, v3_scale(q_log(q_ld(q, blk)), vf_set(scale)), blk));
+}
+/* out = exp(scale * v): scale 1 is exp, 1/2 from the scaled angle-axis */
+static void k_quat_exp(size_t n, pb_cvec3s v, float scale, pb_quats out)
+{
+    PB_BLOCKS(n, blk, q_st(out, q_exp(v3_scale(v3_ld(v, blk), vf_set(scale))), blk));
+}
+
+PB_INLINE void b_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats out, pb_blk blk)
+{
+    vq prev = q_ld(in, blk);
+    q_st(out, prev, blk);
+    for (size_t f = 1; f < frames; f++) {
+        size_t o = f * tracks;
+        vq q = q_align(prev, q_ld(cq_offset(in, o), blk));
+        q_st(q_offset(out, o), q, blk);
+        prev = q;
+    }
+}
+static void k_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats out)
+{
+    if (frames == 0)
+        return;
+    PB_BLOCKS(tracks, blk, b_unroll(frames, tracks, in, out, blk));
+}
+
+PB_INLINE void b_delta_av(pb_cquats ref, pb_cquats delta, pb_vec3s out, pb_blk blk)
+{
+    vq a = q_mul_inv(q_ld(delta, blk), q_ld(ref, blk));
+    v3_st(out, v3_scale(q_vec(a), vf_set(2.0f)), blk);
+}
+static void k_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats delta, pb_vec3s out)
+{
+    PB_BLOCKS(n, blk, b_delta_av(ref, delta, out, blk));
+}
+
+/* ---------------------------------------------------------- vec3 cubics */
+
+PB_INLINE void b_vec3_hermite(pb_hermite_basis h, v3 p0, v3 p1, v3 v0, v3 v1, pb_vec3s pos,
+                              pb_vec3s vel, pb_blk blk)
+{
+    v3 d = v3_sub(p1, p0);
+    v3_st(pos, v3_add(hermite_value(h, d, v0, v1), p0), blk);
+    if (vel.x)
+        v3_st(vel, hermite_deriv(h, d, v0, v1), blk);
+}
+static void k_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0,
+                           pb_cvec3s v1, pb_vec3s pos, pb_vec3s vel)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, b_vec3_hermite(h, v3_ld(p0, blk), v3_ld(p1, blk), v3_ld(v0, blk),
+                                     v3_ld(v1, blk), pos, vel, blk));
+}
+PB_INLINE void b_vec3_catmull_rom(pb_hermite_basis h, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s p2,
+                                  pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel, pb_blk blk)
+{
+    v3 a = v3_ld(p0, blk), b = v3_ld(p1, blk), c = v3_ld(p2, blk), d = v3_ld(p3, blk);
+    vf half = vf_set(0.5f);
+    v3 d01 = v3_sub(b, a), d12 = v3_sub(c, b), d23 = v3_sub(d, c);
+    v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+    v3_st(pos, v3_add(hermite_value(h, d12, t1, t2), b), blk);
+    if (vel.x)
+        v3_st(vel, hermite_deriv(h, d12, t1, t2), blk);
+}
+static void k_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s p2,
+                               pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, b_vec3_catmull_rom(h, p0, p1, p2, p3, pos, vel, blk));
+}
+
+/* ---------------------------------------------------- quaternion cubics */
+
+/* The offset-form Hermite shared by quat_hermite and quat_catmull_rom:
+ * u = w1 d + w2 v0 + w3 v1, rot = exp(u/2) r0, vel = u' or J_l(u) u'. */
+PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
+                                   pb_quats rot, pb_vec3s vel, pb_blk blk)
+{
+    v3 u = hermite_value(h, d, v0, v1);
+    pb_sincos half;
+    vq e = q_exp_sc(v3_scale(u, vf_set(0.5f)), &half);
+    q_st(rot, q_mul(e, r0), blk);
+    if (vel.x) {
+        v3 du = hermite_deriv(h, d, v0, v1);
+        if (flags & PB_EXACT_VELOCITY)
+            du = jacobian_left_apply(u, du, half);
+        v3_st(vel, du, blk);
+    }
+}
+static void k_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0,
+                           pb_cvec3s v1, unsigned flags, pb_quats rot, pb_vec3s vel)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, {
+        vq a = q_ld(r0, blk);
+        quat_hermite_finish(h, a, q_sub_saa(q_ld(r1, blk), a), v3_ld(v0, blk), v3_ld(v1, blk),
+                            flags, rot, vel, blk);
+    });
+}
+PB_INLINE void b_quat_catmull_rom(pb_hermite_basis h, pb_cquats r0, pb_cquats r1, pb_cquats r2,
+                                  pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel,
+                                  pb_blk blk)
+{
+    vq a = q_ld(r0, blk), b = q_ld(r1, blk), c = q_ld(r2, blk), d = q_ld(r3, blk);
+    vf half = vf_set(0.5f);
+    v3 d01 = q_sub_saa(b, a), d12 = q_sub_saa(c, b), d23 = q_sub_saa(d, c);
+    v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+    quat_hermite_finish(h, b, d12, t1, t2, flags, rot, vel, blk);
+}
+static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
+                               pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, b_quat_catmull_rom(h, r0, r1, r2, r3, flags, rot, vel, blk));
+}
+
+PB_INLINE vq q_add(vq a, vq b) { vq r = {vf_add(a.w, b.w), vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
+PB_INLINE vq q_sub(vq a, vq b) { vq r = {vf_sub(a.w, b.w), vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)}; return r; }
+
+PB_INLINE void b_quat_raw_cubic(pb_hermite_basis h, pb_cquats r0, pb_cquats r1, pb_cquats r2,
+                                pb_cquats r3, unsigned flags, pb_quats rot, pb_quats vel4,
+                                pb_blk blk)
+{
+    vq b = q_ld(r1, blk);
+    vq a = q_align(b, q_ld(r0, blk));
+    vq c = q_align(b, q_ld(r2, blk));
+    vq d = q_align(c, q_ld(r3, blk));
+    vf half = vf_set(0.5f);
+    vq d12 = q_sub(c, b);
+    vq t1 = q_scale(q_sub(c, a), half), t2 = q_scale(q_sub(d, b), half);
+    vq cv = q_add(b, q_fma(t2, h.w3, q_fma(t1, h.w2, q_scale(d12, h.w1))));
+    vf n2 = q_dot(cv, cv);
+    vm zero = vm_eq(n2, vf_zero());
+    vf inv = vf_div(vf_set(1.0f), vf_sqrt(vf_sel(zero, vf_set(1.0f), n2)));
+    inv = vf_sel(zero, vf_zero(), inv);
+    vq r = q_sel(zero, q_identity(), q_scale(cv, inv));
+    q_st(rot, r, blk);
+    if (vel4.w) {
+        vq dv = q_fma(t2, h.q3, q_fma(t1, h.q2, q_scale(d12, h.q1)));
+        if (flags & PB_EXACT_VELOCITY) /* tangent part of c' over |c| */
+            dv = q_scale(q_fma(r, vf_neg(q_dot(r, dv)), dv), inv);
+        q_st(vel4, dv, blk);
+    }
+}
+static void k_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
+                             pb_cquats r3, unsigned flags, pb_quats rot, pb_quats vel4)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, b_quat_raw_cubic(h, r0, r1, r2, r3, flags, rot, vel4, blk));
+}
+
+/* ---------------------------------------------------------- scale cubics */
+
+PB_INLINE v3 v3_ln_ratio(v3 a, v3 b) /* ln(a / b) */
+{
+    v3 r = {vf_ln(vf_div(a.x, b.x)), vf_ln(vf_div(a.y, b.y)), vf_ln(vf_div(a.z, b.z))};
+    return r;
+}
+PB_INLINE void scale_hermite_finish(pb_hermite_basis h, v3 s0, v3 d, v3 v0, v3 v1, pb_vec3s scale,
+                                    pb_vec3s svel, pb_blk blk)
+{
+    v3 u = hermite_value(h, d, v0, v1);
+    v3 s = {vf_mul(vf_exp(u.x), s0.x), vf_mul(vf_exp(u.y), s0.y), vf_mul(vf_exp(u.z), s0.z)};
+    v3_st(scale, s, blk);
+    if (svel.x)
+        v3_st(svel, hermite_deriv(h, d, v0, v1), blk);
+}
+static void k_scale_hermite(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s v0,
+                            pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, {
+        v3 a = v3_ld(s0, blk);
+        scale_hermite_finish(h, a, v3_ln_ratio(v3_ld(s1, blk), a), v3_ld(v0, blk), v3_ld(v1, blk),
+                             scale, svel, blk);
+    });
+}
+PB_INLINE void b_scale_catmull_rom(pb_hermite_basis h, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s s2,
+                                   pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel, pb_blk blk)
+{
+    v3 a = v3_ld(s0, blk), b = v3_ld(s1, blk), c = v3_ld(s2, blk), d = v3_ld(s3, blk);
+    vf half = vf_set(0.5f);
+    v3 d01 = v3_ln_ratio(b, a), d12 = v3_ln_ratio(c, b), d23 = v3_ln_ratio(d, c);
+    v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+    scale_hermite_finish(h, b, d12, t1, t2, scale, svel, blk);
+}
+static void k_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s s2,
+                                pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel)
+{
+    pb_hermite_basis h = hermite_basis(x);
+    PB_BLOCKS(n, blk, b_scale_catmull_rom(h, s0, s1, s2, s3, scale, svel, blk));
+}
+
+/* ------------------------------------------------------- slerp / nlerp */
+
+/* b with the hemisphere the path rule asks for: shortest (flip when dot < 0)
+ * or long (flip when dot > 0). */
+PB_INLINE vq q_path(vq a, vq b, unsigned flags)
+{
+    vf d = q_dot(a, b);
+    vm flip = (flags & PB_LONG_PATH) ? vm_gt(d, vf_zero()) : vm_lt(d, vf_zero());
+    return q_flip_if(flip, b);
+}
+/* Slerp as cos(t th) a + sin(t th) e, e the unit direction of b - a (a.b) in
+ * the plane of a and b and th = atan2(|b - a (a.b)|, a.b): no acos, and no
+ * division by a vanishing sine (sin(t th)/|e| = t sinc(t th) th/|e|). b must be
+ * on its path already (q_path). When b == -a exactly (long path of equal
+ * rotations) e is a's local x axis, a i. */
+PB_INLINE vq q_slerp(vq a, vq b, vf t)
+{
+    vf d = q_dot(a, b);
+    vq e = q_fma(a, vf_neg(d), b);
+    vf s = vf_sqrt(q_dot(e, e));
+    vf th;
+    vf ratio = atan2_ratio(s, d, &th);
+    vm opposite = vm_and(vm_eq(s, vf_zero()), vm_lt(d, vf_zero()));
+    vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
+    e = q_sel(opposite, perp, e);
+    ratio = vf_sel(opposite, th, ratio);
+    pb_sincos sc = sincos_sinc(vf_mul(t, th));
+    return q_fma(e, vf_mul(vf_mul(t, sc.sinc), ratio), q_scale(a, sc.c));
+}
+static void k_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
+{
+    vf tv = vf_set(t);
+    PB_BLOCKS(n, blk, {
+        vq qa = q_ld(a, blk);
+        q_st(out, q_slerp(qa, q_path(qa, q_ld(b, blk), flags), tv), blk);
+    });
+}
+static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
+{
+    vf tv = vf_set(t), sv = vf_set(1.0f - t);
+    PB_BLOCKS(n, blk, {
+        vq qa = q_ld(a, blk);
+        vq qb = q_path(qa, q_ld(b, blk), flags);
+        q_st(out, q_normalize(q_fma(qb, tv, q_scale(qa, sv))), blk);
+    });
+}
+
+/* ------------------------------------------------------------ averages */
+
+/* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))) */
+PB_INLINE void b_average_raw(size_t k, pb_cquats ref, const pb_samples *smp, const float *w,
+                             pb_quats out, pb_blk blk)
+{
+    vq r = ref.w ? q_ld(ref, blk) : q_identity();
+    vq acc = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+    for (size_t i = 0; i < k; i++) {
+        vq s = q_ld(pb_sample_at(smp, i), blk);
+        if (ref.w)
+            s = q_inv_mul(r, s);
+        acc = q_fma(q_abs(s), weight_at(w, i), acc);
+    }
+    vq m = q_normalize(acc);
+    q_st(out, ref.w ? q_abs(q_mul(r, m)) : m, blk);
+}
+static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
+                          pb_quats out)
+{
+    PB_BLOCKS(n, blk, b_average_raw(k, ref, s, w, out, blk));
+}
+/* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
+PB_INLINE void b_average_log(size_t k, pb_cquats ref, const pb_samples *smp, const float *w,
+                             pb_quats out, pb_blk blk)
+{
+    vq r = ref.w ? q_ld(ref, blk) : q_identity();
+    v3 acc = {vf_zero(), vf_zero(), vf_zero()};
+    for (size_t i = 0; i < k; i++) {
+        vq s = q_ld(pb_sample_at(smp, i), blk);
+        if (ref.w)
+            s = q_inv_mul(r, s);
+        acc = v3_fma(q_log(q_abs(s)), weight_at(w, i), acc);
+    }
+    vq m = q_exp(acc);
+    q_st(out, ref.w ? q_abs(q_mul(r, m)) : m, blk);
+}
+static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
+                          pb_quats out)
+{
+    PB_BLOCKS(n, blk, b_average_log(k, ref, s, w, out, blk));
+}
+
+PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_quats out,
+                               pb_blk blk)
+{
+    vq acc = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+    for (size_t i = 0; i < k; i++) {
+        vq s = q_align(acc, q_ld(pb_sample_at(smp, i), blk));
+        acc = q_fma(s, weight_at(w, i), acc);
+    }
+    q_st(out, q_normalize(q_abs(acc)), blk);
+}
+static void k_average_basic(size_t n, size_t k, const pb_samples *s, const float *w, pb_quats out)
+{
+    PB_BLOCKS(n, blk, b_average_basic(k, s, w, out, blk));
+}
+
+/* Symmetric 4x4 eigen-solve, one matrix per lane, by cyclic Jacobi with a fixed
+ * number of sweeps: branch-free across lanes and the same operation sequence
+ * in every backend. Six sweeps take float matrices to convergence (Jacobi is
+ * quadratic once the off-diagonal is small). */
+#define PB_JACOBI_SWEEPS 6
+
+typedef struct { vf a[4][4]; vf v[4][4]; } pb_sym4;
+
+PB_INLINE void jacobi_rotate(pb_sym4 *m, int p, int q)
+{
+    vf apq = m->a[p][q];
+    vm skip = vm_eq(apq, vf_zero());
+    vf apq1 = vf_sel(skip, vf_set(1.0f), apq);
+    vf theta = vf_div(vf_sub(m->a[q][q], m->a[p][p]), vf_add(apq1, apq1));
+    /* t = sign(theta) / (|theta| + sqrt(theta^2 + 1)); when theta^2 overflows
+     * the sum is Inf and t = 0, the right limit */
+    vf at = vf_abs(theta);
+    vf t = vf_div(vf_set(1.0f), vf_add(at, vf_sqrt(vf_fma(at, at, vf_set(1.0f)))));
+    t = vf_xorsign(t, theta);
+    t = vf_sel(skip, vf_zero(), t);
+    vf c = vf_div(vf_set(1.0f), vf_sqrt(vf_fma(t, t, vf_set(1.0f))));
+    vf s = vf_mul(t, c);
+    vf tapq = vf_mul(t, apq);
+    m->a[p][p] = vf_sub(m->a[p][p], tapq);
+    m->a[q][q] = vf_add(m->a[q][q], tapq);
+    m->a[p][q] = m->a[q][p] = vf_zero();
+    for (int r = 0; r < 4; r++) {
+        if (r != p && r != q) {
+            vf arp = m->a[r][p], arq = m->a[r][q];
+            m->a[r][p] = m->a[p][r] = vf_fnma(s, arq, vf_mul(c, arp));
+            m->a[r][q] = m->a[q][r] = vf_fma(s, arp, vf_mul(c, arq));
+        }
+        vf vrp = m->v[r][p], vrq = m->v[r][q];
+        m->v[r][p] = vf_fnma(s, vrq, vf_mul(c, vrp));
+        m->v[r][q] = vf_fma(s, vrp, vf_mul(c, vrq));
+    }
+}
+
+PB_INLINE vq dominant_eigenvector(pb_sym4 *m)
+{
+    for (int sweep = 0; sweep < PB_JACOBI_SWEEPS; sweep++)
+        for (int p = 0; p < 3; p++)
+            for (int q = p + 1; q < 4; q++)
+                jacobi_rotate(m, p, q);
+    vf best = m->a[0][0];
+    vq r = {m->v[0][0], m->v[1][0], m->v[2][0], m->v[3][0]};
+    for (int j = 1; j < 4; j++) {
+        vm better = vm_gt(m->a[j][j], best);
+        best = vf_sel(better, m->a[j][j], best);
+        vq c = {m->v[0][j], m->v[1][j], m->v[2][j], m->v[3][j]};
+        r = q_sel(better, c, r);
+    }
+    return r;
+}
+
+PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *w, pb_quats out,
+                                  pb_blk blk)
+{
+    pb_sym4 m;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            m.a[i][j] = vf_zero();
+            m.v[i][j] = vf_set(i == j ? 1.0f : 0.0f);
+        }
+    for (size_t i = 0; i < k; i++) {
+        vq s = q_ld(pb_sample_at(smp, i), blk);
+        vf c[4] = {s.w, s.x, s.y, s.z};
+        vf wi = weight_at(w, i);
+        for (int r = 0; r < 4; r++) {
+            vf wc = vf_mul(wi, c[r]);
+            for (int col = r; col < 4; col++)
+                m.a[r][col] = vf_fma(wc, c[col], m.a[r][col]);
+        }
+    }
+    /* Scale to unit trace so tiny or huge weights neither underflow nor
+     * overflow in the rotations; a zero matrix keeps the identity basis, whose
+     * first column (the identity quaternion) is then the answer. */
+    vf tr = vf_add(vf_add(m.a[0][0], m.a[1][1]), vf_add(m.a[2][2], m.a[3][3]));
+    vf atr = vf_abs(tr);
+    vf inv = vf_div(vf_set(1.0f), vf_sel(vm_eq(atr, vf_zero()), vf_set(1.0f), atr));
+    for (int r = 0; r < 4; r++)
+        for (int col = r; col < 4; col++)
+            m.a[col][r] = m.a[r][col] = vf_mul(m.a[r][col], inv);
+    q_st(out, q_abs(dominant_eigenvector(&m)), blk);
+}
+static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const float *w,
+                               pb_quats out)
+{
+    PB_BLOCKS(n, blk, b_average_accurate(k, s, w, out, blk));
+}
+
+PB_INLINE void b_sin_half_angle(pb_cquats a, pb_cquats b, float *out, pb_blk blk)
+{
+    vq d = q_inv_mul(q_ld(a, blk), q_ld(b, blk));
+    v3 v = q_vec(d);
+    st(out, vf_sqrt(vf_div(v3_dot(v, v), q_dot(d, d))), blk);
+}
+static void k_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
+{
+    PB_BLOCKS(n, blk, b_sin_half_angle(a, b, out, blk));
+}
+
+/* ------------------------------------------------- splines notebook */
+
+/* (ln abs(cur prev^-1) + ln abs(next cur^-1)) / 2: the log of the offset */
+PB_INLINE v3 tangent_log(pb_cquats prev, pb_cquats cur, pb_cquats next, pb_blk blk, vq *qc)
+{
+    vq c = q_ld(cur, blk);
+    v3 lin = q_log(q_abs(q_mul_inv(c, q_ld(prev, blk))));
+    v3 lout = q_log(q_abs(q_mul_inv(q_ld(next, blk), c)));
+    *qc = c;
+    return v3_scale(v3_add(lin, lout), vf_set(0.5f));
+}
+static void k_tangent_offset(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
+                             pb_quats offset)
+{
+    PB_BLOCKS(n, blk, {
+        vq c;
+        q_st(offset, q_exp(tangent_log(prev, cur, next, blk, &c)), blk);
+    });
+}
+static void k_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
+                              pb_quats before, pb_quats after)
+{
+    PB_BLOCKS(n, blk, {
+        vq c;
+        v3 m = v3_scale(tangent_log(prev, cur, next, blk, &c), vf_set(1.0f / 3.0f));
+        vq qa = q_mul(q_exp(m), c);
+        vq qb = q_mul(q_exp(v3_scale(m, vf_set(-1.0f))), c);
+        q_st(before, qb, blk);
+        q_st(after, qa, blk);
+    });
+}
+PB_INLINE vq slerp_short(vq a, vq b, vf t) { return q_slerp(a, q_path(a, b, 0), t); }
+PB_INLINE void b_de_casteljau(vf t, pb_cquats q0, pb_cquats q1, pb_cquats q2, pb_cquats q3,
+                              pb_quats out, pb_blk blk)
+{
+    vq a = q_ld(q0, blk), b = q_ld(q1, blk), c = q_ld(q2, blk), d = q_ld(q3, blk);
+    vq ab = slerp_short(a, b, t), bc = slerp_short(b, c, t), cd = slerp_short(c, d, t);
+    vq abc = slerp_short(ab, bc, t), bcd = slerp_short(bc, cd, t);
+    q_st(out, slerp_short(abc, bcd, t), blk);
+}
+static void k_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cquats q2,
+                           pb_cquats q3, pb_quats out)
+{
+    vf tv = vf_set(t);
+    PB_BLOCKS(n, blk, b_de_casteljau(tv, q0, q1, q2, q3, out, blk));
+}
+/* Shoemake: Double(p, q) = 2 (p.q) q - p, Bisect(p, q) = (p + q)/|p + q| */
+PB_INLINE vq q_double(vq p, vq q) { return q_sub(q_scale(q, vf_mul(vf_set(2.0f), q_dot(p, q))), p); }
+static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
+                                pb_quats b, pb_quats a)
+{
+    PB_BLOCKS(n, blk, {
+        vq c = q_ld(cur, blk);
+        vq qa = q_normalize(q_add(q_double(q_ld(prev, blk), c), q_ld(next, blk)));
+        vq qb = q_normalize(q_double(qa, c));
+        q_st(b, qb, blk);
+        q_st(a, qa, blk);
+    });
+}
+
+/* --------------------------------------------------------------- table */
+
+#define PB_DEFINE_KERNEL_TABLE(name)                                           \
+    const pb_kernels name = {                                                  \
+        k_quat_mul, k_quat_mul_inv, k_quat_inv_mul, k_quat_abs,                \
+        k_quat_normalize, k_quat_log, k_quat_exp, k_quat_unroll,               \
+        k_quat_delta_to_angular_velocity,                                      \
+        k_vec3_hermite, k_vec3_catmull_rom, k_quat_hermite,                    \
+        k_quat_catmull_rom, k_quat_raw_cubic, k_scale_hermite,                 \
+        k_scale_catmull_rom, k_quat_slerp, k_quat_nlerp,                       \
+        k_average_raw, k_average_log, k_average_accurate, k_average_basic,     \
+        k_sin_half_angle,                                                      \
+        k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
+        k_shoemake_controls,                                                   \
+    }
+
+#endif

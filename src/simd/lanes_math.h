@@ -1,0 +1,348 @@
+/* Vector math over the lane layer, written once for every backend.
+ * Include after a lanes_<isa>.h. No libm calls: every function here is plain
+ * lane arithmetic, so all backends share one polynomial and one operation
+ * order (bit-identical in deterministic builds). */
+#ifndef PB_LANES_MATH_H
+#define PB_LANES_MATH_H
+
+#ifndef PB_LANES
+#error "include a lanes_<isa>.h first"
+#endif
+
+typedef struct { vf w, x, y, z; } vq;
+typedef struct { vf x, y, z; } v3;
+
+/* -------------------------------------------------------------- blocks */
+/* A block is PB_LANES consecutive elements starting at i, or the cnt < PB_LANES
+ * elements of the tail; kernels are written per block and run by PB_BLOCKS,
+ * which instantiates the full-block path (cnt constant) and the tail path. */
+typedef struct { size_t i, cnt; } pb_blk;
+
+PB_INLINE vf ld(const float *p, pb_blk b)
+{
+    return b.cnt == PB_LANES ? vf_load(p + b.i) : vf_load_part(p + b.i, b.cnt);
+}
+PB_INLINE void st(float *p, vf v, pb_blk b)
+{
+    if (b.cnt == PB_LANES)
+        vf_store(p + b.i, v);
+    else
+        vf_store_part(p + b.i, v, b.cnt);
+}
+#define PB_BLOCKS(n, blk, ...)                                                 \
+    do {                                                                       \
+        size_t pb_i_ = 0, pb_n_ = (n);                                         \
+        for (; pb_i_ + PB_LANES <= pb_n_; pb_i_ += PB_LANES) {                 \
+            const pb_blk blk = {pb_i_, PB_LANES};                              \
+            __VA_ARGS__;                                                       \
+        }                                                                      \
+        if (pb_i_ < pb_n_) {                                                   \
+            const pb_blk blk = {pb_i_, pb_n_ - pb_i_};                         \
+            __VA_ARGS__;                                                       \
+        }                                                                      \
+    } while (0)
+
+PB_INLINE vq q_ld(pb_cquats q, pb_blk b) { vq r = {ld(q.w, b), ld(q.x, b), ld(q.y, b), ld(q.z, b)}; return r; }
+PB_INLINE void q_st(pb_quats q, vq v, pb_blk b) { st(q.w, v.w, b); st(q.x, v.x, b); st(q.y, v.y, b); st(q.z, v.z, b); }
+PB_INLINE v3 v3_ld(pb_cvec3s v, pb_blk b) { v3 r = {ld(v.x, b), ld(v.y, b), ld(v.z, b)}; return r; }
+PB_INLINE void v3_st(pb_vec3s v, v3 a, pb_blk b) { st(v.x, a.x, b); st(v.y, a.y, b); st(v.z, a.z, b); }
+
+/* ------------------------------------------------------------- helpers */
+PB_INLINE vf vf_zero(void) { return vf_set(0.0f); }
+/* Horner step: acc*z + c */
+PB_INLINE vf hs(vf acc, vf z, float c) { return vf_fma(acc, z, vf_set(c)); }
+
+PB_INLINE v3 v3_add(v3 a, v3 b) { v3 r = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
+PB_INLINE v3 v3_sub(v3 a, v3 b) { v3 r = {vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)}; return r; }
+PB_INLINE v3 v3_scale(v3 a, vf s) { v3 r = {vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)}; return r; }
+/* a*s + c */
+PB_INLINE v3 v3_fma(v3 a, vf s, v3 c) { v3 r = {vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)}; return r; }
+PB_INLINE vf v3_dot(v3 a, v3 b) { return vf_fma(a.x, b.x, vf_fma(a.y, b.y, vf_mul(a.z, b.z))); }
+PB_INLINE v3 v3_cross(v3 a, v3 b)
+{
+    v3 r = {vf_fnma(a.z, b.y, vf_mul(a.y, b.z)), vf_fnma(a.x, b.z, vf_mul(a.z, b.x)),
+            vf_fnma(a.y, b.x, vf_mul(a.x, b.y))};
+    return r;
+}
+PB_INLINE v3 v3_sel(vm m, v3 a, v3 b) { v3 r = {vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)}; return r; }
+
+PB_INLINE vf q_dot(vq a, vq b) { return vf_fma(a.w, b.w, vf_fma(a.x, b.x, vf_fma(a.y, b.y, vf_mul(a.z, b.z)))); }
+PB_INLINE vq q_scale(vq a, vf s) { vq r = {vf_mul(a.w, s), vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)}; return r; }
+/* a*s + c */
+PB_INLINE vq q_fma(vq a, vf s, vq c) { vq r = {vf_fma(a.w, s, c.w), vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)}; return r; }
+PB_INLINE vq q_sel(vm m, vq a, vq b) { vq r = {vf_sel(m, a.w, b.w), vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)}; return r; }
+/* every component's sign flipped where s is negative (s = -0 included) */
+PB_INLINE vq q_xorsign(vq a, vf s) { vq r = {vf_xorsign(a.w, s), vf_xorsign(a.x, s), vf_xorsign(a.y, s), vf_xorsign(a.z, s)}; return r; }
+PB_INLINE vq q_abs(vq a) { return q_xorsign(a, a.w); }
+PB_INLINE vq q_conj(vq a) { vq r = {a.w, vf_neg(a.x), vf_neg(a.y), vf_neg(a.z)}; return r; }
+PB_INLINE v3 q_vec(vq a) { v3 r = {a.x, a.y, a.z}; return r; }
+PB_INLINE vq q_identity(void) { vq r = {vf_set(1.0f), vf_zero(), vf_zero(), vf_zero()}; return r; }
+
+/* Hamilton product a b */
+PB_INLINE vq q_mul(vq a, vq b)
+{
+    vq r;
+    r.w = vf_fnma(a.z, b.z, vf_fnma(a.y, b.y, vf_fnma(a.x, b.x, vf_mul(a.w, b.w))));
+    r.x = vf_fnma(a.z, b.y, vf_fma(a.y, b.z, vf_fma(a.x, b.w, vf_mul(a.w, b.x))));
+    r.y = vf_fnma(a.x, b.z, vf_fma(a.z, b.x, vf_fma(a.y, b.w, vf_mul(a.w, b.y))));
+    r.z = vf_fnma(a.y, b.x, vf_fma(a.x, b.y, vf_fma(a.z, b.w, vf_mul(a.w, b.z))));
+    return r;
+}
+/* a conj(b) */
+PB_INLINE vq q_mul_inv(vq a, vq b) { return q_mul(a, q_conj(b)); }
+/* conj(a) b */
+PB_INLINE vq q_inv_mul(vq a, vq b) { return q_mul(q_conj(a), b); }
+
+/* q / |q|; zero becomes identity; NaN/Inf give NaN. Scaled so that norms from
+ * 1e-18 to 1e18 square without overflow or underflow. */
+PB_INLINE vq q_normalize(vq q)
+{
+    vf n2 = q_dot(q, q);
+    vf inv = vf_div(vf_set(1.0f), vf_sqrt(n2));
+    vm zero = vm_eq(n2, vf_zero());
+    return q_sel(zero, q_identity(), q_scale(q, inv));
+}
+
+/* ------------------------------------------------------------- atan */
+/* atan(t)/t for t in [0, 1] as 1 + z P(z), z = t^2: Chebyshev fit of
+ * (atan(sqrt z)/sqrt z - 1)/z (degree 8, 1.1e-8 relative), so that the ratio is
+ * exactly 1 at t = 0 and needs no division for small angles. */
+PB_INLINE vf atan_ratio(vf z)
+{
+    vf p = vf_set(-2.386997317e-03f);
+    p = hs(p, z, 1.350777143e-02f);
+    p = hs(p, z, -3.587153898e-02f);
+    p = hs(p, z, 6.250169445e-02f);
+    p = hs(p, z, -8.656880430e-02f);
+    p = hs(p, z, 1.103376412e-01f);
+    p = hs(p, z, -1.427856875e-01f);
+    p = hs(p, z, 1.999973933e-01f);
+    p = hs(p, z, -3.333333173e-01f);
+    return vf_fma(p, z, vf_set(1.0f));
+}
+
+#define PB_PI_F 3.14159265358979f
+#define PB_PI_2_F 1.57079632679490f
+
+/* For s >= 0 (a vector-part norm) and c (a scalar part): the angle
+ * h = atan2(s, c) in [0, pi], returned as the ratio h/s (finite when s == 0:
+ * 1/|c| for c > 0, and 0 for c <= 0, so that v*ratio is 0 there). */
+PB_INLINE vf atan2_ratio(vf s, vf c, vf *angle)
+{
+    vf a = vf_abs(c);
+    vm swap = vm_gt(s, a);
+    vf num = vf_sel(swap, a, s), den = vf_sel(swap, s, a);
+    vm zero = vm_eq(den, vf_zero());
+    vf den1 = vf_sel(zero, vf_set(1.0f), den);
+    vf t = vf_div(num, den1);
+    vf r = atan_ratio(vf_mul(t, t)); /* atan(t)/t */
+    vf at = vf_mul(t, r);            /* atan(num/den) */
+    vf h = vf_sel(swap, vf_sub(vf_set(PB_PI_2_F), at), at);
+    vm neg = vm_lt(c, vf_zero());
+    h = vf_sel(neg, vf_sub(vf_set(PB_PI_F), h), h);
+    /* h/s: in the plain case (no swap, c > 0) h = t r with t = s/a, so h/s = r/a
+     * without a 0/0 at s == 0. Otherwise s > 0.7 |q| or c <= 0 and divide. */
+    vm plain = vm_andnot(vm_gt(c, vf_zero()), swap);
+    vf ratio_plain = vf_div(r, vf_sel(zero, vf_set(1.0f), a));
+    vf s1 = vf_sel(vm_eq(s, vf_zero()), vf_set(1.0f), s);
+    vf ratio_div = vf_div(h, s1);
+    ratio_div = vf_sel(vm_eq(s, vf_zero()), vf_zero(), ratio_div);
+    *angle = h;
+    return vf_sel(plain, ratio_plain, ratio_div);
+}
+
+/* log(q) = atan2(|v|, w) v/|v| (half-angle * axis); scale-invariant. */
+PB_INLINE v3 q_log(vq q)
+{
+    v3 v = q_vec(q);
+    vf s = vf_sqrt(v3_dot(v, v));
+    vf h;
+    vf ratio = atan2_ratio(s, q.w, &h);
+    return v3_scale(v, ratio);
+}
+
+
+/* ------------------------------------------------------ ln / exp of scalars */
+#define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
+#define PB_LN2_LO 1.428606765330187e-06f
+
+/* Natural log for x > 0 (scales). ln(m 2^e) with m in [sqrt(1/2), sqrt 2) and
+ * ln m = 2 atanh(f/(2+f)), series to the 11th power (remainder < 5e-11).
+ * 0 -> -Inf, negative or NaN -> NaN, +Inf -> +Inf; denormals handled. */
+PB_INLINE vf vf_ln(vf x)
+{
+    vm denorm = vm_lt(x, vf_set(1.17549435e-38f));
+    vf xs = vf_sel(denorm, vf_mul(x, vf_set(16777216.0f)), x);
+    vf e;
+    vf m = vf_mant_exp(xs, &e);
+    e = vf_sel(denorm, vf_sub(e, vf_set(24.0f)), e);
+    vm hi = vm_gt(m, vf_set(1.41421356f));
+    m = vf_sel(hi, vf_mul(m, vf_set(0.5f)), m);
+    e = vf_sel(hi, vf_add(e, vf_set(1.0f)), e);
+    vf f = vf_sub(m, vf_set(1.0f));
+    vf s = vf_div(f, vf_add(f, vf_set(2.0f)));
+    vf z = vf_mul(s, s);
+    vf p = vf_set(1.0f / 11.0f);
+    p = hs(p, z, 1.0f / 9.0f);
+    p = hs(p, z, 1.0f / 7.0f);
+    p = hs(p, z, 1.0f / 5.0f);
+    p = hs(p, z, 1.0f / 3.0f);
+    vf s2 = vf_add(s, s);
+    vf lnm = vf_fma(vf_mul(s2, z), p, s2);
+    vf r = vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm));
+    /* specials: the bit tricks above only see finite positive normals */
+    r = vf_sel(vm_eq(x, vf_zero()), vf_set(-HUGE_VALF), r);
+    r = vf_sel(vm_eq(x, vf_set(HUGE_VALF)), x, r);
+    r = vf_sel(vm_lt(x, vf_zero()), vf_set(NAN), r);
+    r = vf_sel(vm_eq(x, x), r, x); /* NaN stays NaN */
+    return r;
+}
+
+/* e^u: k = round(u/ln2), Taylor to r^8 on |r| <= ln2/2 (remainder < 2e-10),
+ * scaled by 2^k in two steps so that subnormal results come out right.
+ * u > 88.73 -> +Inf, u < -104 -> 0, NaN -> NaN. */
+PB_INLINE vf vf_exp(vf u)
+{
+    vf uc = vf_max(vf_set(-104.0f), vf_min(vf_set(89.0f), u));
+    vf k = vf_round(vf_mul(uc, vf_set(1.44269504f)));
+    k = vf_sel(vm_eq(k, k), k, vf_zero()); /* NaN: r carries it; keep 2^k defined */
+    vf r = vf_fnma(k, vf_set(PB_LN2_HI), uc);
+    r = vf_fnma(k, vf_set(PB_LN2_LO), r);
+    vf p = vf_set(1.0f / 40320.0f);
+    p = hs(p, r, 1.0f / 5040.0f);
+    p = hs(p, r, 1.0f / 720.0f);
+    p = hs(p, r, 1.0f / 120.0f);
+    p = hs(p, r, 1.0f / 24.0f);
+    p = hs(p, r, 1.0f / 6.0f);
+    p = hs(p, r, 0.5f);
+    p = hs(p, r, 1.0f);
+    p = hs(p, r, 1.0f);
+    vf k1 = vf_round(vf_mul(k, vf_set(0.5f)));
+    vf k2 = vf_sub(k, k1);
+    vf y = vf_mul(vf_mul(p, vf_pow2i(k1)), vf_pow2i(k2));
+    y = vf_sel(vm_gt(u, vf_set(88.7228394f)), vf_set(HUGE_VALF), y);
+    y = vf_sel(vm_lt(u, vf_set(-104.0f)), vf_zero(), y);
+    return y;
+}
+
+/* --------------------------------------------------------- sin / cos */
+/* Cody-Waite split of pi/2: the first two parts have 11 significant bits, so
+ * k*part is exact for |k| < 2^13 even without FMA. */
+#define PB_PIO2_A 1.5703125f
+#define PB_PIO2_B 4.837512969970703e-04f
+#define PB_PIO2_C 7.549790126404332e-08f
+#define PB_2_PI_F 0.636619746685028f
+/* Beyond this no float angle is meaningful (ulp >= 1/8 rad): clamp so the
+ * result stays a valid unit rotation. */
+#define PB_ANGLE_MAX 1048576.0f
+
+typedef struct { vf s, c, sinc; } pb_sincos;
+
+/* sin, cos and sin(x)/x of x (any sign; |x| > 2^20 is clamped). The sinc needs
+ * no division while |x| <= pi/4. Taylor polynomials on [-pi/4, pi/4] (remainder
+ * below 2e-9). */
+PB_INLINE pb_sincos sincos_sinc(vf x)
+{
+    vf xc = vf_max(vf_set(-PB_ANGLE_MAX), vf_min(vf_set(PB_ANGLE_MAX), x));
+    vf k = vf_round(vf_mul(xc, vf_set(PB_2_PI_F)));
+    vf r = vf_fnma(k, vf_set(PB_PIO2_A), xc);
+    r = vf_fnma(k, vf_set(PB_PIO2_B), r);
+    r = vf_fnma(k, vf_set(PB_PIO2_C), r);
+    vf z = vf_mul(r, r);
+    vf ps = vf_set(2.7557319224e-06f); /* 1/9! */
+    ps = hs(ps, z, -1.9841269841e-04f);
+    ps = hs(ps, z, 8.3333333333e-03f);
+    ps = hs(ps, z, -1.6666666667e-01f);
+    vf sr_r = vf_fma(ps, z, vf_set(1.0f)); /* sin(r)/r */
+    vf sr = vf_mul(r, sr_r);
+    vf pc = vf_set(-2.7557319224e-07f); /* -1/10! */
+    pc = hs(pc, z, 2.4801587302e-05f);
+    pc = hs(pc, z, -1.3888888889e-03f);
+    pc = hs(pc, z, 4.1666666667e-02f);
+    pc = hs(pc, z, -0.5f);
+    vf cr = vf_fma(pc, z, vf_set(1.0f));
+    /* quadrant k mod 4, with float ops only (k is an exact small integer) */
+    vf half = vf_round(vf_mul(k, vf_set(0.5f)));
+    vm odd = vm_eq(vf_sub(k, vf_add(half, half)), vf_zero());
+    odd = vm_not(odd);
+    vf q4 = vf_mul(k, vf_set(0.25f));
+    vf fl = vf_round(q4);
+    fl = vf_sel(vm_gt(fl, q4), vf_sub(fl, vf_set(1.0f)), fl);
+    vf m4 = vf_fnma(fl, vf_set(4.0f), k); /* 0, 1, 2 or 3 */
+    vf s = vf_sel(odd, cr, sr);
+    vf c = vf_sel(odd, sr, cr);
+    s = vf_sel(vm_ge(m4, vf_set(2.0f)), vf_neg(s), s);
+    vm cneg = vm_and(vm_ge(m4, vf_set(1.0f)), vm_le(m4, vf_set(2.0f)));
+    c = vf_sel(cneg, vf_neg(c), c);
+    pb_sincos out;
+    out.s = s;
+    out.c = c;
+    vm small = vm_eq(k, vf_zero());
+    vf x1 = vf_sel(small, vf_set(1.0f), x);
+    out.sinc = vf_sel(small, sr_r, vf_div(s, x1));
+    return out;
+}
+
+/* exp(v) = (cos|v|, sin|v| v/|v|); exp(0) = identity. */
+PB_INLINE vq q_exp_sc(v3 v, pb_sincos *sc_out)
+{
+    vf th = vf_sqrt(v3_dot(v, v));
+    pb_sincos sc = sincos_sinc(th);
+    if (sc_out)
+        *sc_out = sc;
+    vq r = {sc.c, vf_mul(v.x, sc.sinc), vf_mul(v.y, sc.sinc), vf_mul(v.z, sc.sinc)};
+    return r;
+}
+PB_INLINE vq q_exp(v3 v) { return q_exp_sc(v, 0); }
+
+/* Exact angular velocity J_l(u) du for rot = exp(u/2) r0, u the scaled
+ * angle-axis offset, given the sincos of the half angle |u|/2 from q_exp_sc:
+ * J_l = I + a [u]x + b [u]x^2 with a = (1 - cos t)/t^2 = sinc(t/2)^2 / 2 and
+ * b = (t - sin t)/t^3 (a series below t = 1, where the difference cancels). */
+PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, pb_sincos half)
+{
+    vf t2 = v3_dot(u, u);
+    vf t = vf_sqrt(t2);
+    vf a = vf_mul(vf_set(0.5f), vf_mul(half.sinc, half.sinc));
+    vf bs = vf_set(2.5052108385e-08f); /* 1/11! */
+    bs = hs(bs, t2, -2.7557319224e-06f);
+    bs = hs(bs, t2, 1.9841269841e-04f);
+    bs = hs(bs, t2, -8.3333333333e-03f);
+    bs = hs(bs, t2, 1.6666666667e-01f);
+    vf sin_t = vf_mul(vf_set(2.0f), vf_mul(half.s, half.c));
+    vm big = vm_ge(t, vf_set(1.0f));
+    vf t3 = vf_sel(big, vf_mul(t2, t), vf_set(1.0f));
+    vf bd = vf_div(vf_sub(t, sin_t), t3);
+    vf b = vf_sel(big, bd, bs);
+    v3 c1 = v3_cross(u, du);
+    v3 c2 = v3_cross(u, c1);
+    return v3_fma(c2, b, v3_fma(c1, a, du));
+}
+
+/* ----------------------------------------------------- cubic bases */
+/* Hermite bases of the offset form (p0 = 0): value weights w1..w3 and their
+ * derivatives q1..q3 at x. */
+typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
+
+PB_INLINE pb_hermite_basis hermite_basis(float xs)
+{
+    float x2 = xs * xs, x3 = x2 * xs;
+    pb_hermite_basis h;
+    h.w1 = vf_set(3.0f * x2 - 2.0f * x3);
+    h.w2 = vf_set(x3 - 2.0f * x2 + xs);
+    h.w3 = vf_set(x3 - x2);
+    h.q1 = vf_set(6.0f * xs - 6.0f * x2);
+    h.q2 = vf_set(3.0f * x2 - 4.0f * xs + 1.0f);
+    h.q3 = vf_set(3.0f * x2 - 2.0f * xs);
+    return h;
+}
+PB_INLINE v3 hermite_value(pb_hermite_basis h, v3 d, v3 v0, v3 v1)
+{
+    return v3_fma(v1, h.w3, v3_fma(v0, h.w2, v3_scale(d, h.w1)));
+}
+PB_INLINE v3 hermite_deriv(pb_hermite_basis h, v3 d, v3 v0, v3 v1)
+{
+    return v3_fma(v1, h.q3, v3_fma(v0, h.q2, v3_scale(d, h.q1)));
+}
+
+#endif
