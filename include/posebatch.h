@@ -145,6 +145,11 @@ PB_API const char *pb_backend_name(pb_backend backend);
 PB_API pb_status pb_backend_from_name(const char *name, pb_backend *out);
 /* 1 if the backend is built into this library and this CPU runs it, else 0. */
 PB_API int pb_backend_supported(pb_backend backend);
+/* 1 if the backend runs through SIMDe emulation of its ISA in this build (a
+ * test-only build with -Demulated_backends=true: NEON on x86, AVX-512 on AVX2
+ * hardware), else 0. Emulated backends are supported (forcible) but never
+ * chosen automatically, and are slow: they exist to prove the kernels. */
+PB_API int pb_backend_emulated(pb_backend backend);
 /* Floats processed per SIMD step by a backend (1 for scalar); 0 if unknown. */
 PB_API int pb_backend_lanes(pb_backend backend);
 /* Makes every later call use this backend, process-wide. Errors: PB_ERR_ARG
@@ -267,7 +272,9 @@ PB_API pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s
  * way has no defined axis, it turns about a's local x axis (a full turn at
  * t = 1). Any finite t extrapolates. Accurate near 0 degrees (no division by a
  * vanishing sine) and continuous everywhere except that long-path a == +-b
- * case. Inputs should be unit; out is unit if they are. */
+ * case; near it (rotations within ~1e-4 rad of each other, long path) the
+ * turning axis is set by the inputs' last bits and is only as accurate as
+ * they are. Inputs should be unit; out is unit if they are. */
 PB_API pb_status pb_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags,
                                pb_quats out);
 /* Normalised linear interpolation: normalize((1-t) a + t b'), with b' chosen as

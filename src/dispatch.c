@@ -18,67 +18,88 @@ extern const pb_kernels pb_kernels_avx2;
 #if defined(PB_HAVE_AVX512)
 extern const pb_kernels pb_kernels_avx512;
 #endif
-#if defined(PB_HAVE_NEON)
+#if defined(PB_HAVE_AVX512_EMULATED)
+extern const pb_kernels pb_kernels_avx512_emulated;
+#endif
+#if defined(PB_HAVE_NEON) || defined(PB_HAVE_NEON_EMULATED)
 extern const pb_kernels pb_kernels_neon;
 #endif
 
 static const char *const backend_names[PB_BACKEND_COUNT] = {"scalar", "sse41", "avx2", "avx512",
                                                             "neon"};
 
-/* What the CPU runs, per backend; the scalar backend runs everywhere. */
-static int cpu_has(pb_backend b)
-{
-    switch (b) {
-    case PB_BACKEND_SCALAR:
-        return 1;
 #if defined(__x86_64__) || defined(__i386__)
-    case PB_BACKEND_SSE41:
-        __builtin_cpu_init();
+static int x86_has(const char *what)
+{
+    __builtin_cpu_init();
+    /* GCC's avx* checks include the OS XSAVE state for the wider registers */
+    if (strcmp(what, "sse41") == 0)
         return __builtin_cpu_supports("sse4.1");
-    case PB_BACKEND_AVX2:
-        /* GCC's checks include the OS XSAVE state for the YMM registers */
-        __builtin_cpu_init();
+    if (strcmp(what, "avx2") == 0)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                __builtin_cpu_supports("sse4.1");
-    case PB_BACKEND_AVX512:
-        __builtin_cpu_init();
+    if (strcmp(what, "avx512") == 0)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#endif
-#if defined(__aarch64__)
-    case PB_BACKEND_NEON:
-        return 1; /* Advanced SIMD is mandatory on AArch64 */
-#endif
-    default:
-        return 0;
-    }
+    return 0;
 }
+#endif
 
-static const pb_kernels *built_in(pb_backend b)
+/* The kernels that run backend b on this CPU, or NULL; *emulated tells
+ * whether they are a SIMDe emulation (test-only builds). */
+static const pb_kernels *runnable(pb_backend b, int *emulated)
 {
+    *emulated = 0;
     switch (b) {
     case PB_BACKEND_SCALAR:
         return &pb_kernels_scalar;
 #if defined(PB_HAVE_SSE41)
     case PB_BACKEND_SSE41:
-        return &pb_kernels_sse41;
+        return x86_has("sse41") ? &pb_kernels_sse41 : NULL;
 #endif
 #if defined(PB_HAVE_AVX2)
     case PB_BACKEND_AVX2:
-        return &pb_kernels_avx2;
+        return x86_has("avx2") ? &pb_kernels_avx2 : NULL;
 #endif
-#if defined(PB_HAVE_AVX512)
+#if defined(PB_HAVE_AVX512) || defined(PB_HAVE_AVX512_EMULATED)
     case PB_BACKEND_AVX512:
-        return &pb_kernels_avx512;
+#if defined(PB_HAVE_AVX512)
+        if (x86_has("avx512"))
+            return &pb_kernels_avx512;
+#endif
+#if defined(PB_HAVE_AVX512_EMULATED)
+        *emulated = 1;
+        return x86_has("avx2") ? &pb_kernels_avx512_emulated : NULL;
+#else
+        return NULL;
+#endif
 #endif
 #if defined(PB_HAVE_NEON)
     case PB_BACKEND_NEON:
+        return &pb_kernels_neon; /* Advanced SIMD is mandatory on AArch64 */
+#elif defined(PB_HAVE_NEON_EMULATED)
+    case PB_BACKEND_NEON:
+        *emulated = 1;
         return &pb_kernels_neon;
 #endif
     default:
         return NULL;
     }
+}
+
+static const pb_kernels *built_in(pb_backend b)
+{
+    int emulated;
+    return runnable(b, &emulated);
+}
+
+int pb_backend_emulated(pb_backend b)
+{
+    int emulated;
+    if ((int)b < 0 || b >= PB_BACKEND_COUNT)
+        return 0;
+    return runnable(b, &emulated) != NULL && emulated;
 }
 
 static const int backend_lanes[PB_BACKEND_COUNT] = {1, 4, 8, 16, 4};
@@ -91,7 +112,7 @@ int pb_backend_supported(pb_backend b)
 {
     if ((int)b < 0 || b >= PB_BACKEND_COUNT)
         return 0;
-    return built_in(b) != NULL && cpu_has(b);
+    return built_in(b) != NULL;
 }
 
 static void resolve(void)
@@ -100,7 +121,7 @@ static void resolve(void)
     static const pb_backend order[] = {PB_BACKEND_AVX512, PB_BACKEND_AVX2, PB_BACKEND_SSE41,
                                        PB_BACKEND_NEON};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        if (pb_backend_supported(order[i])) {
+        if (pb_backend_supported(order[i]) && !pb_backend_emulated(order[i])) {
             best = order[i];
             break;
         }

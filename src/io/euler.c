@@ -12,6 +12,10 @@
  * as long as the represented rotation changes by at most this many radians
  * (about the rounding noise of a float quaternion). */
 #define LOCK_EPS_RAD 1e-7
+/* ... but only this close to the lock (cos(middle) below 1e-3, i.e. within
+ * 0.057 degrees of +-90), where the first angle is ill-determined; elsewhere
+ * the decomposition is exact. */
+#define LOCK_COS 1e-3
 /* cos(middle angle) below this counts as an exact lock: snap to +-90. */
 #define EXACT_LOCK_COS 1e-12
 
@@ -224,10 +228,10 @@ void pb_euler_from_quat_n(pb_euler_order order, int n, const double q_in[4], con
     double d = target - A; /* |d| <= 180 here */
     if (!prev)
         d = principal(d);
-    double budget = c > 0.0 ? (LOCK_EPS_RAD / c) * RAD2DEG : INFINITY;
+    double budget = c >= LOCK_COS ? 0.0 : c > 0.0 ? (LOCK_EPS_RAD / c) * RAD2DEG : INFINITY;
     double delta = d > budget ? budget : (d < -budget ? -budget : d);
     if (delta != 0.0 || c < EXACT_LOCK_COS) {
-        A += delta;
+        A = delta == d ? target : A + delta;
         double qa[4], qb[4], t[4], r[4];
         qaxis(i, -A, qa);
         qaxis(j, -B, qb);

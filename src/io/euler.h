@@ -62,9 +62,11 @@ void pb_euler_to_quat_n(pb_euler_order order, int n, const double deg[3], double
  * Gimbal lock (middle angle at +-90, where only a + c or a - c is defined):
  * the first angle is kept at prev[0] (0 without prev) and the third absorbs
  * the rest; the middle angle is exactly +-90 (+ multiples of 360) when the
- * input is exactly locked. Near the lock, the first angle is pulled towards
- * prev[0] as far as that changes the rotation by at most ~1e-7 rad, which
- * removes the jitter that the lock amplifies from float-rounded input. */
+ * input is exactly locked. Near the lock (cos(middle) < 1e-3, i.e. within
+ * 0.057 degrees of +-90) the first angle is pulled towards prev[0] (0
+ * without prev) as far as that changes the rotation by at most 1e-7 rad,
+ * which removes the jitter that the lock amplifies from float-rounded input;
+ * elsewhere the decomposition is exact to double rounding. */
 void pb_euler_from_quat(pb_euler_order order, const double q[4], const double prev[3],
                         double deg[3]);
 /* Same for a rotation that is a product of only the first n axes (n = 0..3).

@@ -2,4 +2,4 @@
 #include "lanes_scalar.h"
 #include "kernels.h"
 
-PB_DEFINE_KERNEL_TABLE(pb_kernels_scalar);
+PB_DEFINE_KERNEL_TABLE(PB_KERNEL_TABLE_NAME);

@@ -20,11 +20,11 @@ typedef struct { size_t i, cnt; } pb_blk;
 
 PB_INLINE vf ld(const float *p, pb_blk b)
 {
-    return b.cnt == PB_LANES ? vf_load(p + b.i) : vf_load_part(p + b.i, b.cnt);
+    return (PB_LANES == 1 || b.cnt == PB_LANES) ? vf_load(p + b.i) : vf_load_part(p + b.i, b.cnt);
 }
 PB_INLINE void st(float *p, vf v, pb_blk b)
 {
-    if (b.cnt == PB_LANES)
+    if (PB_LANES == 1 || b.cnt == PB_LANES)
         vf_store(p + b.i, v);
     else
         vf_store_part(p + b.i, v, b.cnt);
@@ -36,7 +36,7 @@ PB_INLINE void st(float *p, vf v, pb_blk b)
             const pb_blk blk = {pb_i_, PB_LANES};                              \
             __VA_ARGS__;                                                       \
         }                                                                      \
-        if (pb_i_ < pb_n_) {                                                   \
+        if (PB_LANES > 1 && pb_i_ < pb_n_) {                                  \
             const pb_blk blk = {pb_i_, pb_n_ - pb_i_};                         \
             __VA_ARGS__;                                                       \
         }                                                                      \

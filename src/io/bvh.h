@@ -1,0 +1,180 @@
+/* BVH (Biovision Hierarchy) reader and writer for the posebatch CLI.
+ * Internal module: not part of the public API, not exported.
+ *
+ * Data model
+ * ----------
+ * Skeleton: joints in file (depth-first pre-)order, so a parent always comes
+ * before its children and every subtree is contiguous. Each joint keeps its
+ * name, parent, OFFSET and its CHANNELS exactly as listed (count and order),
+ * so that writing reproduces the channel layout. End Sites are kept with their
+ * parent and their position among the parent's children.
+ *
+ * Motion: F frames, frame-major structure of arrays, element (f, j) at
+ * index f * J + j:
+ *   rot_w/x/y/z  local rotation of joint j in frame f as a unit quaternion
+ *                (w, x, y, z), computed in double from the joint's rotation
+ *                channels in their own order (BVH: the rotation channels
+ *                listed as e.g. "Zrotation Xrotation Yrotation" mean
+ *                R = Rz * Rx * Ry on column vectors, degrees), stored as float.
+ *                Each frame is converted independently: the sign (hemisphere)
+ *                is whatever the Euler formula gives; use pb_quat_unroll when
+ *                hemisphere continuity matters.
+ *   pos_x/y/z    local translation of joint j in frame f: the joint's position
+ *                channels where it has them (they REPLACE the OFFSET, as in the
+ *                Bandai files), the OFFSET for the components it has no channel
+ *                for. Defined for every joint, with or without position
+ *                channels.
+ *
+ * Channels, decided for the unusual cases:
+ *   - 0..6 channels per joint, any of X/Y/Zposition, X/Y/Zrotation (names are
+ *     case-insensitive), each at most once, in any order (rotation and
+ *     position channels may interleave). A count above 6, a repeated or
+ *     unknown channel is an error.
+ *   - 0 rotation channels: identity rotation. 1 or 2: the product of the
+ *     listed ones (the writer projects onto them: twist about the one axis, or
+ *     the two-angle decomposition). 0 position channels: translation = OFFSET.
+ *   - A joint with no channels at all (CHANNELS 0) is allowed; its data
+ *     occupy no values on the data lines.
+ *
+ * Syntax accepted: keywords are case-insensitive; any whitespace (spaces,
+ * tabs, CR, LF, CRLF, blank lines, trailing whitespace); a UTF-8 BOM; numbers
+ * like ".0083333", "-0", "1e-5"; "Frames:<TAB>N" and "Frame Time:<TAB>T"
+ * (also "Frames :"); several ROOTs; a joint name is the rest of its line (may
+ * contain spaces; a trailing "{" on the same line opens the block). Names
+ * ending in "_End" are ordinary joints; only "End Site" starts an end site.
+ * In a joint block, OFFSET and CHANNELS must each appear exactly once and
+ * before the first child; an End Site holds exactly one OFFSET.
+ * Every frame is one line holding exactly num_channels numbers; blank lines
+ * are ignored; after the last frame only whitespace may follow.
+ *
+ * Errors carry the 1-based line number: "line N: ...". For errors at the end
+ * of the file, N is the line of the last token (or last data line) read.
+ * Nothing is allocated from a count before it is checked against the input
+ * size: Frames * joints above 2^28 is rejected at the Frames line as absurd;
+ * otherwise memory is reserved for at most as many frames as the remaining
+ * bytes can hold (a frame of C values needs at least 2C - 1 bytes), so a
+ * frame count larger than the data is reported as "the data end after k of
+ * F frames" without allocating F frames; and frames * joints may not exceed
+ * 8 * (bytes of motion data) + 4096 (joints without channels would otherwise
+ * multiply memory without needing bytes). Names, joints (<= PB_BVH_MAX_JOINTS)
+ * and End Sites grow with the text. No recursion: nesting is limited to
+ * PB_BVH_MAX_DEPTH.
+ *
+ * Numbers are parsed without the C library (locale-independent); "nan",
+ * "inf" and hexadecimal floats are rejected. The writer prints in the "C"
+ * numeric locale whatever the process locale is.
+ */
+#ifndef PB_IO_BVH_H
+#define PB_IO_BVH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PB_BVH_MAX_DEPTH 256          /* joint nesting depth (ROOT = 1) */
+#define PB_BVH_MAX_JOINTS 65536       /* joints per file */
+#define PB_BVH_MAX_FILE_BYTES ((size_t)1 << 31) /* largest file read */
+
+typedef enum pb_bvh_channel {
+    PB_BVH_XPOS = 0,
+    PB_BVH_YPOS = 1,
+    PB_BVH_ZPOS = 2,
+    PB_BVH_XROT = 3,
+    PB_BVH_YROT = 4,
+    PB_BVH_ZROT = 5
+} pb_bvh_channel;
+
+typedef enum pb_bvh_code {
+    PB_BVH_OK = 0,
+    PB_BVH_ERR_IO = 1,     /* open/read/write/rename failed (message has the OS reason) */
+    PB_BVH_ERR_SYNTAX = 2, /* malformed file: unexpected token, braces, keywords */
+    PB_BVH_ERR_VALUE = 3,  /* a number that is not one, or out of range */
+    PB_BVH_ERR_LIMIT = 4,  /* absurd counts: frames, channels, depth, joints, size */
+    PB_BVH_ERR_MOTION = 5, /* data lines disagree with Frames / channel count */
+    PB_BVH_ERR_NOMEM = 6,  /* allocation failed */
+    PB_BVH_ERR_ARG = 7     /* invalid argument or inconsistent in-memory data (writer) */
+} pb_bvh_code;
+
+typedef struct pb_bvh_error {
+    pb_bvh_code code;
+    long line;         /* 1-based line of the problem, 0 if not about a line */
+    char message[256]; /* "line N: ..." (or "path: ..." for I/O errors) */
+} pb_bvh_error;
+
+typedef struct pb_bvh_joint {
+    const char *name;      /* NUL-terminated, owned by the pb_bvh */
+    int32_t parent;        /* index of the parent joint; -1 for a ROOT */
+    float offset[3];       /* OFFSET x y z */
+    uint8_t num_channels;  /* 0..6 */
+    uint8_t channels[6];   /* pb_bvh_channel, in file order */
+    uint8_t num_rot;       /* rotation channels, 0..3 */
+    uint8_t rot_order;     /* pb_euler_order; its first num_rot axes are the
+                              rotation channels in file order */
+    uint32_t first_channel; /* index of this joint's first value on a data line */
+} pb_bvh_joint;
+
+typedef struct pb_bvh_end_site {
+    int32_t parent;       /* joint index */
+    uint32_t child_index; /* written after this many JOINT children of parent */
+    float offset[3];
+} pb_bvh_end_site;
+
+typedef struct pb_bvh {
+    /* skeleton */
+    size_t num_joints;
+    pb_bvh_joint *joints;
+    size_t num_end_sites;
+    pb_bvh_end_site *end_sites;
+    size_t num_channels; /* values per data line = sum of num_channels */
+    /* motion */
+    size_t num_frames;
+    double frame_time; /* seconds, > 0 */
+    float *rot_w, *rot_x, *rot_y, *rot_z; /* num_frames * num_joints each */
+    float *pos_x, *pos_y, *pos_z;         /* num_frames * num_joints each */
+    /* private */
+    char *name_pool_;
+} pb_bvh;
+
+/* Reads a BVH file / an in-memory BVH text. On success returns PB_BVH_OK and
+ * fills *out (release with pb_bvh_free). On error returns the code, fills
+ * *err (if err != NULL) and leaves *out zeroed (nothing to free). */
+pb_bvh_code pb_bvh_read_file(const char *path, pb_bvh *out, pb_bvh_error *err);
+pb_bvh_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out, pb_bvh_error *err);
+
+/* Writes bvh to path atomically: the text goes to a temporary file in the
+ * same directory, which is flushed, fsync'ed and closed (each checked) and
+ * then renamed over path. On any error the temporary is removed and an
+ * existing file at path is left untouched. Output: same hierarchy and channel
+ * layout, tabs, LF line endings; rotations as Euler angles in each joint's own
+ * order, chosen per joint to be continuous from frame to frame (no +-180 or
+ * +-360 jumps: see pb_euler_from_quat), printed with 6 decimals (trailing
+ * zeros dropped); positions, offsets and the frame time printed with the
+ * fewest digits that read back to the same float / double.
+ * Quaternions need not be unit; a zero quaternion is written as the identity;
+ * a non-finite rotation or position is an error (PB_BVH_ERR_ARG), as are
+ * in-memory data the reader could not read back (joints not in depth-first
+ * order, parents after children, invalid channel lists, names that are empty
+ * or contain braces, control characters or leading/trailing blanks); those are
+ * checked before any file is created. Prints in the "C" numeric locale. */
+pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_bvh_error *err);
+/* Same text to an open stream (no atomicity; the stream is flushed, not
+ * closed). */
+pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *bvh, pb_bvh_error *err);
+
+/* Releases everything owned by bvh and zeroes it. NULL and zeroed are fine. */
+void pb_bvh_free(pb_bvh *bvh);
+
+/* Changes the number of frames: keeps the first min(old, frames) frames, new
+ * frames get the rest pose (identity rotation, OFFSET translation).
+ * frames * num_joints must be <= 2^28 (PB_BVH_ERR_LIMIT). */
+pb_bvh_code pb_bvh_set_frames(pb_bvh *bvh, size_t frames, pb_bvh_error *err);
+
+/* Index of the first joint with this exact name, or -1. */
+long pb_bvh_find_joint(const pb_bvh *bvh, const char *name);
+
+/* "Xposition", ... "Zrotation"; NULL out of range. */
+const char *pb_bvh_channel_name(pb_bvh_channel c);
+/* Short name of a code ("syntax error", ...); never NULL. */
+const char *pb_bvh_code_str(pb_bvh_code code);
+
+#endif /* PB_IO_BVH_H */

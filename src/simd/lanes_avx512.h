@@ -1,0 +1,60 @@
+/* 16-lane layer over AVX-512 F/DQ/BW/VL (through SIMDe); masks are k-registers.
+ * Built natively with -mavx512*, or for AVX2 hardware as a test-only
+ * emulated backend (SIMDe splits each op in two 256-bit halves). */
+#ifndef PB_LANES_AVX512_H
+#define PB_LANES_AVX512_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <simde/x86/avx512.h>
+
+#define PB_LANES 16
+#define PB_INLINE static inline __attribute__((always_inline))
+
+typedef simde__m512 vf;
+typedef simde__mmask16 vm;
+
+PB_INLINE vf vf_set(float a) { return simde_mm512_set1_ps(a); }
+PB_INLINE vf vf_load(const float *p) { return simde_mm512_loadu_ps(p); }
+PB_INLINE void vf_store(float *p, vf v) { simde_mm512_storeu_ps(p, v); }
+PB_INLINE vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
+PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
+PB_INLINE vf vf_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }
+PB_INLINE vf vf_div(vf a, vf b) { return simde_mm512_div_ps(a, b); }
+PB_INLINE vf vf_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
+#if defined(PB_DETERMINISTIC)
+PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm512_add_ps(simde_mm512_mul_ps(a, b), c); }
+PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm512_sub_ps(c, simde_mm512_mul_ps(a, b)); }
+#else
+PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm512_fmadd_ps(a, b, c); }
+PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm512_fnmadd_ps(a, b, c); }
+#endif
+PB_INLINE vf vf_min(vf a, vf b) { return simde_mm512_min_ps(a, b); }
+PB_INLINE vf vf_max(vf a, vf b) { return simde_mm512_max_ps(a, b); }
+
+#define PB_I(a) simde_mm512_castps_si512(a)
+#define PB_F(a) simde_mm512_castsi512_ps(a)
+PB_INLINE vf vf_band(vf a, vf b) { return PB_F(simde_mm512_and_si512(PB_I(a), PB_I(b))); }
+PB_INLINE vf vf_bor(vf a, vf b) { return PB_F(simde_mm512_or_si512(PB_I(a), PB_I(b))); }
+PB_INLINE vf vf_bxor(vf a, vf b) { return PB_F(simde_mm512_xor_si512(PB_I(a), PB_I(b))); }
+PB_INLINE vf vf_shr23(vf a) { return PB_F(simde_mm512_srli_epi32(PB_I(a), 23)); }
+PB_INLINE vf vf_shl23(vf a) { return PB_F(simde_mm512_slli_epi32(PB_I(a), 23)); }
+#undef PB_I
+#undef PB_F
+
+PB_INLINE vm vm_lt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LT_OQ); }
+PB_INLINE vm vm_le(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_LE_OQ); }
+PB_INLINE vm vm_gt(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GT_OQ); }
+PB_INLINE vm vm_ge(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_GE_OQ); }
+PB_INLINE vm vm_eq(vf a, vf b) { return simde_mm512_cmp_ps_mask(a, b, SIMDE_CMP_EQ_OQ); }
+PB_INLINE vm vm_and(vm a, vm b) { return (vm)(a & b); }
+PB_INLINE vm vm_or(vm a, vm b) { return (vm)(a | b); }
+PB_INLINE vm vm_andnot(vm a, vm b) { return (vm)(a & (vm)~b); }
+PB_INLINE vm vm_not(vm a) { return (vm)~a; }
+PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a); }
+PB_INLINE int vm_any(vm m) { return m != 0; }
+PB_INLINE int vm_all(vm m) { return m == 0xffff; }
+
+#include "lanes_common.h"
+
+#endif

@@ -1,0 +1,55 @@
+/* Lane operations built once from each layer's primitives, so every backend
+ * computes them the same way (bit-identical in deterministic builds).
+ * Included at the end of every lanes_<isa>.h. Needs: vf_set, vf_load,
+ * vf_store, vf_add, vf_sub, vf_band, vf_bor, vf_bxor, vf_shr23, vf_shl23. */
+#ifndef PB_LANES_COMMON_H
+#define PB_LANES_COMMON_H
+
+#include <string.h>
+
+PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_set(f); }
+
+/* Tails go through a small buffer: the same code for every width, and no
+ * masked loads (SIMDe 0.7.4 lacks the AVX-512 ones). Unused lanes are 0. */
+PB_INLINE vf vf_load_part(const float *p, size_t cnt)
+{
+    float b[PB_LANES] = {0};
+    memcpy(b, p, cnt * sizeof(float));
+    return vf_load(b);
+}
+PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
+{
+    float b[PB_LANES];
+    vf_store(b, v);
+    memcpy(p, b, cnt * sizeof(float));
+}
+
+PB_INLINE vf vf_abs(vf a) { return vf_band(a, pb__bitconst(0x7fffffffu)); }
+PB_INLINE vf vf_neg(vf a) { return vf_bxor(a, pb__bitconst(0x80000000u)); }
+/* a with its sign flipped where s has the sign bit set (s = -0 included) */
+PB_INLINE vf vf_xorsign(vf a, vf s) { return vf_bxor(a, vf_band(s, pb__bitconst(0x80000000u))); }
+/* Round to nearest, ties to even, for |a| < 2^22: adding 1.5*2^23 leaves no
+ * fraction bits. Not folded by the compiler without -ffast-math. */
+PB_INLINE vf vf_round(vf a)
+{
+    vf big = vf_set(12582912.0f);
+    return vf_sub(vf_add(a, big), big);
+}
+/* For normal x > 0: the mantissa m in [1, 2) with x = m 2^e, *e integral.
+ * The biased exponent (0..255) becomes a float by OR-ing it into 2^23's
+ * mantissa, so no int/float conversion instruction is needed. */
+PB_INLINE vf vf_mant_exp(vf x, vf *e)
+{
+    vf biased = vf_band(vf_shr23(x), pb__bitconst(0xffu));
+    vf two23 = vf_set(8388608.0f);
+    *e = vf_sub(vf_sub(vf_bor(biased, pb__bitconst(0x4b000000u)), two23), vf_set(127.0f));
+    return vf_bor(vf_band(x, pb__bitconst(0x007fffffu)), pb__bitconst(0x3f800000u));
+}
+/* 2^k for integral k in [-126, 127], the reverse trick */
+PB_INLINE vf vf_pow2i(vf k)
+{
+    vf biased = vf_add(vf_add(k, vf_set(127.0f)), vf_set(8388608.0f));
+    return vf_shl23(vf_band(biased, pb__bitconst(0xffu)));
+}
+
+#endif

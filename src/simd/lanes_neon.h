@@ -1,0 +1,87 @@
+/* 4-lane layer over NEON (AArch64 Advanced SIMD, through SIMDe). Built
+ * natively for aarch64, or on x86 as a test-only emulated backend. */
+#ifndef PB_LANES_NEON_H
+#define PB_LANES_NEON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <simde/arm/neon.h>
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#define PB_LANES 4
+#define PB_INLINE static inline __attribute__((always_inline))
+
+typedef simde_float32x4_t vf;
+typedef simde_uint32x4_t vm;
+
+PB_INLINE vf vf_set(float a) { return simde_vdupq_n_f32(a); }
+PB_INLINE vf vf_load(const float *p) { return simde_vld1q_f32(p); }
+PB_INLINE void vf_store(float *p, vf v) { simde_vst1q_f32(p, v); }
+PB_INLINE vf vf_add(vf a, vf b) { return simde_vaddq_f32(a, b); }
+PB_INLINE vf vf_sub(vf a, vf b) { return simde_vsubq_f32(a, b); }
+PB_INLINE vf vf_mul(vf a, vf b) { return simde_vmulq_f32(a, b); }
+#if defined(__aarch64__)
+PB_INLINE vf vf_div(vf a, vf b) { return vdivq_f32(a, b); }
+PB_INLINE vf vf_sqrt(vf a) { return vsqrtq_f32(a); }
+#else
+/* SIMDe 0.7.4 has neither vdivq_f32 nor vsqrtq_f32: the emulated backend
+ * divides per lane, correctly rounded like the native instructions. */
+PB_INLINE vf vf_div(vf a, vf b)
+{
+    float x[4], y[4];
+    simde_vst1q_f32(x, a);
+    simde_vst1q_f32(y, b);
+    for (int i = 0; i < 4; i++)
+        x[i] = x[i] / y[i];
+    return simde_vld1q_f32(x);
+}
+PB_INLINE vf vf_sqrt(vf a)
+{
+    float x[4];
+    simde_vst1q_f32(x, a);
+    for (int i = 0; i < 4; i++)
+        x[i] = __builtin_sqrtf(x[i]);
+    return simde_vld1q_f32(x);
+}
+#endif
+#if defined(PB_DETERMINISTIC)
+PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_vaddq_f32(simde_vmulq_f32(a, b), c); }
+PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_vsubq_f32(c, simde_vmulq_f32(a, b)); }
+#else
+PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_vfmaq_f32(c, a, b); }
+/* no vfmsq in SIMDe 0.7.4; negating a is exact */
+PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_vfmaq_f32(c, simde_vnegq_f32(a), b); }
+#endif
+
+PB_INLINE vm vm_lt(vf a, vf b) { return simde_vcltq_f32(a, b); }
+PB_INLINE vm vm_le(vf a, vf b) { return simde_vcleq_f32(a, b); }
+PB_INLINE vm vm_gt(vf a, vf b) { return simde_vcgtq_f32(a, b); }
+PB_INLINE vm vm_ge(vf a, vf b) { return simde_vcgeq_f32(a, b); }
+PB_INLINE vm vm_eq(vf a, vf b) { return simde_vceqq_f32(a, b); }
+PB_INLINE vm vm_and(vm a, vm b) { return simde_vandq_u32(a, b); }
+PB_INLINE vm vm_or(vm a, vm b) { return simde_vorrq_u32(a, b); }
+PB_INLINE vm vm_andnot(vm a, vm b) { return simde_vbicq_u32(a, b); }
+PB_INLINE vm vm_not(vm a) { return simde_vmvnq_u32(a); }
+PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_vbslq_f32(m, a, b); }
+PB_INLINE int vm_any(vm m) { return simde_vmaxvq_u32(m) != 0; }
+PB_INLINE int vm_all(vm m) { return simde_vminvq_u32(m) != 0; }
+/* NEON's vminq/vmaxq return NaN for a NaN operand; select explicitly so that
+ * every backend has minps' a < b ? a : b */
+PB_INLINE vf vf_min(vf a, vf b) { return vf_sel(vm_lt(a, b), a, b); }
+PB_INLINE vf vf_max(vf a, vf b) { return vf_sel(vm_gt(a, b), a, b); }
+
+#define PB_U(a) simde_vreinterpretq_u32_f32(a)
+#define PB_F(a) simde_vreinterpretq_f32_u32(a)
+PB_INLINE vf vf_band(vf a, vf b) { return PB_F(simde_vandq_u32(PB_U(a), PB_U(b))); }
+PB_INLINE vf vf_bor(vf a, vf b) { return PB_F(simde_vorrq_u32(PB_U(a), PB_U(b))); }
+PB_INLINE vf vf_bxor(vf a, vf b) { return PB_F(simde_veorq_u32(PB_U(a), PB_U(b))); }
+PB_INLINE vf vf_shr23(vf a) { return PB_F(simde_vshrq_n_u32(PB_U(a), 23)); }
+PB_INLINE vf vf_shl23(vf a) { return PB_F(simde_vshlq_n_u32(PB_U(a), 23)); }
+#undef PB_U
+#undef PB_F
+
+#include "lanes_common.h"
+
+#endif
