@@ -772,7 +772,7 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames
     if (C > 0 && cap > remaining / (2 * C - 1) + 1)
         cap = remaining / (2 * C - 1) + 1;
     /* Joints without channels multiply memory without needing bytes. */
-    if (J > 0 && cap > 0 && cap * J > 8 * remaining + 4096)
+    if (J > 0 && cap * J > 4096 && (cap * J - 4096) / 8 > remaining)
         return set_err(P->err, PB_BVH_ERR_LIMIT, frames_line,
                        "Frames: %zu x %zu joints is too large for the %zu bytes of data", frames, J,
                        remaining);

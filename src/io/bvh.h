@@ -39,8 +39,9 @@
  * Syntax accepted: keywords are case-insensitive; any whitespace (spaces,
  * tabs, CR, LF, CRLF, blank lines, trailing whitespace); a UTF-8 BOM; numbers
  * like ".0083333", "-0", "1e-5"; "Frames:<TAB>N" and "Frame Time:<TAB>T"
- * (also "Frames :"); several ROOTs; a joint name is the rest of its line (may
- * contain spaces; a trailing "{" on the same line opens the block). Names
+ * (also "Frames :"); several ROOTs; a joint name is the rest of its line up
+ * to a brace (it may contain spaces; "JOINT A { OFFSET ..." on one line is
+ * fine); names with control characters are rejected. Names
  * ending in "_End" are ordinary joints; only "End Site" starts an end site.
  * In a joint block, OFFSET and CHANNELS must each appear exactly once and
  * before the first child; an End Site holds exactly one OFFSET.

@@ -244,24 +244,31 @@ PB_INLINE vq q_path(vq a, vq b, unsigned flags)
     vm flip = (flags & PB_LONG_PATH) ? vm_gt(d, vf_zero()) : vm_lt(d, vf_zero());
     return q_flip_if(flip, b);
 }
-/* Slerp as cos(t th) a + sin(t th) e, e the unit direction of b - a (a.b) in
- * the plane of a and b and th = atan2(|b - a (a.b)|, a.b): no acos, and no
- * division by a vanishing sine (sin(t th)/|e| = t sinc(t th) th/|e|). b must be
- * on its path already (q_path). When b == -a exactly (long path of equal
- * rotations) e is a's local x axis, a i. */
+/* Slerp as cos(t th) a + sin(t th) e, e the unit direction of b in the plane
+ * of a and b orthogonal to a, th = atan2(|e_raw|, a.b): no acos, and no
+ * division by a vanishing sine (sin(t th)/|e_raw| = t sinc(t th) th/|e_raw|).
+ * e is orthogonalised against a a second time: near the long-path antipode the
+ * first pass leaves rounding along a that would otherwise show up in |out|.
+ * b must be on its path already (q_path). When b is -a to rounding (the long
+ * path of equal rotations) e is a's local x axis, a i, and th = pi. */
+#define PB_SLERP_OPPOSITE 1e-6f
 PB_INLINE vq q_slerp(vq a, vq b, vf t)
 {
     vf d = q_dot(a, b);
     vq e = q_fma(a, vf_neg(d), b);
+    e = q_fma(a, vf_neg(q_dot(a, e)), e);
     vf s = vf_sqrt(q_dot(e, e));
     vf th;
     vf ratio = atan2_ratio(s, d, &th);
-    vm opposite = vm_and(vm_eq(s, vf_zero()), vm_lt(d, vf_zero()));
+    vm opposite = vm_and(vm_lt(s, vf_set(PB_SLERP_OPPOSITE)), vm_lt(d, vf_zero()));
     vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
     e = q_sel(opposite, perp, e);
+    th = vf_sel(opposite, vf_set(PB_PI_F), th);
     ratio = vf_sel(opposite, th, ratio);
     pb_sincos sc = sincos_sinc(vf_mul(t, th));
-    return q_fma(e, vf_mul(vf_mul(t, sc.sinc), ratio), q_scale(a, sc.c));
+    vq r = q_fma(e, vf_mul(vf_mul(t, sc.sinc), ratio), q_scale(a, sc.c));
+    /* exact end points: t = 1 gives b itself (t = 0 already gives a) */
+    return q_sel(vm_eq(t, vf_set(1.0f)), b, r);
 }
 static void k_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
 {
@@ -407,11 +414,11 @@ PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *
         vq s = q_ld(pb_sample_at(smp, i), blk);
         vf c[4] = {s.w, s.x, s.y, s.z};
         vf wi = weight_at(w, i);
-        for (int r = 0; r < 4; r++) {
-            vf wc = vf_mul(wi, c[r]);
+        /* the product first, then the weight: equal samples with weights +w
+         * and -w then cancel exactly, FMA or not */
+        for (int r = 0; r < 4; r++)
             for (int col = r; col < 4; col++)
-                m.a[r][col] = vf_fma(wc, c[col], m.a[r][col]);
-        }
+                m.a[r][col] = vf_fma(wi, vf_mul(c[r], c[col]), m.a[r][col]);
     }
     /* Scale to unit trace so tiny or huge weights neither underflow nor
      * overflow in the rotations; a zero matrix keeps the identity basis, whose

@@ -155,10 +155,15 @@ PB_INLINE vf atan2_ratio(vf s, vf c, vf *angle)
 PB_INLINE v3 q_log(vq q)
 {
     v3 v = q_vec(q);
-    vf s = vf_sqrt(v3_dot(v, v));
+    vf n2 = v3_dot(v, v);
+    /* |v|^2 underflows below |v| ~ 1e-19, where w < 0 still means a half-angle
+     * near pi: scale v and w together by 2^100 (atan2 is unchanged) */
+    vf sc = vf_sel(vm_lt(n2, vf_set(7.8886091e-31f)), vf_set(1.2676506e30f), vf_set(1.0f));
+    v3 vs = v3_scale(v, sc);
+    vf s = vf_sqrt(v3_dot(vs, vs));
     vf h;
-    vf ratio = atan2_ratio(s, q.w, &h);
-    return v3_scale(v, ratio);
+    vf ratio = atan2_ratio(s, vf_mul(q.w, sc), &h);
+    return v3_scale(vs, ratio);
 }
 
 
@@ -324,16 +329,18 @@ PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, pb_sincos half)
  * derivatives q1..q3 at x. */
 typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
 
+/* Factored forms: the expanded polynomials (x^3 - 2x^2 + x, ...) cancel near
+ * x = 1, which large tangents turn into visible rotation error. */
 PB_INLINE pb_hermite_basis hermite_basis(float xs)
 {
-    float x2 = xs * xs, x3 = x2 * xs;
+    float x2 = xs * xs, xm1 = xs - 1.0f;
     pb_hermite_basis h;
-    h.w1 = vf_set(3.0f * x2 - 2.0f * x3);
-    h.w2 = vf_set(x3 - 2.0f * x2 + xs);
-    h.w3 = vf_set(x3 - x2);
-    h.q1 = vf_set(6.0f * xs - 6.0f * x2);
-    h.q2 = vf_set(3.0f * x2 - 4.0f * xs + 1.0f);
-    h.q3 = vf_set(3.0f * x2 - 2.0f * xs);
+    h.w1 = vf_set(x2 * (3.0f - 2.0f * xs));
+    h.w2 = vf_set(xs * xm1 * xm1);
+    h.w3 = vf_set(x2 * xm1);
+    h.q1 = vf_set(6.0f * xs * (1.0f - xs));
+    h.q2 = vf_set((3.0f * xs - 1.0f) * xm1);
+    h.q3 = vf_set(xs * (3.0f * xs - 2.0f));
     return h;
 }
 PB_INLINE v3 hermite_value(pb_hermite_basis h, v3 d, v3 v0, v3 v1)

@@ -1,0 +1,1045 @@
+// posebatch-bench: Google Benchmark harness over the posebatch C API.
+//
+// Benchmarks are named <kernel>/<backend>/<joints> or, for averages,
+// <kernel>/<backend>/<joints>/<k> (k sample poses). <backend> is "naive" (the
+// reference texts transcribed per joint over array-of-structs data, naive.c)
+// or a library backend that pb_backend_supported() reports for this CPU. One
+// iteration processes one pose of <joints> joints; items_per_second counts
+// joints.
+//
+// posebatch-bench --summary [--repetitions=N] [benchmark flags...] runs the
+// selection N times (default 5, randomly interleaved) and prints, per kernel
+// and pose size, the median ns/joint of every backend and the speedups over
+// scalar and over naive measured in that run.
+//
+// To add a kernel: one entry in kKernels (a library call and its naive
+// counterpart on the shared PoseData, and which outputs to cross-check).
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "naive.h"
+#include "posebatch.h"
+
+namespace {
+
+constexpr size_t kJointCounts[] = {16, 64, 256, 1024, 16384};
+constexpr size_t kSampleCounts[] = {2, 4, 8};
+constexpr size_t kMaxK = 8;
+constexpr size_t kCheckJoints = 256;
+constexpr int kNaive = -1;  // backend id of the naive baseline
+constexpr double kCheckTolerance = 1e-3;  // rad for rotations; abs/rel otherwise
+
+// ---------------------------------------------------------------------------
+// 64-byte aligned storage
+// ---------------------------------------------------------------------------
+
+struct FreeDeleter {
+    void operator()(void *p) const { std::free(p); }
+};
+
+class Arena {
+public:
+    template <class T>
+    T *alloc(size_t count)
+    {
+        size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
+        void *p = std::aligned_alloc(64, bytes ? bytes : 64);
+        if (!p)
+            throw std::bad_alloc();
+        std::memset(p, 0, bytes);
+        blocks_.emplace_back(p);
+        return static_cast<T *>(p);
+    }
+
+private:
+    std::vector<std::unique_ptr<void, FreeDeleter>> blocks_;
+};
+
+struct Quats {
+    float *w = nullptr, *x = nullptr, *y = nullptr, *z = nullptr;
+    void init(Arena &a, size_t n)
+    {
+        w = a.alloc<float>(n);
+        x = a.alloc<float>(n);
+        y = a.alloc<float>(n);
+        z = a.alloc<float>(n);
+    }
+    pb_quats out() const { return pb_quats{w, x, y, z}; }
+    pb_cquats in() const { return pb_cquats{w, x, y, z}; }
+};
+
+struct Vec3s {
+    float *x = nullptr, *y = nullptr, *z = nullptr;
+    void init(Arena &a, size_t n)
+    {
+        x = a.alloc<float>(n);
+        y = a.alloc<float>(n);
+        z = a.alloc<float>(n);
+    }
+    pb_vec3s out() const { return pb_vec3s{x, y, z}; }
+    pb_cvec3s in() const { return pb_cvec3s{x, y, z}; }
+};
+
+// ---------------------------------------------------------------------------
+// Benchmark data: one pose of n joints, in SoA (library) and AoS (naive) form
+// ---------------------------------------------------------------------------
+
+struct PoseData {
+    size_t n = 0;
+    Arena arena;
+
+    // Four consecutive frames of smooth motion (interpolation kernels).
+    Quats key[4];
+    nv_quat *nkey[4];
+    Vec3s angvel[2];  // angular velocity (scaled angle-axis per frame) at key[1], key[2]
+    nv_vec3 *nangvel[2];
+    Vec3s pos[4];
+    nv_vec3 *npos[4];
+    Vec3s scl[4];
+    nv_vec3 *nscl[4];
+
+    // Averages: a reference pose and kMaxK poses near it (frames of different
+    // nearby clips); weights[k] holds k positive weights summing to 1.
+    Quats ref;
+    nv_quat *nref;
+    Quats sample[kMaxK];
+    pb_cquats sample_list[kMaxK];
+    nv_quat *nsamples;  // sample i of joint j at nsamples[i*n + j]
+    float weights[kMaxK + 1][kMaxK];
+
+    // Outputs (shared by all kernels) and the naive log averages' scratch.
+    Quats out_q, out_q2;
+    Vec3s out_v, out_v2;
+    nv_quat *nout_q, *nout_q2;
+    nv_vec3 *nout_v, *nout_v2, *naccum;
+};
+
+// Deterministic generator (splitmix64): the same data on every platform.
+class Rng {
+public:
+    explicit Rng(uint64_t seed) : s_(seed) {}
+    uint64_t next()
+    {
+        uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
+    double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+private:
+    uint64_t s_;
+};
+
+struct DQuat {
+    double w, x, y, z;
+};
+struct DVec {
+    double x, y, z;
+};
+
+constexpr double kPi = 3.14159265358979323846;
+
+DVec random_axis(Rng &r)
+{
+    double z = r.uniform(-1.0, 1.0), phi = r.uniform(0.0, 2.0 * kPi);
+    double s = std::sqrt(std::max(0.0, 1.0 - z * z));
+    return DVec{s * std::cos(phi), s * std::sin(phi), z};
+}
+
+DVec scale(DVec v, double s) { return DVec{v.x * s, v.y * s, v.z * s}; }
+DVec add(DVec a, DVec b) { return DVec{a.x + b.x, a.y + b.y, a.z + b.z}; }
+double norm(DVec v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
+
+// exp of a scaled angle-axis vector (full angle * axis).
+DQuat from_scaled_angle_axis(DVec v)
+{
+    double a = norm(v);
+    if (a < 1e-300)
+        return DQuat{1, 0, 0, 0};
+    double s = std::sin(a / 2) / a;
+    return DQuat{std::cos(a / 2), s * v.x, s * v.y, s * v.z};
+}
+
+DQuat mul(DQuat q, DQuat p)
+{
+    return DQuat{q.w * p.w - q.x * p.x - q.y * p.y - q.z * p.z,
+                 q.w * p.x + q.x * p.w + q.y * p.z - q.z * p.y,
+                 q.w * p.y - q.x * p.z + q.y * p.w + q.z * p.x,
+                 q.w * p.z + q.x * p.y - q.y * p.x + q.z * p.w};
+}
+
+DQuat random_rotation(Rng &r)  // uniform on SO(3) (Shoemake)
+{
+    double u1 = r.uniform(), u2 = r.uniform(0, 2 * kPi), u3 = r.uniform(0, 2 * kPi);
+    double a = std::sqrt(1 - u1), b = std::sqrt(u1);
+    return DQuat{a * std::sin(u2), a * std::cos(u2), b * std::sin(u3), b * std::cos(u3)};
+}
+
+void put(const Quats &q, nv_quat *nq, size_t j, DQuat v)
+{
+    q.w[j] = (float)v.w, q.x[j] = (float)v.x, q.y[j] = (float)v.y, q.z[j] = (float)v.z;
+    nq[j] = nv_quat{q.w[j], q.x[j], q.y[j], q.z[j]};
+}
+
+void put(const Vec3s &a, nv_vec3 *na, size_t j, DVec v)
+{
+    a.x[j] = (float)v.x, a.y[j] = (float)v.y, a.z[j] = (float)v.z;
+    na[j] = nv_vec3{a.x[j], a.y[j], a.z[j]};
+}
+
+// A random velocity that drifts smoothly: keeps its magnitude in [lo, hi].
+DVec drift(Rng &r, DVec v, double lo, double hi)
+{
+    double m = norm(v);
+    DVec d = add(v, scale(random_axis(r), 0.15 * m * r.uniform()));
+    double md = norm(d);
+    return scale(d, std::min(hi, std::max(lo, md)) / md);
+}
+
+std::unique_ptr<PoseData> make_pose_data(size_t n)
+{
+    auto d = std::make_unique<PoseData>();
+    d->n = n;
+    Arena &a = d->arena;
+    for (int f = 0; f < 4; f++) {
+        d->key[f].init(a, n), d->nkey[f] = a.alloc<nv_quat>(n);
+        d->pos[f].init(a, n), d->npos[f] = a.alloc<nv_vec3>(n);
+        d->scl[f].init(a, n), d->nscl[f] = a.alloc<nv_vec3>(n);
+    }
+    for (int f = 0; f < 2; f++)
+        d->angvel[f].init(a, n), d->nangvel[f] = a.alloc<nv_vec3>(n);
+    d->ref.init(a, n), d->nref = a.alloc<nv_quat>(n);
+    for (size_t i = 0; i < kMaxK; i++) {
+        d->sample[i].init(a, n);
+        d->sample_list[i] = d->sample[i].in();
+    }
+    d->nsamples = a.alloc<nv_quat>(kMaxK * n);
+    d->out_q.init(a, n), d->out_q2.init(a, n), d->out_v.init(a, n), d->out_v2.init(a, n);
+    d->nout_q = a.alloc<nv_quat>(n), d->nout_q2 = a.alloc<nv_quat>(n);
+    d->nout_v = a.alloc<nv_vec3>(n), d->nout_v2 = a.alloc<nv_vec3>(n);
+    d->naccum = a.alloc<nv_vec3>(n);
+
+    Rng r(0x5EED0000ull + n);
+    for (size_t j = 0; j < n; j++) {
+        // Rotation: frames r_{f+1} = exp(w_f / 2) r_f, the angular velocity w_f
+        // (random axis, 0.02..0.1 rad per frame) drifting smoothly.
+        DQuat q = random_rotation(r);
+        DVec w[4];
+        w[0] = scale(random_axis(r), r.uniform(0.02, 0.1));
+        for (int f = 0; f < 4; f++) {
+            put(d->key[f], d->nkey[f], j, q);
+            q = mul(from_scaled_angle_axis(w[f]), q);
+            if (f < 3)
+                w[f + 1] = drift(r, w[f], 0.02, 0.1);
+        }
+        // Hermite velocities at key[1] and key[2]: central differences.
+        put(d->angvel[0], d->nangvel[0], j, scale(add(w[0], w[1]), 0.5));
+        put(d->angvel[1], d->nangvel[1], j, scale(add(w[1], w[2]), 0.5));
+
+        // Translation: within a 1 m box, moving 0.5..3 cm per frame.
+        DVec p{r.uniform(-1, 1), r.uniform(-1, 1), r.uniform(-1, 1)};
+        DVec v = scale(random_axis(r), r.uniform(0.005, 0.03));
+        for (int f = 0; f < 4; f++) {
+            put(d->pos[f], d->npos[f], j, p);
+            p = add(p, v);
+            v = drift(r, v, 0.005, 0.03);
+        }
+
+        // Scale: log-scale within +-0.1, changing by up to 1% per frame.
+        DVec ls{r.uniform(-0.1, 0.1), r.uniform(-0.1, 0.1), r.uniform(-0.1, 0.1)};
+        DVec lv = scale(random_axis(r), r.uniform(0.001, 0.01));
+        for (int f = 0; f < 4; f++) {
+            put(d->scl[f], d->nscl[f], j, DVec{std::exp(ls.x), std::exp(ls.y), std::exp(ls.z)});
+            ls = add(ls, lv);
+            lv = drift(r, lv, 0.001, 0.01);
+        }
+
+        // Averages: reference rotation up to 2 rad from identity (a local joint
+        // rotation), samples within 0.5 rad of it.
+        DQuat ref = from_scaled_angle_axis(scale(random_axis(r), r.uniform(0.0, 2.0)));
+        put(d->ref, d->nref, j, ref);
+        for (size_t i = 0; i < kMaxK; i++) {
+            DQuat s = mul(ref, from_scaled_angle_axis(scale(random_axis(r), r.uniform(0.0, 0.5))));
+            Quats &sq = d->sample[i];
+            sq.w[j] = (float)s.w, sq.x[j] = (float)s.x, sq.y[j] = (float)s.y, sq.z[j] = (float)s.z;
+            d->nsamples[i * n + j] = nv_quat{sq.w[j], sq.x[j], sq.y[j], sq.z[j]};
+        }
+    }
+    for (size_t k = 1; k <= kMaxK; k++) {
+        double w[kMaxK], sum = 0;
+        for (size_t i = 0; i < k; i++)
+            sum += (w[i] = r.uniform(0.5, 1.5));
+        for (size_t i = 0; i < kMaxK; i++)
+            d->weights[k][i] = i < k ? (float)(w[i] / sum) : 0.0f;
+    }
+    return d;
+}
+
+PoseData &pose_data(size_t n)
+{
+    static std::map<size_t, std::unique_ptr<PoseData>> cache;
+    auto &slot = cache[n];
+    if (!slot)
+        slot = make_pose_data(n);
+    return *slot;
+}
+
+// ---------------------------------------------------------------------------
+// The kernel table
+// ---------------------------------------------------------------------------
+
+struct Call {
+    PoseData *d;
+    size_t k;  // samples (averages only)
+    float x;   // interpolation parameter
+};
+
+using KernelFn = pb_status (*)(const Call &);
+
+// Outputs of a kernel that the startup check compares (library vs naive).
+enum : unsigned {
+    OUT_Q_ROT = 1u,  // out_q as a rotation (sign-insensitive angle)
+    OUT_Q2_4D = 2u,  // out_q2 as a raw 4-vector
+    OUT_V = 4u,      // out_v as a vec3
+    OUT_V2 = 8u,     // out_v2 as a vec3
+};
+
+struct Kernel {
+    const char *name;
+    bool averages;  // registered per k in kSampleCounts
+    unsigned outputs;
+    KernelFn lib;
+    KernelFn naive;
+};
+
+const Kernel kKernels[] = {
+    {"quat_catmull_rom", false, OUT_Q_ROT | OUT_V,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_catmull_rom(d.n, c.x, d.key[0].in(), d.key[1].in(), d.key[2].in(),
+                                    d.key[3].in(), 0, d.out_q.out(), d.out_v.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_quat_catmull_rom(d.n, c.x, d.nkey[0], d.nkey[1], d.nkey[2], d.nkey[3], d.nout_q,
+                             d.nout_v);
+         return PB_OK;
+     }},
+    {"quat_hermite", false, OUT_Q_ROT | OUT_V,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_hermite(d.n, c.x, d.key[1].in(), d.key[2].in(), d.angvel[0].in(),
+                                d.angvel[1].in(), 0, d.out_q.out(), d.out_v.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_quat_hermite(d.n, c.x, d.nkey[1], d.nkey[2], d.nangvel[0], d.nangvel[1], d.nout_q,
+                         d.nout_v);
+         return PB_OK;
+     }},
+    {"raw_cubic", false, OUT_Q_ROT | OUT_Q2_4D,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_raw_cubic(d.n, c.x, d.key[0].in(), d.key[1].in(), d.key[2].in(),
+                                  d.key[3].in(), 0, d.out_q.out(), d.out_q2.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_quat_raw_cubic(d.n, c.x, d.nkey[0], d.nkey[1], d.nkey[2], d.nkey[3], d.nout_q,
+                           d.nout_q2);
+         return PB_OK;
+     }},
+    {"vec3_catmull_rom", false, OUT_V | OUT_V2,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_vec3_catmull_rom(d.n, c.x, d.pos[0].in(), d.pos[1].in(), d.pos[2].in(),
+                                    d.pos[3].in(), d.out_v.out(), d.out_v2.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_vec3_catmull_rom(d.n, c.x, d.npos[0], d.npos[1], d.npos[2], d.npos[3], d.nout_v,
+                             d.nout_v2);
+         return PB_OK;
+     }},
+    {"scale_catmull_rom", false, OUT_V | OUT_V2,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_scale_catmull_rom(d.n, c.x, d.scl[0].in(), d.scl[1].in(), d.scl[2].in(),
+                                     d.scl[3].in(), d.out_v.out(), d.out_v2.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_scale_catmull_rom(d.n, c.x, d.nscl[0], d.nscl[1], d.nscl[2], d.nscl[3], d.nout_v,
+                              d.nout_v2);
+         return PB_OK;
+     }},
+    {"slerp", false, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_slerp(d.n, c.x, d.key[1].in(), d.key[2].in(), 0, d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_quat_slerp(d.n, c.x, d.nkey[1], d.nkey[2], d.nout_q);
+         return PB_OK;
+     }},
+    {"nlerp", false, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_nlerp(d.n, c.x, d.key[1].in(), d.key[2].in(), 0, d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_quat_nlerp(d.n, c.x, d.nkey[1], d.nkey[2], d.nout_q);
+         return PB_OK;
+     }},
+    {"average_raw", true, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_average_raw(d.n, c.k, d.sample_list, d.weights[c.k], d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_average_raw(d.n, c.k, d.nsamples, d.weights[c.k], d.nout_q);
+         return PB_OK;
+     }},
+    {"average_log", true, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_average_log(d.n, c.k, d.sample_list, d.weights[c.k], d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_average_log(d.n, c.k, d.nsamples, d.weights[c.k], d.naccum, d.nout_q);
+         return PB_OK;
+     }},
+    {"average_raw_ref", true, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_average_raw_ref(d.n, c.k, d.ref.in(), d.sample_list, d.weights[c.k],
+                                        d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_average_raw_ref(d.n, c.k, d.nref, d.nsamples, d.weights[c.k], d.nout_q);
+         return PB_OK;
+     }},
+    {"average_log_ref", true, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_average_log_ref(d.n, c.k, d.ref.in(), d.sample_list, d.weights[c.k],
+                                        d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_average_log_ref(d.n, c.k, d.nref, d.nsamples, d.weights[c.k], d.naccum, d.nout_q);
+         return PB_OK;
+     }},
+    {"average_accurate", true, OUT_Q_ROT,
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         return pb_quat_average_accurate(d.n, c.k, d.sample_list, d.weights[c.k], d.out_q.out());
+     },
+     [](const Call &c) {
+         const PoseData &d = *c.d;
+         nv_average_accurate(d.n, c.k, d.nsamples, d.weights[c.k], d.nout_q);
+         return PB_OK;
+     }},
+};
+
+// ---------------------------------------------------------------------------
+// Backends
+// ---------------------------------------------------------------------------
+
+struct BackendInfo {
+    int id;  // kNaive or a pb_backend
+    std::string name;
+};
+
+// naive, then every backend this CPU runs natively. SIMDe-emulated backends
+// (test-only builds) are left out: their timings say nothing about the ISA.
+std::vector<BackendInfo> benchmark_backends(bool quiet)
+{
+    std::vector<BackendInfo> v{{kNaive, "naive"}};
+    for (int b = 0; b < PB_BACKEND_COUNT; b++) {
+        if (!pb_backend_supported((pb_backend)b))
+            continue;
+        if (pb_backend_emulated((pb_backend)b)) {
+            if (!quiet)
+                std::fprintf(stderr, "posebatch-bench: note: skipping emulated backend %s\n",
+                             pb_backend_name((pb_backend)b));
+            continue;
+        }
+        v.push_back({b, pb_backend_name((pb_backend)b)});
+    }
+    return v;
+}
+
+void clobber_outputs(const PoseData &d)
+{
+    benchmark::DoNotOptimize(d.out_q.w);
+    benchmark::DoNotOptimize(d.out_q2.w);
+    benchmark::DoNotOptimize(d.out_v.x);
+    benchmark::DoNotOptimize(d.out_v2.x);
+    benchmark::DoNotOptimize(d.nout_q);
+    benchmark::DoNotOptimize(d.nout_q2);
+    benchmark::DoNotOptimize(d.nout_v);
+    benchmark::DoNotOptimize(d.nout_v2);
+    benchmark::ClobberMemory();
+}
+
+// Interpolation parameters cycled through, one per iteration.
+constexpr float kXs[8] = {0.0625f, 0.1875f, 0.3125f, 0.4375f,
+                          0.5625f, 0.6875f, 0.8125f, 0.9375f};
+
+void run_benchmark(benchmark::State &st, const Kernel *kern, int backend, size_t joints, size_t k)
+{
+    if (backend != kNaive) {
+        pb_status s = pb_backend_force((pb_backend)backend);
+        if (s != PB_OK) {
+            st.SkipWithError((std::string("pb_backend_force: ") + pb_status_str(s)).c_str());
+            return;
+        }
+    }
+    PoseData &d = pose_data(joints);
+    KernelFn fn = backend == kNaive ? kern->naive : kern->lib;
+    Call c{&d, k, kXs[0]};
+    pb_status s = fn(c);  // also warms the caches
+    if (s != PB_OK) {
+        st.SkipWithError((std::string(kern->name) + ": " + pb_status_str(s)).c_str());
+        return;
+    }
+    unsigned i = 0;
+    for (auto _ : st) {
+        c.x = kXs[i++ & 7u];
+        s = fn(c);
+        benchmark::DoNotOptimize(s);
+        clobber_outputs(d);
+    }
+    st.SetItemsProcessed(st.iterations() * (int64_t)joints);
+}
+
+// ---------------------------------------------------------------------------
+// Startup check: library and naive agree on the benchmark data
+// ---------------------------------------------------------------------------
+
+void fill_nan(float *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = NAN;
+}
+
+void poison_outputs(PoseData &d)
+{
+    size_t n = d.n;
+    for (float *p : {d.out_q.w, d.out_q.x, d.out_q.y, d.out_q.z, d.out_q2.w, d.out_q2.x,
+                     d.out_q2.y, d.out_q2.z, d.out_v.x, d.out_v.y, d.out_v.z, d.out_v2.x,
+                     d.out_v2.y, d.out_v2.z})
+        fill_nan(p, n);
+    fill_nan(&d.nout_q[0].w, 4 * n);
+    fill_nan(&d.nout_q2[0].w, 4 * n);
+    fill_nan(&d.nout_v[0].x, 3 * n);
+    fill_nan(&d.nout_v2[0].x, 3 * n);
+}
+
+struct Worst {
+    double err = 0;
+    size_t joint = 0;
+    const char *what = "";
+    void add(double e, size_t j, const char *w)
+    {
+        if (!(e <= err)) {  // NaN sticks
+            if (std::isnan(err))
+                return;
+            err = e, joint = j, what = w;
+        }
+    }
+};
+
+double rotation_error(const Quats &a, const nv_quat &b, size_t j)
+{
+    double aw = a.w[j], ax = a.x[j], ay = a.y[j], az = a.z[j];
+    double na = std::sqrt(aw * aw + ax * ax + ay * ay + az * az);
+    double nb = std::sqrt((double)b.w * b.w + (double)b.x * b.x + (double)b.y * b.y +
+                          (double)b.z * b.z);
+    double c = std::fabs(aw * b.w + ax * b.x + ay * b.y + az * b.z) / (na * nb);
+    return 2.0 * std::acos(std::min(1.0, c));
+}
+
+double vec_error(const double *a, const double *b, int dim)
+{
+    double e = 0, m = 0;
+    for (int i = 0; i < dim; i++) {
+        e += (a[i] - b[i]) * (a[i] - b[i]);
+        m += b[i] * b[i];
+    }
+    return std::sqrt(e) / std::max(1.0, std::sqrt(m));  // absolute below 1, relative above
+}
+
+Worst compare_outputs(const Kernel &kern, const PoseData &d)
+{
+    Worst w;
+    for (size_t j = 0; j < d.n; j++) {
+        if (kern.outputs & OUT_Q_ROT)
+            w.add(rotation_error(d.out_q, d.nout_q[j], j), j, "rotation error (rad)");
+        if (kern.outputs & OUT_Q2_4D) {
+            const nv_quat &b = d.nout_q2[j];
+            double x[4] = {d.out_q2.w[j], d.out_q2.x[j], d.out_q2.y[j], d.out_q2.z[j]};
+            double y[4] = {b.w, b.x, b.y, b.z};
+            w.add(vec_error(x, y, 4), j, "4D velocity error");
+        }
+        if (kern.outputs & OUT_V) {
+            const nv_vec3 &b = d.nout_v[j];
+            double x[3] = {d.out_v.x[j], d.out_v.y[j], d.out_v.z[j]};
+            double y[3] = {b.x, b.y, b.z};
+            w.add(vec_error(x, y, 3), j, kern.outputs & OUT_Q_ROT ? "velocity error" : "value error");
+        }
+        if (kern.outputs & OUT_V2) {
+            const nv_vec3 &b = d.nout_v2[j];
+            double x[3] = {d.out_v2.x[j], d.out_v2.y[j], d.out_v2.z[j]};
+            double y[3] = {b.x, b.y, b.z};
+            w.add(vec_error(x, y, 3), j, "velocity error");
+        }
+    }
+    return w;
+}
+
+// Prints one warning line per (kernel, backend, k) that disagrees; returns the
+// number of warnings. Not a test: the test suite is the judge of accuracy.
+int check_against_naive(const std::vector<BackendInfo> &backends)
+{
+    PoseData &d = pose_data(kCheckJoints);
+    int warnings = 0;
+    for (const Kernel &kern : kKernels) {
+        std::vector<size_t> ks;
+        if (kern.averages)
+            ks.assign(std::begin(kSampleCounts), std::end(kSampleCounts));
+        else
+            ks.push_back(0);
+        for (const BackendInfo &b : backends) {
+            if (b.id == kNaive)
+                continue;
+            for (size_t k : ks) {
+                std::string label = std::string(kern.name) + "/" + b.name;
+                if (k)
+                    label += "/k=" + std::to_string(k);
+                pb_status s = pb_backend_force((pb_backend)b.id);
+                Call c{&d, k, 0.375f};
+                poison_outputs(d);
+                kern.naive(c);
+                if (s == PB_OK)
+                    s = kern.lib(c);
+                if (s != PB_OK) {
+                    std::fprintf(stderr, "posebatch-bench: warning: %s: library call failed: %s\n",
+                                 label.c_str(), pb_status_str(s));
+                    warnings++;
+                    continue;
+                }
+                Worst w = compare_outputs(kern, d);
+                if (!(w.err <= kCheckTolerance)) {
+                    std::fprintf(stderr,
+                                 "posebatch-bench: warning: %s disagrees with naive: %s %.3g "
+                                 "at joint %zu (tolerance %g); its timings may be meaningless\n",
+                                 label.c_str(), w.what, w.err, w.joint, kCheckTolerance);
+                    warnings++;
+                }
+            }
+        }
+    }
+    return warnings;
+}
+
+// ---------------------------------------------------------------------------
+// Registration
+// ---------------------------------------------------------------------------
+
+struct BenchId {
+    size_t kernel;  // index into kKernels
+    size_t backend; // index into the backend list
+    size_t joints;
+    size_t k;
+};
+
+struct Registry {
+    std::vector<BackendInfo> backends;
+    std::map<std::string, BenchId> by_name;
+};
+
+void register_all(Registry &reg)
+{
+    for (size_t ki = 0; ki < sizeof kKernels / sizeof kKernels[0]; ki++) {
+        const Kernel *kern = &kKernels[ki];
+        for (size_t bi = 0; bi < reg.backends.size(); bi++) {
+            const BackendInfo &b = reg.backends[bi];
+            for (size_t joints : kJointCounts) {
+                std::vector<size_t> ks;
+                if (kern->averages)
+                    ks.assign(std::begin(kSampleCounts), std::end(kSampleCounts));
+                else
+                    ks.push_back(0);
+                for (size_t k : ks) {
+                    std::string name =
+                        std::string(kern->name) + "/" + b.name + "/" + std::to_string(joints);
+                    if (k)
+                        name += "/" + std::to_string(k);
+                    int id = b.id;
+                    benchmark::RegisterBenchmark(
+                        name.c_str(),
+                        [kern, id, joints, k](benchmark::State &st) {
+                            run_benchmark(st, kern, id, joints, k);
+                        });
+                    reg.by_name[name] = BenchId{ki, bi, joints, k};
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Summary mode
+// ---------------------------------------------------------------------------
+
+// Wraps the display reporter: collects every repetition's time per benchmark
+// and forwards to the inner reporter (a console reporter sees only the median
+// of each benchmark, other formats everything).
+class SummaryReporter : public benchmark::BenchmarkReporter {
+public:
+    SummaryReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, bool console_only_medians)
+        : inner_(std::move(inner)), medians_only_(console_only_medians)
+    {
+    }
+
+    bool ReportContext(const Context &context) override { return inner_->ReportContext(context); }
+
+    void ReportRuns(const std::vector<Run> &reports) override
+    {
+        std::vector<Run> forward;
+        for (const Run &r : reports) {
+            bool fwd = !medians_only_ || r.error_occurred;
+            if (r.run_type == Run::RT_Iteration && !r.error_occurred) {
+                double ns = r.GetAdjustedRealTime() * 1e9 /
+                            benchmark::GetTimeUnitMultiplier(r.time_unit);
+                times_[r.run_name.function_name].push_back(ns);
+                real_total_ += r.real_accumulated_time;
+                cpu_total_ += r.cpu_accumulated_time;
+                if (r.repetitions <= 1)
+                    fwd = true;
+            }
+            if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
+                fwd = true;
+            if (fwd)
+                forward.push_back(r);
+        }
+        if (!forward.empty())
+            inner_->ReportRuns(forward);
+    }
+
+    void Finalize() override { inner_->Finalize(); }
+
+    // Median time per iteration (ns) of each benchmark, by name.
+    std::map<std::string, double> medians() const
+    {
+        std::map<std::string, double> m;
+        for (const auto &kv : times_) {
+            std::vector<double> t = kv.second;
+            std::sort(t.begin(), t.end());
+            size_t h = t.size() / 2;
+            m[kv.first] = t.size() % 2 ? t[h] : 0.5 * (t[h - 1] + t[h]);
+        }
+        return m;
+    }
+
+    // Wall time over CPU time of all runs: well above 1 when other processes
+    // competed for the CPU (absolute figures inflated).
+    double wall_over_cpu() const { return cpu_total_ > 0 ? real_total_ / cpu_total_ : 1.0; }
+
+private:
+    std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+    bool medians_only_;
+    double real_total_ = 0, cpu_total_ = 0;
+    std::map<std::string, std::vector<double>> times_;
+};
+
+std::string cpu_model()
+{
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    const char *keys[] = {"model name", "Hardware", "CPU part", "Processor"};
+    std::map<std::string, std::string> found;
+    while (std::getline(f, line)) {
+        size_t colon = line.find(':');
+        if (colon == std::string::npos)
+            continue;
+        std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+        std::string val = line.substr(std::min(line.size(), colon + 2));
+        if (!found.count(key))
+            found[key] = val;
+    }
+    std::string model = "unknown CPU";
+    for (const char *k : keys)
+        if (found.count(k) && !found[k].empty()) {
+            model = found[k];
+            break;
+        }
+    if (found.count("cpu family") && found.count("model"))  // x86: names the microarchitecture
+        model += " (family " + found["cpu family"] + " model " + found["model"] + ")";
+    return model;
+}
+
+std::string fmt_ns(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f", v);
+    return buf;
+}
+
+std::string fmt_ratio(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, v < 10 ? "%.2fx" : "%.1fx", v);
+    return buf;
+}
+
+void print_table(FILE *out, const Registry &reg, const std::map<std::string, double> &medians,
+                 int repetitions, const std::string &min_time, double wall_over_cpu)
+{
+    // Rows: (kernel, joints, k) in registration order; columns: backends with a result.
+    struct Row {
+        std::string label;
+        std::vector<double> ns;  // per backend, ns/joint, NaN if absent
+    };
+    std::vector<Row> rows;
+    std::map<std::string, size_t> row_of;
+    std::vector<bool> have(reg.backends.size(), false);
+    std::vector<std::pair<BenchId, std::string>> ordered;
+    for (const auto &kv : reg.by_name)
+        ordered.push_back({kv.second, kv.first});
+    std::sort(ordered.begin(), ordered.end(), [](const auto &a, const auto &b) {
+        const BenchId &x = a.first, &y = b.first;
+        if (x.kernel != y.kernel)
+            return x.kernel < y.kernel;
+        if (x.joints != y.joints)
+            return x.joints < y.joints;
+        if (x.k != y.k)
+            return x.k < y.k;
+        return x.backend < y.backend;
+    });
+    for (const auto &e : ordered) {
+        auto it = medians.find(e.second);
+        if (it == medians.end())
+            continue;
+        const BenchId &id = e.first;
+        std::string label = std::string(kKernels[id.kernel].name) + "/" + std::to_string(id.joints);
+        if (id.k)
+            label += "/" + std::to_string(id.k);
+        if (!row_of.count(label)) {
+            row_of[label] = rows.size();
+            rows.push_back(Row{label, std::vector<double>(reg.backends.size(), NAN)});
+        }
+        rows[row_of[label]].ns[id.backend] = it->second / (double)id.joints;
+        have[id.backend] = true;
+    }
+    if (rows.empty()) {
+        std::fprintf(out, "posebatch-bench: no results to summarise\n");
+        return;
+    }
+
+    size_t naive = 0, scalar = SIZE_MAX;
+    for (size_t b = 0; b < reg.backends.size(); b++)
+        if (reg.backends[b].id == PB_BACKEND_SCALAR)
+            scalar = b;
+
+    std::vector<std::string> head{"benchmark"};
+    std::vector<std::vector<std::string>> cells(rows.size());
+    for (size_t r = 0; r < rows.size(); r++)
+        cells[r].push_back(rows[r].label);
+    auto column = [&](const std::string &title, auto value) {
+        head.push_back(title);
+        for (size_t r = 0; r < rows.size(); r++) {
+            double v = value(rows[r]);
+            cells[r].push_back(std::isnan(v) ? "-" : title.find(" vs ") == std::string::npos
+                                                         ? fmt_ns(v)
+                                                         : fmt_ratio(v));
+        }
+    };
+    for (size_t b = 0; b < reg.backends.size(); b++)
+        if (have[b])
+            column(reg.backends[b].name, [b](const Row &row) { return row.ns[b]; });
+    if (scalar != SIZE_MAX && have[scalar])
+        for (size_t b = 0; b < reg.backends.size(); b++)
+            if (have[b] && b != scalar && b != naive)
+                column(reg.backends[b].name + " vs scalar",
+                       [b, scalar](const Row &row) { return row.ns[scalar] / row.ns[b]; });
+    if (have[naive])
+        for (size_t b = 0; b < reg.backends.size(); b++)
+            if (have[b] && b != naive)
+                column(reg.backends[b].name + " vs naive",
+                       [b, naive](const Row &row) { return row.ns[naive] / row.ns[b]; });
+
+    std::vector<size_t> width(head.size());
+    for (size_t c = 0; c < head.size(); c++) {
+        width[c] = head[c].size();
+        for (const auto &row : cells)
+            width[c] = std::max(width[c], row[c].size());
+    }
+    std::fprintf(out, "\nposebatch %s on %s, %ld logical CPUs\n", pb_version_string(),
+                 cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
+    std::fprintf(out,
+                 "ns/joint: median of %d repetition%s (min_time %s s each); \"X vs Y\": "
+                 "time(Y) / time(X), both from this run\n\n",
+                 repetitions, repetitions == 1 ? "" : "s", min_time.c_str());
+    if (wall_over_cpu > 1.15)
+        std::fprintf(out,
+                     "note: wall time was %.2fx the CPU time: the machine was busy, absolute "
+                     "figures are inflated (ratios less so)\n\n",
+                     wall_over_cpu);
+    auto print_row = [&](const std::vector<std::string> &v) {
+        std::fprintf(out, "|");
+        for (size_t c = 0; c < v.size(); c++)
+            std::fprintf(out, c ? " %*s |" : " %-*s |", (int)width[c], v[c].c_str());
+        std::fprintf(out, "\n");
+    };
+    print_row(head);
+    std::fprintf(out, "|");
+    for (size_t c = 0; c < head.size(); c++)
+        std::fprintf(out, c ? "%s:|" : ":%s|", std::string(width[c] + 1, '-').c_str());
+    std::fprintf(out, "\n");
+    for (const auto &row : cells)
+        print_row(row);
+}
+
+void print_help()
+{
+    benchmark::PrintDefaultHelp();
+    std::fprintf(stdout,
+                 "\nposebatch-bench:\n"
+                 "  benchmarks <kernel>/<backend>/<joints>[/<k>]; backend naive is the reference\n"
+                 "  texts transcribed per joint (bench/naive.c); items_per_second counts joints.\n"
+                 "  [--summary [--repetitions=N]]\n"
+                 "      run the selection N times (default 5, randomly interleaved, default\n"
+                 "      --benchmark_min_time=%s) and print a table of the median ns/joint per\n"
+                 "      backend with the speedups over scalar and over naive.\n",
+                 "0.05");
+}
+
+bool starts_with(const char *s, const char *prefix)
+{
+    return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    bool summary = false, list_only = false, user_min_time = false;
+    int repetitions = 5;
+    std::string format = "console", min_time = "0.05", color = "auto";
+    std::vector<std::string> passthrough;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!std::strcmp(a, "--summary")) {
+            summary = true;
+            continue;
+        }
+        if (starts_with(a, "--repetitions")) {
+            const char *v = nullptr;
+            if (a[13] == '=')
+                v = a + 14;
+            else if (a[13] == '\0' && i + 1 < argc)
+                v = argv[++i];
+            char *end = nullptr;
+            long n = v ? std::strtol(v, &end, 10) : 0;
+            if (!v || *end || n < 1 || n > 1000) {
+                std::fprintf(stderr, "posebatch-bench: bad --repetitions (want 1..1000)\n");
+                return 1;
+            }
+            repetitions = (int)n;
+            continue;
+        }
+        if (starts_with(a, "--benchmark_format="))
+            format = a + 19;
+        if (starts_with(a, "--benchmark_color="))
+            color = a + 18;
+        if (starts_with(a, "--benchmark_list_tests") && std::strcmp(a, "--benchmark_list_tests=false"))
+            list_only = true;
+        if (starts_with(a, "--benchmark_min_time=")) {
+            user_min_time = true;
+            min_time = a + 21;
+        }
+        if (starts_with(a, "--benchmark_repetitions="))
+            repetitions = std::max(1, std::atoi(a + 24));
+        passthrough.emplace_back(a);
+    }
+
+    std::vector<std::string> args{argv[0]};
+    if (summary) {
+        args.push_back("--benchmark_repetitions=" + std::to_string(repetitions));
+        args.push_back("--benchmark_enable_random_interleaving=true");
+        if (!user_min_time)
+            args.push_back("--benchmark_min_time=" + min_time);
+    }
+    args.insert(args.end(), passthrough.begin(), passthrough.end());
+    std::vector<char *> cargv;
+    for (std::string &s : args)
+        cargv.push_back(&s[0]);
+    cargv.push_back(nullptr);
+    int cargc = (int)args.size();
+
+    benchmark::Initialize(&cargc, cargv.data(), print_help);
+    if (benchmark::ReportUnrecognizedArguments(cargc, cargv.data()))
+        return 1;
+
+    Registry reg;
+    reg.backends = benchmark_backends(list_only);
+    register_all(reg);
+
+    if (!list_only)
+        check_against_naive(reg.backends);
+
+    if (!summary) {
+        benchmark::RunSpecifiedBenchmarks();
+        benchmark::Shutdown();
+        return 0;
+    }
+
+    std::unique_ptr<benchmark::BenchmarkReporter> inner;
+    bool console = format == "console";
+    if (format == "json")
+        inner = std::make_unique<benchmark::JSONReporter>();
+    else if (console)
+        inner = std::make_unique<benchmark::ConsoleReporter>(
+            color == "true" || color == "yes" || color == "1" ||
+                    ((color == "auto" || color.empty()) && isatty(STDOUT_FILENO))
+                ? benchmark::ConsoleReporter::OO_Color
+                : benchmark::ConsoleReporter::OO_None);
+    else {
+        std::fprintf(stderr, "posebatch-bench: --summary supports --benchmark_format=console|json\n");
+        return 1;
+    }
+    SummaryReporter rep(std::move(inner), console);
+    benchmark::RunSpecifiedBenchmarks(&rep);
+    benchmark::Shutdown();
+    if (!list_only) {
+        std::fflush(stdout);
+        print_table(console ? stdout : stderr, reg, rep.medians(), repetitions, min_time,
+                    rep.wall_over_cpu());
+    }
+    return 0;
+}

@@ -1,0 +1,766 @@
+/*
+ * Tangent-space Bezier / Shoemake constructions and the spline evaluator,
+ * against the splines notebook (catmull-rom-quaternion-splines.txt) and the
+ * double reference in ref_average.c.
+ *
+ * The notebook's printed values are float64; the library computes in float32.
+ * Its results are compared with the printed numbers within 2e-6 (max abs
+ * component difference): a 2e-6 rad rotation error moves components by at most
+ * 1e-6, and rounding q3, q4, q5 to float moves them by ~6e-8. The reference
+ * itself reproduces every printed value within 1e-12 in double (the printed
+ * values carry the notebook's acos-based log error, up to ~2e-14).
+ *
+ * Sign convention: the notebook's Shoemake a, b and offset_l * q4 have the
+ * sign the formulas give (no abs), and so does pb_quat_shoemake_controls per
+ * its header; the printed differences are compared sign-sensitively, and a
+ * separate assertion reports whether the library's sign matches the formula
+ * (rotations themselves are always compared modulo q ~ -q).
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "posebatch.h"
+#include "ref.h"
+#include "ref_average.h"
+
+#define TOL_ROT ((double)PB_ACCURACY_ROTATION_RAD)
+#define TOL_NB 2e-6 /* notebook numbers reproduced in float32 */
+#define MAX_REPORTS 5
+
+static int stats_on(void)
+{
+    const char *e = getenv("PB_TEST_STATS");
+    return e && *e && *e != '0';
+}
+
+static const double NB_BC = 0.2563304531880035;
+static const double NB_ED = 0.20225984693486293;
+static const double NB_LF = 0.01742323752655639;
+static const double NB_LH = 0.000167758442754129;
+static const double NB_LJ = 1.6769343111344703e-06;
+static const double NB_SA = 0.013831724198409168;
+static const double NB_SB = 0.018852903209093046;
+
+typedef struct {
+    rq q3, q4, q5, q_in, q_out;
+} nb_keys;
+
+static nb_keys nb_make(int round_to_float)
+{
+    nb_keys k;
+    k.q3 = ra_angles2quat(0, 0, 0);
+    k.q4 = ra_angles2quat(0, 45, -10);
+    k.q5 = ra_angles2quat(90, 0, -90);
+    if (round_to_float) {
+        k.q3 = rq_round(k.q3);
+        k.q4 = rq_round(k.q4);
+        k.q5 = rq_round(k.q5);
+    }
+    k.q_in = ra_rotation_to(k.q3, k.q4);
+    k.q_out = ra_rotation_to(k.q4, k.q5);
+    return k;
+}
+
+/* the notebook's offset variants (double) */
+static rq nb_offset_f(nb_keys k)
+{
+    return rq_mul(ra_pow(rq_mul(k.q_out, ra_pow(k.q_in, -1)), 0.5), k.q_in);
+}
+static rq nb_offset_scaled(nb_keys k, double s)
+{
+    rq inner = rq_mul(ra_pow(rq_mul(ra_pow(k.q_out, 1 / s), ra_pow(k.q_in, -1 / s)), 0.5),
+                      ra_pow(k.q_in, 1 / s));
+    return ra_pow(inner, s);
+}
+static rq nb_offset_l(nb_keys k)
+{
+    return rq_exp(rv3_scale(rv3_add(rq_log(k.q_in), rq_log(k.q_out)), 0.5));
+}
+
+Test(spline, notebook_values_double_reference)
+{
+    nb_keys k = nb_make(0);
+    rq ob = ra_pow(rq_mul(k.q_out, k.q_in), 0.5), oc = ra_pow(rq_mul(k.q_in, k.q_out), 0.5);
+    rq od = rq_mul(ra_pow(k.q_out, 0.5), ra_pow(k.q_in, 0.5));
+    rq oe = rq_mul(ra_pow(k.q_in, 1.0 / 6.0), ra_pow(k.q_out, 1.0 / 6.0)); /* NOTES.md: 1/6 */
+    rq ol = nb_offset_l(k), of = nb_offset_f(k);
+    rq oh = nb_offset_scaled(k, 10), oj = nb_offset_scaled(k, 100);
+    double v[7] = {ra_max_abs_diff(ob, oc), ra_max_abs_diff(oe, od), ra_max_abs_diff(ol, of),
+                   ra_max_abs_diff(ol, oh), ra_max_abs_diff(ol, oj), 0, 0};
+    rq a, b;
+    ra_shoemake_controls(k.q3, k.q4, k.q5, &b, &a);
+    v[5] = ra_max_abs_diff(a, rq_mul(ol, k.q4));
+    v[6] = ra_max_abs_diff(b, rq_mul(rq_conj(ol), k.q4));
+    const double want[7] = {NB_BC, NB_ED, NB_LF, NB_LH, NB_LJ, NB_SA, NB_SB};
+    static const char *const names[7] = {"|b-c|", "|e-d|", "|l-f|", "|l-h|",
+                                         "|l-j|", "shoemake a", "shoemake b"};
+    for (int i = 0; i < 7; i++)
+        cr_expect(fabs(v[i] - want[i]) <= 1e-12, "notebook %s: reference %.17g printed %.17g",
+                  names[i], v[i], want[i]);
+    /* the library's tangent offset equals offset_l here: both chords have w > 0 */
+    cr_expect(k.q_in.w > 0 && k.q_out.w > 0);
+    cr_expect(ra_max_abs_diff(ra_tangent_offset(k.q3, k.q4, k.q5), ol) < 1e-15);
+    /* with 1/2 in offset_e, NOTES.md's 0.12379756236392148 */
+    rq oe2 = rq_mul(ra_pow(k.q_in, 0.5), ra_pow(k.q_out, 0.5));
+    cr_expect(fabs(ra_max_abs_diff(oe2, od) - 0.12379756236392148) < 1e-12);
+}
+
+static pb_quats fill_repeat(size_t n, rq q)
+{
+    pb_quats b = fq_alloc(n);
+    for (size_t i = 0; i < n; i++)
+        fq_set(b, i, q);
+    return b;
+}
+
+/* offset_l = pb_quat_tangent_offset(q3, q4, q5) in float, against the printed
+ * differences to the notebook's other constructions (computed in double) */
+Test(spline, notebook_tangent_offset_float)
+{
+    nb_keys kd = nb_make(0), kf = nb_make(1);
+    static const size_t ns[] = {1, 9, 37};
+    for (size_t ni = 0; ni < 3; ni++) {
+        size_t n = ns[ni];
+        pb_quats p = fill_repeat(n, kf.q3), c = fill_repeat(n, kf.q4), s = fill_repeat(n, kf.q5);
+        pb_quats o = fq_alloc(n);
+        fq_fill_nan(o, n);
+        cr_assert_eq(pb_quat_tangent_offset(n, pb_cq(p), pb_cq(c), pb_cq(s), o), PB_OK);
+        for (size_t i = 0; i < n; i++) {
+            rq l = fq_get(o, i);
+            double lf = ra_max_abs_diff(l, nb_offset_f(kd));
+            double lh = ra_max_abs_diff(l, nb_offset_scaled(kd, 10));
+            double lj = ra_max_abs_diff(l, nb_offset_scaled(kd, 100));
+            double e = rq_angle_between(ra_tangent_offset(kf.q3, kf.q4, kf.q5), l);
+            cr_expect(fabs(lf - NB_LF) <= TOL_NB, "n=%zu i=%zu: |l-f| = %.12g, printed %.12g", n,
+                      i, lf, NB_LF);
+            cr_expect(fabs(lh - NB_LH) <= TOL_NB, "n=%zu i=%zu: |l-h| = %.12g, printed %.12g", n,
+                      i, lh, NB_LH);
+            cr_expect(fabs(lj - NB_LJ) <= TOL_NB, "n=%zu i=%zu: |l-j| = %.12g, printed %.12g", n,
+                      i, lj, NB_LJ);
+            cr_expect(e <= TOL_ROT, "n=%zu i=%zu: offset (%.9g, %.9g, %.9g, %.9g) %.3g rad from "
+                                    "the double reference", n, i, l.w, l.x, l.y, l.z, e);
+            cr_expect(l.w > 0, "offset_l sign: w = %.9g", l.w);
+            if (stats_on() && i == 0 && n == 1)
+                fprintf(stderr,
+                        "[stat] notebook float: |l-f| %.12g (printed %.12g) |l-h| %.12g "
+                        "(%.12g) |l-j| %.12g (%.12g) offset err %.3g rad\n",
+                        lf, NB_LF, lh, NB_LH, lj, NB_LJ, e);
+        }
+        fq_free(p);
+        fq_free(c);
+        fq_free(s);
+        fq_free(o);
+    }
+}
+
+Test(spline, notebook_shoemake_float)
+{
+    nb_keys kd = nb_make(0), kf = nb_make(1);
+    rq ol = nb_offset_l(kd);
+    rq a_nb = rq_mul(ol, kd.q4), b_nb = rq_mul(rq_conj(ol), kd.q4);
+    rq a_ref, b_ref;
+    ra_shoemake_controls(kf.q3, kf.q4, kf.q5, &b_ref, &a_ref);
+    static const size_t ns[] = {1, 9, 37};
+    for (size_t ni = 0; ni < 3; ni++) {
+        size_t n = ns[ni];
+        pb_quats p = fill_repeat(n, kf.q3), c = fill_repeat(n, kf.q4), s = fill_repeat(n, kf.q5);
+        pb_quats ob = fq_alloc(n), oa = fq_alloc(n);
+        fq_fill_nan(ob, n);
+        fq_fill_nan(oa, n);
+        cr_assert_eq(pb_quat_shoemake_controls(n, pb_cq(p), pb_cq(c), pb_cq(s), ob, oa), PB_OK);
+        for (size_t i = 0; i < n; i++) {
+            rq a = fq_get(oa, i), b = fq_get(ob, i);
+            double da = ra_max_abs_diff(a, a_nb), db = ra_max_abs_diff(b, b_nb);
+            double da_s = ra_max_abs_diff_signless(a, a_nb), db_s = ra_max_abs_diff_signless(b, b_nb);
+            cr_expect(fabs(da_s - NB_SA) <= TOL_NB,
+                      "n=%zu i=%zu: max |a - offset_l q4| = %.12g (modulo sign), printed %.12g",
+                      n, i, da_s, NB_SA);
+            cr_expect(fabs(db_s - NB_SB) <= TOL_NB,
+                      "n=%zu i=%zu: max |b - offset_l^-1 q4| = %.12g (modulo sign), printed %.12g",
+                      n, i, db_s, NB_SB);
+            cr_expect(da == da_s && db == db_s,
+                      "n=%zu i=%zu: Shoemake sign differs from the formula's: a (%.9g, %.9g, "
+                      "%.9g, %.9g) b (%.9g, %.9g, %.9g, %.9g)",
+                      n, i, a.w, a.x, a.y, a.z, b.w, b.x, b.y, b.z);
+            double ea = rq_angle_between(a_ref, a), eb = rq_angle_between(b_ref, b);
+            cr_expect(ea <= TOL_ROT && eb <= TOL_ROT,
+                      "n=%zu i=%zu: Shoemake a %.3g rad, b %.3g rad from the double reference", n,
+                      i, ea, eb);
+            if (stats_on() && i == 0 && n == 1)
+                fprintf(stderr, "[stat] notebook shoemake: a %.12g (printed %.12g) b %.12g (%.12g)\n",
+                        da, NB_SA, db, NB_SB);
+        }
+        fq_free(p);
+        fq_free(c);
+        fq_free(s);
+        fq_free(ob);
+        fq_free(oa);
+    }
+}
+
+/* ---- random triples ------------------------------------------------------------- */
+
+typedef enum { TRI_NEAR, TRI_WIDE, TRI_NEAR_SAME_SIGN } tri_mode;
+
+static void gen_triples(rng_t *r, size_t n, tri_mode m, pb_quats p, pb_quats c, pb_quats s)
+{
+    for (size_t i = 0; i < n; i++) {
+        rq qc = rng_quat(r), qp, qs;
+        if (m == TRI_WIDE) {
+            qp = rng_quat(r);
+            qs = rng_quat(r);
+        } else {
+            qp = rng_quat_near(r, qc, rng_range(r, 0.0, 1.2));
+            qs = rng_quat_near(r, qc, rng_range(r, 0.0, 1.2));
+            if (m == TRI_NEAR) {
+                qp = rq_scale(qp, rng_sign(r));
+                qs = rq_scale(qs, rng_sign(r));
+            } else {
+                qc = rq_abs(qc);
+                qp = rq_scale(qp, rq_dot(qp, qc) < 0 ? -1 : 1);
+                qs = rq_scale(qs, rq_dot(qs, qc) < 0 ? -1 : 1);
+            }
+        }
+        fq_set(p, i, qp);
+        fq_set(c, i, qc);
+        fq_set(s, i, qs);
+    }
+}
+
+/* the abs() in the offset's logs is decided by float rounding when a chord is
+ * within ~1e-4 of 180 degrees: skip those */
+static int tangent_ambiguous(rq p, rq q, rq s)
+{
+    return fabs(rq_dot(p, q)) < 1e-4 || fabs(rq_dot(q, s)) < 1e-4;
+}
+
+typedef struct {
+    size_t cases, skipped, fails, reports;
+    double maxerr;
+} tstats;
+
+static void tstat_add(tstats *st, double e)
+{
+    st->cases++;
+    if (!(e <= st->maxerr))
+        st->maxerr = e;
+    if (!(e <= TOL_ROT))
+        st->fails++;
+}
+
+static int tstat_report_now(tstats *st, double e)
+{
+    return !(e <= TOL_ROT) && st->reports++ < MAX_REPORTS;
+}
+
+static void tstat_final(const char *what, const tstats *st, size_t min_cases)
+{
+    if (stats_on())
+        fprintf(stderr, "[stat] %-34s cases %zu skipped %zu fails %zu max %.3g rad\n", what,
+                st->cases, st->skipped, st->fails, st->maxerr);
+    cr_expect(st->fails == 0, "%s: %zu of %zu cases above %.1g rad (max %.3g rad)", what,
+              st->fails, st->cases, TOL_ROT, st->maxerr);
+    cr_expect(st->cases >= min_cases, "%s: only %zu cases checked", what, st->cases);
+}
+
+#define NT 25000
+
+Test(spline, tangent_offset_and_bezier_controls_random)
+{
+    rng_t r = rng_seed(2024);
+    tstats so, sb, sa;
+    memset(&so, 0, sizeof so);
+    memset(&sb, 0, sizeof sb);
+    memset(&sa, 0, sizeof sa);
+    pb_quats p = fq_alloc(NT), c = fq_alloc(NT), s = fq_alloc(NT);
+    pb_quats off = fq_alloc(NT), bef = fq_alloc(NT), aft = fq_alloc(NT);
+    for (int call = 0; call < 4; call++) {
+        tri_mode m = call < 2 ? TRI_NEAR : TRI_WIDE;
+        gen_triples(&r, NT, m, p, c, s);
+        fq_fill_nan(off, NT);
+        fq_fill_nan(bef, NT);
+        fq_fill_nan(aft, NT);
+        cr_assert_eq(pb_quat_tangent_offset(NT, pb_cq(p), pb_cq(c), pb_cq(s), off), PB_OK);
+        cr_assert_eq(pb_quat_bezier_controls(NT, pb_cq(p), pb_cq(c), pb_cq(s), bef, aft), PB_OK);
+        for (size_t i = 0; i < NT; i++) {
+            rq qp = fq_get(p, i), qc = fq_get(c, i), qs = fq_get(s, i);
+            if (tangent_ambiguous(qp, qc, qs)) {
+                so.skipped++;
+                sb.skipped++;
+                sa.skipped++;
+                continue;
+            }
+            rq wo = ra_tangent_offset(qp, qc, qs), wb, wa;
+            ra_bezier_controls(qp, qc, qs, &wb, &wa);
+            rq go = fq_get(off, i), gb = fq_get(bef, i), ga = fq_get(aft, i);
+            double eo = rq_angle_between(wo, go), eb = rq_angle_between(wb, gb),
+                   ea = rq_angle_between(wa, ga);
+            tstat_add(&so, eo);
+            tstat_add(&sb, eb);
+            tstat_add(&sa, ea);
+            if (tstat_report_now(&so, eo) | tstat_report_now(&sb, eb) | tstat_report_now(&sa, ea))
+                cr_expect(0,
+                          "%s i=%zu prev (%.9g, %.9g, %.9g, %.9g) cur (%.9g, %.9g, %.9g, %.9g) "
+                          "next (%.9g, %.9g, %.9g, %.9g): offset got (%.9g, %.9g, %.9g, %.9g) "
+                          "want (%.9g, %.9g, %.9g, %.9g) err %.3g; before err %.3g; after err %.3g",
+                          m == TRI_NEAR ? "near" : "wide", i, qp.w, qp.x, qp.y, qp.z, qc.w, qc.x,
+                          qc.y, qc.z, qs.w, qs.x, qs.y, qs.z, go.w, go.x, go.y, go.z, wo.w, wo.x,
+                          wo.y, wo.z, eo, eb, ea);
+        }
+    }
+    tstat_final("tangent_offset", &so, 99000);
+    tstat_final("bezier_controls before", &sb, 99000);
+    tstat_final("bezier_controls after", &sa, 99000);
+    fq_free(p);
+    fq_free(c);
+    fq_free(s);
+    fq_free(off);
+    fq_free(bef);
+    fq_free(aft);
+}
+
+/* Shoemake: the formula is sign-sensitive (4D construction, no abs); the
+ * library is compared with the literal formula on the same float inputs. */
+static void shoemake_run(tri_mode m, uint64_t seed, const char *what)
+{
+    rng_t r = rng_seed(seed);
+    tstats sa, sb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    size_t sign_bad = 0, kcount[4] = {0, 0, 0, 0}, kfail[4] = {0, 0, 0, 0};
+    double kmax[4] = {0, 0, 0, 0};
+    pb_quats p = fq_alloc(NT), c = fq_alloc(NT), s = fq_alloc(NT), ob = fq_alloc(NT),
+             oa = fq_alloc(NT);
+    for (int call = 0; call < 4; call++) {
+        gen_triples(&r, NT, m, p, c, s);
+        cr_assert_eq(pb_quat_shoemake_controls(NT, pb_cq(p), pb_cq(c), pb_cq(s), ob, oa), PB_OK);
+        for (size_t i = 0; i < NT; i++) {
+            rq qp = fq_get(p, i), qc = fq_get(c, i), qs = fq_get(s, i);
+            rq d = ra_shoemake_double(qp, qc);
+            rq a0 = rq_add(d, qs);
+            rq wa, wb;
+            ra_shoemake_controls(qp, qc, qs, &wb, &wa);
+            rq b0 = ra_shoemake_double(wa, qc);
+            /* Bisect / normalize of a short vector: ill-conditioned */
+            if (rq_norm(a0) < 1e-2 || rq_norm(b0) < 1e-2) {
+                sa.skipped++;
+                sb.skipped++;
+                continue;
+            }
+            rq ga = fq_get(oa, i), gb = fq_get(ob, i);
+            double ea = rq_angle_between(wa, ga), eb = rq_angle_between(wb, gb);
+            /* conditioning of Bisect's sum D + next: (|D| + |next|) / |D + next| */
+            double kappa = (rq_norm(d) + rq_norm(qs)) / rq_norm(a0);
+            int kb = kappa < 4 ? 0 : (kappa < 16 ? 1 : (kappa < 64 ? 2 : 3));
+            double ee = ea > eb ? ea : eb;
+            if (!(ee <= kmax[kb]))
+                kmax[kb] = ee;
+            kcount[kb]++;
+            kfail[kb] += !(ee <= TOL_ROT);
+            tstat_add(&sa, ea);
+            tstat_add(&sb, eb);
+            int sgn = rq_dot(wa, ga) < 0 || rq_dot(wb, gb) < 0;
+            sign_bad += sgn;
+            if ((tstat_report_now(&sa, ea) | tstat_report_now(&sb, eb)) ||
+                (sgn && sign_bad <= 3))
+                cr_expect(0,
+                          "shoemake %s i=%zu prev (%.9g, %.9g, %.9g, %.9g) cur (%.9g, %.9g, %.9g, "
+                          "%.9g) next (%.9g, %.9g, %.9g, %.9g): a got (%.9g, %.9g, %.9g, %.9g) "
+                          "want (%.9g, %.9g, %.9g, %.9g) err %.3g rad; b got (%.9g, %.9g, %.9g, "
+                          "%.9g) want (%.9g, %.9g, %.9g, %.9g) err %.3g rad; conditioning of "
+                          "D + next %.3g%s",
+                          what, i, qp.w, qp.x, qp.y, qp.z, qc.w, qc.x, qc.y, qc.z, qs.w, qs.x,
+                          qs.y, qs.z, ga.w, ga.x, ga.y, ga.z, wa.w, wa.x, wa.y, wa.z, ea, gb.w,
+                          gb.x, gb.y, gb.z, wb.w, wb.x, wb.y, wb.z, eb, kappa,
+                          sgn ? " [4D sign differs]" : "");
+        }
+    }
+    char name[96];
+    snprintf(name, sizeof name, "shoemake a (%s)", what);
+    tstat_final(name, &sa, 90000);
+    snprintf(name, sizeof name, "shoemake b (%s)", what);
+    tstat_final(name, &sb, 90000);
+    cr_expect(sign_bad == 0, "shoemake %s: %zu results with the opposite 4D sign", what, sign_bad);
+    char kb[512];
+    snprintf(kb, sizeof kb,
+             "shoemake %s by conditioning k = (|D| + |next|)/|D + next|: k<4: %zu cases, %zu "
+             "fail, max %.3g rad; 4<=k<16: %zu, %zu, %.3g; 16<=k<64: %zu, %zu, %.3g; k>=64: %zu, "
+             "%zu, %.3g",
+             what, kcount[0], kfail[0], kmax[0], kcount[1], kfail[1], kmax[1], kcount[2],
+             kfail[2], kmax[2], kcount[3], kfail[3], kmax[3]);
+    if (stats_on())
+        fprintf(stderr, "[stat] %s\n", kb);
+    cr_expect(kfail[0] + kfail[1] + kfail[2] + kfail[3] == 0, "%s", kb);
+    fq_free(p);
+    fq_free(c);
+    fq_free(s);
+    fq_free(ob);
+    fq_free(oa);
+}
+
+Test(spline, shoemake_random_same_hemisphere) { shoemake_run(TRI_NEAR_SAME_SIGN, 61, "aligned"); }
+Test(spline, shoemake_random_signs_literal_formula) { shoemake_run(TRI_NEAR, 62, "random signs"); }
+
+/* ---- De Casteljau ---------------------------------------------------------------- */
+
+static int casteljau_ambiguous(rq q0, rq q1, rq q2, rq q3, double t)
+{
+    /* a shortest-path decision with |cos| < 1e-4 at any of the six slerps */
+    rq a0 = ra_slerp_short(q0, q1, t), a1 = ra_slerp_short(q1, q2, t),
+       a2 = ra_slerp_short(q2, q3, t);
+    rq b0 = ra_slerp_short(a0, a1, t), b1 = ra_slerp_short(a1, a2, t);
+    rq pairs[6][2] = {{q0, q1}, {q1, q2}, {q2, q3}, {a0, a1}, {a1, a2}, {b0, b1}};
+    for (int i = 0; i < 6; i++)
+        if (fabs(rq_dot(pairs[i][0], pairs[i][1])) <
+            1e-4 * rq_norm(pairs[i][0]) * rq_norm(pairs[i][1]))
+            return 1;
+    return 0;
+}
+
+Test(spline, de_casteljau_random)
+{
+    static const float ts[] = {0.0f, 0.1f, 0.25f, 1.0f / 3.0f, 0.5f, 0.6180339f, 0.75f, 0.9f,
+                               0.999f, 1.0f};
+    const size_t n = 6000;
+    rng_t r = rng_seed(1985);
+    pb_quats q[4], out = fq_alloc(n);
+    for (int i = 0; i < 4; i++)
+        q[i] = fq_alloc(n);
+    tstats st[2];
+    memset(st, 0, sizeof st);
+    for (int mode = 0; mode < 2; mode++)
+        for (size_t ti = 0; ti < sizeof ts / sizeof ts[0]; ti++) {
+            for (size_t j = 0; j < n; j++) {
+                rq prev = rng_quat(&r);
+                for (int i = 0; i < 4; i++) {
+                    rq v = mode == 0 ? rng_quat_near(&r, prev, 1.0) : rng_quat(&r);
+                    prev = v;
+                    fq_set(q[i], j, rq_scale(v, rng_sign(&r)));
+                }
+            }
+            float t = ts[ti];
+            fq_fill_nan(out, n);
+            cr_assert_eq(pb_quat_de_casteljau(n, t, pb_cq(q[0]), pb_cq(q[1]), pb_cq(q[2]),
+                                              pb_cq(q[3]), out),
+                         PB_OK);
+            for (size_t j = 0; j < n; j++) {
+                rq k0 = fq_get(q[0], j), k1 = fq_get(q[1], j), k2 = fq_get(q[2], j),
+                   k3 = fq_get(q[3], j);
+                if (casteljau_ambiguous(k0, k1, k2, k3, t)) {
+                    st[mode].skipped++;
+                    continue;
+                }
+                rq want = ra_de_casteljau(k0, k1, k2, k3, t), got = fq_get(out, j);
+                double e = rq_angle_between(want, got);
+                tstat_add(&st[mode], e);
+                if (tstat_report_now(&st[mode], e))
+                    cr_expect(0,
+                              "de_casteljau %s t=%.9g j=%zu q0 (%.9g, %.9g, %.9g, %.9g) q1 (%.9g, "
+                              "%.9g, %.9g, %.9g) q2 (%.9g, %.9g, %.9g, %.9g) q3 (%.9g, %.9g, "
+                              "%.9g, %.9g): got (%.9g, %.9g, %.9g, %.9g) want (%.9g, %.9g, %.9g, "
+                              "%.9g) err %.3g rad",
+                              mode ? "wide" : "near", (double)t, j, k0.w, k0.x, k0.y, k0.z, k1.w,
+                              k1.x, k1.y, k1.z, k2.w, k2.x, k2.y, k2.z, k3.w, k3.x, k3.y, k3.z,
+                              got.w, got.x, got.y, got.z, want.w, want.x, want.y, want.z, e);
+            }
+        }
+    tstat_final("de_casteljau near", &st[0], 59000);
+    tstat_final("de_casteljau wide", &st[1], 30000);
+    for (int i = 0; i < 4; i++)
+        fq_free(q[i]);
+    fq_free(out);
+}
+
+/* q0 at t = 0 and q3 at t = 1 exactly (bit for bit, modulo sign) */
+Test(spline, de_casteljau_endpoints_exact)
+{
+    const size_t n = 1001;
+    rng_t r = rng_seed(4);
+    pb_quats q[4], out = fq_alloc(n);
+    for (int i = 0; i < 4; i++)
+        q[i] = fq_alloc(n);
+    for (size_t j = 0; j < n; j++) {
+        rq prev = rng_quat(&r);
+        for (int i = 0; i < 4; i++) {
+            rq v = rng_quat_near(&r, prev, 1.0);
+            prev = v;
+            fq_set(q[i], j, rq_scale(v, rng_sign(&r)));
+        }
+    }
+    for (int end = 0; end < 2; end++) {
+        float t = end ? 1.0f : 0.0f;
+        pb_quats want = q[end ? 3 : 0];
+        cr_assert_eq(pb_quat_de_casteljau(n, t, pb_cq(q[0]), pb_cq(q[1]), pb_cq(q[2]),
+                                          pb_cq(q[3]), out),
+                     PB_OK);
+        size_t bad = 0;
+        double maxe = 0;
+        for (size_t j = 0; j < n; j++) {
+            rq g = fq_get(out, j), w = fq_get(want, j);
+            int same = (g.w == w.w && g.x == w.x && g.y == w.y && g.z == w.z) ||
+                       (g.w == -w.w && g.x == -w.x && g.y == -w.y && g.z == -w.z);
+            double e = rq_angle_between(w, g);
+            if (e > maxe)
+                maxe = e;
+            if (!same && bad++ < 3)
+                cr_expect(0,
+                          "de_casteljau t=%g j=%zu: got (%.9g, %.9g, %.9g, %.9g), want exactly "
+                          "+-(%.9g, %.9g, %.9g, %.9g) (%.3g rad off)",
+                          (double)t, j, g.w, g.x, g.y, g.z, w.w, w.x, w.y, w.z, e);
+        }
+        cr_expect(bad == 0, "de_casteljau t=%g: %zu of %zu not exactly the end key (max %.3g rad)",
+                  (double)t, bad, n, maxe);
+        cr_expect(maxe <= TOL_ROT, "de_casteljau t=%g: max %.3g rad from the end key", (double)t,
+                  maxe);
+    }
+    for (int i = 0; i < 4; i++)
+        fq_free(q[i]);
+    fq_free(out);
+}
+
+/* ---- spline evaluation ---------------------------------------------------------- */
+
+/* keys frame-major: key f of joint j at f*n + j. Smooth closed loops with noise
+ * and random signs, so consecutive keys (also last -> first) are < ~1.5 rad
+ * apart. */
+static pb_quats gen_track(rng_t *r, size_t keys, size_t n)
+{
+    pb_quats tr = fq_alloc(keys * n);
+    for (size_t j = 0; j < n; j++) {
+        rq base = rng_quat(r);
+        rv3 a = rng_unit3(r), b = rv3_cross(a, rng_unit3(r));
+        b = rv3_scale(b, 1.0 / rv3_norm(b));
+        double rad = rng_range(r, 0.1, 1.2);
+        for (size_t f = 0; f < keys; f++) {
+            double ph = 2 * REF_PI * (double)f / (double)keys;
+            rv3 u = rv3_add(rv3_scale(a, rad * cos(ph)), rv3_scale(b, rad * sin(ph)));
+            u = rv3_add(u, rng_ball3(r, 0.15));
+            rq q = rq_mul(rq_from_scaled_angle_axis(u), base);
+            fq_set(tr, f * n + j, rq_scale(q, rng_sign(r)));
+        }
+    }
+    return tr;
+}
+
+static void get_keys(pb_quats tr, size_t keys, size_t n, size_t j, rq *out)
+{
+    for (size_t f = 0; f < keys; f++)
+        out[f] = fq_get(tr, f * n + j);
+}
+
+static void report_spline(const char *what, size_t keys, int closed, float t, size_t j,
+                          const rq *k, rq got, rq want, double e)
+{
+    char buf[2048];
+    int o = snprintf(buf, sizeof buf, "%s keys=%zu %s t=%.9g joint %zu: keys", what, keys,
+                     closed ? "closed" : "open", (double)t, j);
+    for (size_t f = 0; f < keys && o < 1700; f++)
+        o += snprintf(buf + o, sizeof buf - (size_t)o, " (%.9g, %.9g, %.9g, %.9g)", k[f].w,
+                      k[f].x, k[f].y, k[f].z);
+    snprintf(buf + o, sizeof buf - (size_t)o,
+             "; got (%.9g, %.9g, %.9g, %.9g) want (%.9g, %.9g, %.9g, %.9g) err %.3g rad", got.w,
+             got.x, got.y, got.z, want.w, want.x, want.y, want.z, e);
+    cr_expect(0, "%s", buf);
+}
+
+static void spline_vs_reference(int closed, uint64_t seed)
+{
+    static const size_t keys_l[] = {1, 2, 3, 4, 7};
+    const size_t n = 301;
+    rng_t r = rng_seed(seed);
+    tstats st;
+    memset(&st, 0, sizeof st);
+    pb_quats out = fq_alloc(n);
+    for (size_t ki = 0; ki < 5; ki++) {
+        size_t K = keys_l[ki];
+        pb_quats tr = gen_track(&r, K, n);
+        /* a grid over [-0.75, K + 0.75], the keys and their float neighbours */
+        float ts[256];
+        size_t nt = 0;
+        for (double t = -0.75; t <= (double)K + 0.75 && nt < 200; t += 0.085)
+            ts[nt++] = (float)t;
+        for (size_t f = 0; f <= K && nt + 3 <= 256; f++) {
+            ts[nt++] = (float)f;
+            ts[nt++] = nextafterf((float)f, -INFINITY);
+            ts[nt++] = nextafterf((float)f, INFINITY);
+        }
+        for (size_t ti = 0; ti < nt; ti++) {
+            float t = ts[ti];
+            fq_fill_nan(out, n);
+            cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), t, closed ? PB_CLOSED : 0u, out),
+                         PB_OK);
+            for (size_t j = 0; j < n; j++) {
+                rq k[8];
+                get_keys(tr, K, n, j, k);
+                rq want = ra_spline_eval(K, k, 1, t, closed), got = fq_get(out, j);
+                double e = rq_angle_between(want, got);
+                tstat_add(&st, e);
+                if (tstat_report_now(&st, e))
+                    report_spline("spline_eval", K, closed, t, j, k, got, want, e);
+            }
+        }
+        fq_free(tr);
+    }
+    tstat_final(closed ? "spline_eval closed" : "spline_eval open", &st, 100000);
+    fq_free(out);
+}
+
+Test(spline, spline_eval_open_vs_reference) { spline_vs_reference(0, 7001); }
+Test(spline, spline_eval_closed_vs_reference) { spline_vs_reference(1, 7002); }
+
+/* integer t gives the key; closed: t = keys is t = 0, t wraps both ways; open:
+ * t clamps to the end keys */
+Test(spline, spline_eval_keys_wrap_clamp)
+{
+    const size_t n = 37, K = 5;
+    rng_t r = rng_seed(55);
+    pb_quats tr = gen_track(&r, K, n), o1 = fq_alloc(n), o2 = fq_alloc(n);
+    for (int closed = 0; closed < 2; closed++) {
+        unsigned fl = closed ? PB_CLOSED : 0u;
+        for (size_t f = 0; f < K; f++) {
+            cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), (float)f, fl, o1), PB_OK);
+            for (size_t j = 0; j < n; j++) {
+                rq key = fq_get(tr, f * n + j), got = fq_get(o1, j);
+                double e = rq_angle_between(key, got);
+                cr_expect(e <= TOL_ROT,
+                          "%s t=%zu joint %zu: got (%.9g, %.9g, %.9g, %.9g), key (%.9g, %.9g, "
+                          "%.9g, %.9g), %.3g rad",
+                          closed ? "closed" : "open", f, j, got.w, got.x, got.y, got.z, key.w,
+                          key.x, key.y, key.z, e);
+            }
+        }
+    }
+    /* closed: pairs of t that must give the same pose */
+    static const float pairs[][2] = {{5.0f, 0.0f},    {-0.25f, 4.75f}, {6.5f, 1.5f},
+                                     {-5.0f, 0.0f},   {10.0f, 0.0f},   {12.375f, 2.375f},
+                                     {-7.5f, 2.5f}};
+    for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
+        cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), pairs[pi][0], PB_CLOSED, o1), PB_OK);
+        cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), pairs[pi][1], PB_CLOSED, o2), PB_OK);
+        for (size_t j = 0; j < n; j++) {
+            double e = rq_angle_between(fq_get(o1, j), fq_get(o2, j));
+            cr_expect(e <= TOL_ROT, "closed: t=%g and t=%g differ by %.3g rad at joint %zu",
+                      (double)pairs[pi][0], (double)pairs[pi][1], e, j);
+        }
+    }
+    /* open: clamping */
+    static const float lo[] = {-0.5f, -3.0f, -1e30f, -INFINITY};
+    static const float hi[] = {4.5f, 9.0f, 1e30f, INFINITY};
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < 4; i++) {
+            float t = side ? hi[i] : lo[i];
+            size_t f = side ? K - 1 : 0;
+            cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), t, 0, o1), PB_OK);
+            for (size_t j = 0; j < n; j++) {
+                double e = rq_angle_between(fq_get(tr, f * n + j), fq_get(o1, j));
+                cr_expect(e <= TOL_ROT, "open t=%g joint %zu: %.3g rad from key %zu", (double)t,
+                          j, e, f);
+            }
+        }
+    /* NaN t gives NaN */
+    for (int closed = 0; closed < 2; closed++) {
+        cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), NAN, closed ? PB_CLOSED : 0u, o1),
+                     PB_OK);
+        for (size_t j = 0; j < n; j++) {
+            rq g = fq_get(o1, j);
+            cr_expect(isnan(g.w) || isnan(g.x) || isnan(g.y) || isnan(g.z),
+                      "%s NaN t joint %zu: got (%g, %g, %g, %g)", closed ? "closed" : "open", j,
+                      g.w, g.x, g.y, g.z);
+        }
+    }
+    fq_free(tr);
+    fq_free(o1);
+    fq_free(o2);
+}
+
+/* continuity across segment boundaries: the pose just before and just after an
+ * integer t is the pose at t (up to the motion over one float ulp of t) */
+Test(spline, spline_eval_continuity)
+{
+    const size_t n = 101;
+    static const size_t keys_l[] = {3, 4, 7};
+    rng_t r = rng_seed(808);
+    pb_quats om = fq_alloc(n), o0 = fq_alloc(n), op = fq_alloc(n);
+    size_t bad = 0;
+    double maxjump = 0;
+    for (size_t ki = 0; ki < 3; ki++) {
+        size_t K = keys_l[ki];
+        pb_quats tr = gen_track(&r, K, n);
+        for (int closed = 0; closed < 2; closed++) {
+            unsigned fl = closed ? PB_CLOSED : 0u;
+            size_t last = closed ? K : K - 1;
+            for (size_t f = closed ? 0 : 1; f <= last; f++) {
+                float t = (float)f, tm = nextafterf(t, -INFINITY), tp = nextafterf(t, INFINITY);
+                cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), tm, fl, om), PB_OK);
+                cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), t, fl, o0), PB_OK);
+                cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), tp, fl, op), PB_OK);
+                for (size_t j = 0; j < n; j++) {
+                    rq k[8];
+                    get_keys(tr, K, n, j, k);
+                    /* motion of the exact curve over the ulp steps */
+                    rq r0 = ra_spline_eval(K, k, 1, t, closed);
+                    double dm = rq_angle_between(ra_spline_eval(K, k, 1, tm, closed), r0);
+                    double dp = rq_angle_between(ra_spline_eval(K, k, 1, tp, closed), r0);
+                    double jm = rq_angle_between(fq_get(om, j), fq_get(o0, j));
+                    double jp = rq_angle_between(fq_get(op, j), fq_get(o0, j));
+                    if (jm - dm > maxjump)
+                        maxjump = jm - dm;
+                    if (jp - dp > maxjump)
+                        maxjump = jp - dp;
+                    if ((!(jm <= TOL_ROT + dm) || !(jp <= TOL_ROT + dp)) && bad++ < 5)
+                        cr_expect(0,
+                                  "%s keys=%zu boundary t=%zu joint %zu: jump %.3g rad from "
+                                  "below (curve moves %.3g), %.3g rad from above (curve moves "
+                                  "%.3g)",
+                                  closed ? "closed" : "open", K, f, j, jm, dm, jp, dp);
+                }
+            }
+        }
+        fq_free(tr);
+    }
+    if (stats_on())
+        fprintf(stderr, "[stat] spline continuity: max excess jump %.3g rad\n", maxjump);
+    cr_expect(bad == 0, "spline_eval: %zu discontinuities above %.1g rad", bad, TOL_ROT);
+    fq_free(om);
+    fq_free(o0);
+    fq_free(op);
+}
+
+/* the open ends: the end key's single chord is used on both sides, i.e. the
+ * end offset is abs(chord) (checked directly on the reference, then through
+ * the library for keys = 2, where both controls come from end rules) */
+Test(spline, spline_eval_open_end_rule)
+{
+    rng_t r = rng_seed(21);
+    for (int i = 0; i < 50; i++) {
+        rq k0 = rng_quat(&r), k1 = rng_quat_near(&r, k0, 1.5);
+        rq chord = rq_mul_inv(k1, k0);
+        rq after0;
+        /* key 0's virtual previous neighbour is k0 k1^-1 k0 */
+        rq vprev = rq_mul(rq_mul_inv(k0, k1), k0);
+        ra_bezier_controls(vprev, k0, k1, NULL, &after0);
+        rq want = rq_mul(ra_pow(rq_abs(chord), 1.0 / 3.0), k0);
+        cr_expect(rq_angle_between(after0, want) < 1e-12);
+    }
+    const size_t n = 64;
+    pb_quats tr = gen_track(&r, 2, n), out = fq_alloc(n);
+    for (int ti = 0; ti <= 8; ti++) {
+        float t = (float)ti / 8.0f;
+        cr_assert_eq(pb_quat_spline_eval(2, n, pb_cq(tr), t, 0, out), PB_OK);
+        for (size_t j = 0; j < n; j++) {
+            rq k[2];
+            get_keys(tr, 2, n, j, k);
+            rq want = ra_spline_eval(2, k, 1, t, 0), got = fq_get(out, j);
+            double e = rq_angle_between(want, got);
+            if (!(e <= TOL_ROT))
+                report_spline("open end rule", 2, 0, t, j, k, got, want, e);
+        }
+    }
+    fq_free(tr);
+    fq_free(out);
+}
