@@ -6,15 +6,20 @@
  * rounding), and the same sign as the reference (out(0) = a, out(1) = +-b is
  * a specific quaternion, not only a rotation). Where float rounding may pick
  * either sign for b (|dot(a, b)| <= 1e-6), both references are accepted,
- * except in the exact dot == 0 cases. Long-path random pairs are kept at least
- * 0.5 rad apart: near a == +-b the long way is ill-conditioned by design (the
- * header: continuous everywhere except that case).
+ * except in the exact dot == 0 cases. Long-path slerp random pairs are kept at
+ * least 1e-4 rad apart: the header excludes "rotations within ~1e-4 rad of
+ * each other, long path" (the turning axis is then only as accurate as the
+ * inputs' last bits); it states no exclusion for nlerp, whose pairs are not
+ * filtered. Exactly equal inputs (a == +-b bitwise) must follow the stated
+ * rule out = a (cos(pi t), sin(pi t), 0, 0), unit. slerp returns exactly a at
+ * t = 0 and exactly +-b at t = 1 (bitwise, up to sign).
  */
 #include <criterion/criterion.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "posebatch.h"
 #include "ref.h"
@@ -81,8 +86,10 @@ static double check1(int nl, rq a, rq b, double t, int lp, rq out, double tol, d
     return e0;
 }
 
-/* random pairs: b near a (log-uniform angle), anywhere, or a fixed relation */
-static void gen_pair(rng_t *r, int long_path, rq *a, rq *b)
+/* random pairs: b near a (log-uniform angle), anywhere, or a fixed relation.
+ * slerp_long != 0 redraws pairs within 1e-4 rad (the header's long-path slerp
+ * exclusion); the header states no such exclusion for nlerp. */
+static void gen_pair(rng_t *r, int slerp_long, rq *a, rq *b)
 {
     *a = rng_quat(r);
     for (;;) {
@@ -92,7 +99,9 @@ static void gen_pair(rng_t *r, int long_path, rq *a, rq *b)
         else
             *b = rng_quat(r);
         if (rng_uniform(r) < 0.5) *b = rq_neg(*b);
-        if (!long_path || rq_angle_between(*a, *b) >= 0.5) break;
+        /* after rounding to float: the header's exclusion is about the
+         * inputs as given */
+        if (!slerp_long || rq_angle_between(rq_round(*a), rq_round(*b)) >= 1e-4) break;
     }
     *a = rq_round(*a);
     *b = rq_round(*b);
@@ -114,7 +123,7 @@ static void random_test(int nl, int long_path, double tlo, double thi, uint64_t 
         if (round == 2) t = 0.5f;
         for (size_t i = 0; i < BATCH; i++) {
             rq qa, qb;
-            gen_pair(&r, long_path, &qa, &qb);
+            gen_pair(&r, long_path && !nl, &qa, &qb);
             fq_set(a, i, qa);
             fq_set(b, i, qb);
         }
@@ -346,6 +355,57 @@ Test(slerp, constant_angular_speed_and_endpoints)
                 cr_expect(rq_dot(out, qa) > 0.0, "slerp(t=0) is -a at i=%zu", i);
         }
     }
+    fq_free(a);
+    fq_free(b);
+    fq_free(o);
+}
+
+/* ---- exact endpoints: out(0) == a, out(1) == +-b bitwise ------------------------- */
+
+static int fbits_eq(float x, float y) { return memcmp(&x, &y, sizeof x) == 0; }
+
+Test(slerp, slerp_endpoints_exact)
+{
+    /* random pairs (any angle, both hemispheres, near and far), equal and
+     * opposite inputs, exact dot == 0, both path flags; slerp only (nlerp
+     * renormalises a, the header promises no exact endpoints for it) */
+    rng_t r = rng_seed(314);
+    size_t n = 50000;
+    pb_quats a = fq_alloc(n), b = fq_alloc(n), o = fq_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        rq qa, qb;
+        gen_pair(&r, 0, &qa, &qb);
+        switch (i % 17) {
+        case 0: qb = qa; break;
+        case 1: qb = rq_neg(qa); break;
+        case 2: qb = rq_round(rng_quat_near(&r, qa, rng_logrange(&r, 1e-8, 1e-3))); break;
+        case 3: qa = rq_make(1, 0, 0, 0); qb = rq_make(0, 0, -1, 0); break; /* dot == 0 */
+        default: break;
+        }
+        fq_set(a, i, qa);
+        fq_set(b, i, qb);
+    }
+    for (int lp = 0; lp < 2; lp++)
+        for (int end = 0; end < 2; end++) {
+            cr_assert_eq(pb_quat_slerp(n, end ? 1.0f : 0.0f, pb_cq(a), pb_cq(b),
+                                       lp ? PB_LONG_PATH : 0u, o),
+                         PB_OK);
+            pb_quats want = end ? b : a;
+            size_t bad = 0, first = 0;
+            for (size_t i = 0; i < n; i++) {
+                int same = fbits_eq(o.w[i], want.w[i]) && fbits_eq(o.x[i], want.x[i]) &&
+                           fbits_eq(o.y[i], want.y[i]) && fbits_eq(o.z[i], want.z[i]);
+                int neg = fbits_eq(o.w[i], -want.w[i]) && fbits_eq(o.x[i], -want.x[i]) &&
+                          fbits_eq(o.y[i], -want.y[i]) && fbits_eq(o.z[i], -want.z[i]);
+                if (!(same || (end && neg)) && bad++ == 0) first = i;
+            }
+            cr_expect(bad == 0,
+                      "slerp%s t=%d: %zu of %zu outputs not exactly %s; first i=%zu a=" RQ_FMT
+                      " b=" RQ_FMT " out=" RQ_FMT,
+                      lp ? " long path" : "", end, bad, n, end ? "+-b" : "a", first,
+                      RQ_ARG(fq_get(a, first)), RQ_ARG(fq_get(b, first)),
+                      RQ_ARG(fq_get(o, first)));
+        }
     fq_free(a);
     fq_free(b);
     fq_free(o);
