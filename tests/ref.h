@@ -185,4 +185,16 @@ void rt_note(ref_track *t, const char *fmt, ...);
  * environment variable POSEBATCH_TEST_VERBOSE is set. */
 void rt_report(const ref_track *t);
 
+/* Criterion expectation over an rt_ tracker: reports it and fails with the
+ * worst case (used by files that include criterion/criterion.h). */
+#define RT_EXPECT(t)                                                                              \
+    do {                                                                                          \
+        rt_report(&(t));                                                                          \
+        cr_expect((t).nfail == 0,                                                                 \
+                  "%s: %zu of %zu cases out of tolerance (max err %.4g = %.3g x tol); worst "     \
+                  "case #%zu: %s",                                                                \
+                  (t).name, (t).nfail, (t).count, (t).max_err, (t).max_ratio, (t).worst_i,        \
+                  (t).worst);                                                                     \
+    } while (0)
+
 #endif /* POSEBATCH_TESTS_REF_H */

@@ -41,15 +41,6 @@
 #define SENTINEL 12345.5f
 
 /* Criterion check of a tracker: every case within tolerance. */
-#define RT_EXPECT(t)                                                                              \
-    do {                                                                                          \
-        rt_report(&(t));                                                                          \
-        cr_expect((t).nfail == 0,                                                                 \
-                  "%s: %zu of %zu cases out of tolerance (max err %.4g = %.3g x tol); worst "     \
-                  "case #%zu: %s",                                                                \
-                  (t).name, (t).nfail, (t).count, (t).max_err, (t).max_ratio, (t).worst_i,        \
-                  (t).worst);                                                                     \
-    } while (0)
 
 /* ---- batches with guard elements (detect writes past n) ------------------- */
 

@@ -29,15 +29,6 @@
 #define AMBIG 1e-6
 #define UNIT_TOL 0x1.0p-21
 
-#define RT_EXPECT(t)                                                                              \
-    do {                                                                                          \
-        rt_report(&(t));                                                                          \
-        cr_expect((t).nfail == 0,                                                                 \
-                  "%s: %zu of %zu cases out of tolerance (max err %.4g = %.3g x tol); worst "     \
-                  "case #%zu: %s",                                                                \
-                  (t).name, (t).nfail, (t).count, (t).max_err, (t).max_ratio, (t).worst_i,        \
-                  (t).worst);                                                                     \
-    } while (0)
 
 static int rq_isfinite(rq q)
 {
