@@ -6,7 +6,7 @@
  * Inputs are generated in double, rounded to float, and the reference is
  * computed from the float values. Rotation target: PB_ACCURACY_ROTATION_RAD
  * (2e-6 rad), the angle of ref^-1 q, sign-insensitive; for accurate (and
- * reference_extract) the header's max(2e-6, 2.5e-7 / g) rad, g = (l1 - l2) / l1
+ * reference_extract) the header's max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g) rad, g = (l1 - l2) / l1
  * the relative eigen-gap of the double reference's matrix. Results documented
  * with w >= 0 (raw_ref, log_ref, accurate, basic) must have w >= 0.
  *
@@ -79,10 +79,10 @@ static void av_ref(av_kind kind, rq ref, size_t k, const rq *s, const double *w,
         *gap = g;
 }
 
-/* accurate: the header's max(2e-6, 2.5e-7 / g); the other kinds: 2e-6 */
+/* accurate: the header's max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g); the other kinds: 2e-6 */
 static double acc_tol(double gap)
 {
-    return gap > 0 ? fmax(TOL_ROT, 2.5e-7 / gap) : INFINITY;
+    return gap > 0 ? fmax(TOL_ROT, PB_ACCURACY_EIGEN_GAP_RAD / gap) : INFINITY;
 }
 static double av_tol(av_kind kind, double gap)
 {
@@ -341,7 +341,7 @@ static void report(av_kind kind, const char *what, const av_stats *st)
               "average %s %s: %zu of %zu cases out of tolerance (%s; max %.3g rad), %zu with "
               "w < 0; worst case: %s",
               av_name[kind], what, st->fails, st->cases,
-              kind == AV_ACCURATE ? "max(2e-6, 2.5e-7 / gap) rad" : "2e-6 rad", st->maxerr,
+              kind == AV_ACCURATE ? "max(2e-6, 4e-7 / gap) rad" : "2e-6 rad", st->maxerr,
               st->sign_fails, st->worst);
 }
 
@@ -537,7 +537,7 @@ Test(average, accurate_order_and_sign_invariant)
                 checked, max_perm, max_sign);
     cr_expect(fails_perm == 0 && fails_sign == 0,
               "accurate: permuted %zu, sign-flipped %zu of %zu results off (> max(2e-6, "
-              "2.5e-7 / gap) rad from the reference, > 2 x that from the original, or w < 0; "
+              "4e-7 / gap) rad from the reference, > 2 x that from the original, or w < 0; "
               "max change %.3g / %.3g rad)",
               fails_perm, fails_sign, checked, max_perm, max_sign);
 }

@@ -209,9 +209,9 @@ static void averages_spline_check(pb_backend b, berr *e)
             }
             rq got = fq_get(out, j);
             double er = rq_angle_between(want, got);
-            /* accurate: the header's max(2e-6, 2.5e-7 / g), g the relative
+            /* accurate: the header's max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g), g the relative
              * eigen-gap; everything else 2e-6 */
-            double tol = f == 4 ? (gap > 0 ? fmax(TOL_ROT, 2.5e-7 / gap) : INFINITY) : TOL_ROT;
+            double tol = f == 4 ? (gap > 0 ? fmax(TOL_ROT, PB_ACCURACY_EIGEN_GAP_RAD / gap) : INFINITY) : TOL_ROT;
             if (!(er <= e->rot))
                 e->rot = er;
             if (!(er <= tol) && e->fails++ < 3)

@@ -78,7 +78,7 @@ static double check1(int nl, rq a, rq b, double t, int lp, rq out, double tol, d
 }
 
 /* random pairs: b near a (log-uniform angle), anywhere, or a fixed relation.
- * slerp_long != 0 redraws pairs within 1e-4 rad (the header's long-path slerp
+ * slerp_long != 0 redraws pairs within 4e-6 rad (the header's long-path slerp
  * exclusion); the header states no such exclusion for nlerp. */
 static void gen_pair(rng_t *r, int slerp_long, rq *a, rq *b)
 {
@@ -92,7 +92,7 @@ static void gen_pair(rng_t *r, int slerp_long, rq *a, rq *b)
         if (rng_uniform(r) < 0.5) *b = rq_neg(*b);
         /* after rounding to float: the header's exclusion is about the
          * inputs as given */
-        if (!slerp_long || rq_angle_between(rq_round(*a), rq_round(*b)) >= 1e-4) break;
+        if (!slerp_long || rq_angle_between(rq_round(*a), rq_round(*b)) >= 4e-6) break;
     }
     *a = rq_round(*a);
     *b = rq_round(*b);

@@ -247,16 +247,21 @@ PB_INLINE vq q_path(vq a, vq b, unsigned flags)
 /* Slerp as cos(t th) a + sin(t th) e, e the unit direction of b in the plane
  * of a and b orthogonal to a, th = atan2(|e_raw|, a.b): no acos, and no
  * division by a vanishing sine (sin(t th)/|e_raw| = t sinc(t th) th/|e_raw|).
- * e is orthogonalised against a a second time: near the long-path antipode the
- * first pass leaves rounding along a that would otherwise show up in |out|.
+ * e is taken from the chord c = b -+ a (q_chord), not from b - (a.b) a: near
+ * the long-path antipode b ~ -a the latter cancels to a vector ~1e4 times
+ * smaller than its rounding allows, while b + a is exact there (Sterbenz).
  * b must be on its path already (q_path). When b is -a to rounding (the long
  * path of equal rotations) e is a's local x axis, a i, and th = pi. */
+/* b - a, or b + a when b is on a's far hemisphere (d = a.b < 0): whichever of
+ * the two nearly cancels is then exact, so the part of b orthogonal to a keeps
+ * full relative accuracy even when b is within 1e-4 of a or of -a. */
+PB_INLINE vq q_chord(vq a, vq b, vf d) { return q_sub(b, q_xorsign(a, d)); }
 #define PB_SLERP_OPPOSITE 1e-6f
 PB_INLINE vq q_slerp(vq a, vq b, vf t)
 {
     vf d = q_dot(a, b);
-    vq e = q_fma(a, vf_neg(d), b);
-    e = q_fma(a, vf_neg(q_dot(a, e)), e);
+    vq c = q_chord(a, b, d);
+    vq e = q_fma(a, vf_neg(q_dot(a, c)), c);
     vf s = vf_sqrt(q_dot(e, e));
     vf th;
     vf ratio = atan2_ratio(s, d, &th);
@@ -280,15 +285,25 @@ static void k_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
 }
 static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
 {
-    vf tv = vf_set(t), sv = vf_set(1.0f - t);
+    /* (1-t) a + t b as k a + t c with c = q_chord(a, b): k = 1 when c = b - a,
+     * 1 - 2t when c = b + a, so the near-cancelling sum of the long path of
+     * b ~ -a at t ~ 1/2 is formed from the exact chord. */
+    vf tv = vf_set(t), one = vf_set(1.0f), k_far = vf_set(1.0f - 2.0f * t);
     PB_BLOCKS(n, blk, {
         vq qa = q_ld(a, blk);
         vq qb = q_path(qa, q_ld(b, blk), flags);
-        q_st(out, q_normalize(q_fma(qb, tv, q_scale(qa, sv))), blk);
+        vf d = q_dot(qa, qb);
+        vf k = vf_sel(vm_lt(d, vf_zero()), k_far, one);
+        q_st(out, q_normalize(q_fma(q_chord(qa, qb, d), tv, q_scale(qa, k))), blk);
     });
 }
 
 /* ------------------------------------------------------------ averages */
+
+/* acc + w s with the product rounded before the sum, not fused: samples that
+ * cancel (w and -w on equal samples) then sum to exactly zero on FMA and
+ * non-FMA backends alike, and zero has a documented result. */
+PB_INLINE vq q_add_weighted(vq acc, vq s, vf w) { return q_add(acc, q_scale(s, w)); }
 
 /* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))) */
 PB_INLINE void b_average_raw(size_t k, pb_cquats ref, const pb_samples *smp, const float *w,
@@ -300,7 +315,7 @@ PB_INLINE void b_average_raw(size_t k, pb_cquats ref, const pb_samples *smp, con
         vq s = q_ld(pb_sample_at(smp, i), blk);
         if (ref.w)
             s = q_inv_mul(r, s);
-        acc = q_fma(q_abs(s), weight_at(w, i), acc);
+        acc = q_add_weighted(acc, q_abs(s), weight_at(w, i));
     }
     vq m = q_normalize(acc);
     q_st(out, ref.w ? q_abs(q_mul(r, m)) : m, blk);
@@ -337,7 +352,7 @@ PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, 
     vq acc = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
     for (size_t i = 0; i < k; i++) {
         vq s = q_align(acc, q_ld(pb_sample_at(smp, i), blk));
-        acc = q_fma(s, weight_at(w, i), acc);
+        acc = q_add_weighted(acc, s, weight_at(w, i));
     }
     q_st(out, q_normalize(q_abs(acc)), blk);
 }
@@ -414,11 +429,11 @@ PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *
         vq s = q_ld(pb_sample_at(smp, i), blk);
         vf c[4] = {s.w, s.x, s.y, s.z};
         vf wi = weight_at(w, i);
-        /* the product first, then the weight: equal samples with weights +w
-         * and -w then cancel exactly, FMA or not */
+        /* each term rounded on its own (no FMA into the sum): equal samples
+         * with weights +w and -w then cancel exactly, on every backend */
         for (int r = 0; r < 4; r++)
             for (int col = r; col < 4; col++)
-                m.a[r][col] = vf_fma(wi, vf_mul(c[r], c[col]), m.a[r][col]);
+                m.a[r][col] = vf_add(m.a[r][col], vf_mul(wi, vf_mul(c[r], c[col])));
     }
     /* Scale to unit trace so tiny or huge weights neither underflow nor
      * overflow in the rotations; a zero matrix keeps the identity basis, whose

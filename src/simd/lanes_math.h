@@ -231,11 +231,13 @@ PB_INLINE vf vf_exp(vf u)
 }
 
 /* --------------------------------------------------------- sin / cos */
-/* Cody-Waite split of pi/2: the first two parts have 11 significant bits, so
- * k*part is exact for |k| < 2^13 even without FMA. */
-#define PB_PIO2_A 1.5703125f
-#define PB_PIO2_B 4.837512969970703e-04f
-#define PB_PIO2_C 7.549790126404332e-08f
+/* Cody-Waite split of pi/2. A has 12 significant bits and k is split as
+ * kh + kl, kh a multiple of 2^10: for |k| < 2^20 both kh*A and kl*A are exact
+ * without FMA, so the reduction stays within 0.27 ulp(x) up to PB_ANGLE_MAX
+ * (an 11-bit A times the whole k lost up to 1 ulp(x) beyond k = 2^13). */
+#define PB_PIO2_A 0x1.922p+0f
+#define PB_PIO2_B -0x1.2aeef4p-18f
+#define PB_PIO2_C -0x1.73dcbp-43f
 #define PB_2_PI_F 0.636619746685028f
 /* Beyond this no float angle is meaningful (ulp >= 1/8 rad): clamp so the
  * result stays a valid unit rotation. */
@@ -250,7 +252,9 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
 {
     vf xc = vf_max(vf_set(-PB_ANGLE_MAX), vf_min(vf_set(PB_ANGLE_MAX), x));
     vf k = vf_round(vf_mul(xc, vf_set(PB_2_PI_F)));
-    vf r = vf_fnma(k, vf_set(PB_PIO2_A), xc);
+    vf kh = vf_mul(vf_round(vf_mul(k, vf_set(0x1p-10f))), vf_set(0x1p10f));
+    vf r = vf_fnma(kh, vf_set(PB_PIO2_A), xc);
+    r = vf_fnma(vf_sub(k, kh), vf_set(PB_PIO2_A), r);
     r = vf_fnma(k, vf_set(PB_PIO2_B), r);
     r = vf_fnma(k, vf_set(PB_PIO2_C), r);
     vf z = vf_mul(r, r);
@@ -330,17 +334,20 @@ PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, pb_sincos half)
 typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
 
 /* Factored forms: the expanded polynomials (x^3 - 2x^2 + x, ...) cancel near
- * x = 1, which large tangents turn into visible rotation error. */
+ * x = 1, which large tangents turn into visible rotation error. The weights
+ * are per call, not per lane: evaluated in double and rounded once, so each
+ * carries half an ulp instead of the two or three a float evaluation adds
+ * (they multiply the tangents, which may be huge). */
 PB_INLINE pb_hermite_basis hermite_basis(float xs)
 {
-    float x2 = xs * xs, xm1 = xs - 1.0f;
+    double x = xs, x2 = x * x, xm1 = x - 1.0;
     pb_hermite_basis h;
-    h.w1 = vf_set(x2 * (3.0f - 2.0f * xs));
-    h.w2 = vf_set(xs * xm1 * xm1);
-    h.w3 = vf_set(x2 * xm1);
-    h.q1 = vf_set(6.0f * xs * (1.0f - xs));
-    h.q2 = vf_set((3.0f * xs - 1.0f) * xm1);
-    h.q3 = vf_set(xs * (3.0f * xs - 2.0f));
+    h.w1 = vf_set((float)(x2 * (3.0 - 2.0 * x)));
+    h.w2 = vf_set((float)(x * xm1 * xm1));
+    h.w3 = vf_set((float)(x2 * xm1));
+    h.q1 = vf_set((float)(6.0 * x * (1.0 - x)));
+    h.q2 = vf_set((float)((3.0 * x - 1.0) * xm1));
+    h.q3 = vf_set((float)(x * (3.0 * x - 2.0)));
     return h;
 }
 PB_INLINE v3 hermite_value(pb_hermite_basis h, v3 d, v3 v0, v3 v1)
