@@ -3,9 +3,9 @@
  *
  *   posebatch-demo IN.bvh [FACTOR] [OUT.bvh]
  *
- * Rotations are unrolled, then resampled by quaternion Catmull-Rom, positions
- * by vec3 Catmull-Rom, FACTOR (default 4) output frames per source frame, end
- * frames clamped. Prints the frames, the time per backend (ns per output
+ * pb_clip_resample: rotations by quaternion Catmull-Rom (offsets computed once
+ * per source segment), positions by vec3 Catmull-Rom, FACTOR (default 4)
+ * output frames per source frame, end frames clamped. Prints the frames, the time per backend (ns per output
  * joint-sample, best of 5) and the largest difference between backends. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -24,46 +24,25 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static pb_cquats rot_at(const pb_bvh *c, size_t f)
+static pb_clip clip_of(pb_bvh *c)
 {
-    size_t o = f * c->num_joints;
-    pb_cquats q = {c->rot_w + o, c->rot_x + o, c->rot_y + o, c->rot_z + o};
-    return q;
-}
-static pb_cvec3s pos_at(const pb_bvh *c, size_t f)
-{
-    size_t o = f * c->num_joints;
-    pb_cvec3s v = {c->pos_x + o, c->pos_y + o, c->pos_z + o};
-    return v;
+    pb_clip k = {c->num_frames, c->num_joints, c->frame_time,
+                 {c->rot_w, c->rot_x, c->rot_y, c->rot_z},
+                 {c->pos_x, c->pos_y, c->pos_z},
+                 {NULL, NULL, NULL}};
+    return k;
 }
 
-/* Resamples every source segment; out has (F-1)*factor + 1 frames. */
-static int resample(const pb_bvh *in, size_t factor, pb_bvh *out)
+/* FACTOR output frames per source frame: pb_clip_resample to factor x the
+ * source rate (ratio snapping makes every FACTOR-th frame a source frame). */
+static int resample(pb_bvh *in, size_t factor, pb_bvh *out)
 {
-    size_t F = in->num_frames, J = in->num_joints;
-    for (size_t f = 0; f + 1 < F; f++) {
-        size_t f0 = f ? f - 1 : 0, f3 = f + 2 < F ? f + 2 : F - 1;
-        for (size_t s = 0; s < factor; s++) {
-            size_t o = (f * factor + s) * J;
-            float x = (float)s / (float)factor;
-            pb_quats rot = {out->rot_w + o, out->rot_x + o, out->rot_y + o, out->rot_z + o};
-            pb_vec3s pos = {out->pos_x + o, out->pos_y + o, out->pos_z + o};
-            pb_vec3s none = {0, 0, 0};
-            if (pb_quat_catmull_rom(J, x, rot_at(in, f0), rot_at(in, f), rot_at(in, f + 1),
-                                    rot_at(in, f3), 0, rot, none) != PB_OK ||
-                pb_vec3_catmull_rom(J, x, pos_at(in, f0), pos_at(in, f), pos_at(in, f + 1),
-                                    pos_at(in, f3), pos, none) != PB_OK)
-                return -1;
-        }
+    pb_clip src = clip_of(in), dst = clip_of(out);
+    pb_status st = pb_clip_resample(&src, (double)factor / in->frame_time, 0, &dst, NULL);
+    if (st != PB_OK) {
+        fprintf(stderr, "pb_clip_resample: %s\n", pb_status_str(st));
+        return -1;
     }
-    size_t o = (F - 1) * factor * J, last = (F - 1) * J;
-    memcpy(out->rot_w + o, in->rot_w + last, J * sizeof(float));
-    memcpy(out->rot_x + o, in->rot_x + last, J * sizeof(float));
-    memcpy(out->rot_y + o, in->rot_y + last, J * sizeof(float));
-    memcpy(out->rot_z + o, in->rot_z + last, J * sizeof(float));
-    memcpy(out->pos_x + o, in->pos_x + last, J * sizeof(float));
-    memcpy(out->pos_y + o, in->pos_y + last, J * sizeof(float));
-    memcpy(out->pos_z + o, in->pos_z + last, J * sizeof(float));
     return 0;
 }
 
@@ -89,10 +68,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: need at least 2 frames\n", argv[1]);
         return 1;
     }
-    pb_cquats all = rot_at(&in, 0);
-    pb_quats all_w = {in.rot_w, in.rot_x, in.rot_y, in.rot_z};
-    pb_quat_unroll(F, J, all, all_w); /* Euler wraps become continuous quaternion tracks */
-    size_t G = (F - 1) * factor + 1;
+    pb_clip src = clip_of(&in);
+    size_t G = pb_clip_resample_frames(&src, (double)factor / in.frame_time, 0);
     if (pb_bvh_read_file(argv[1], &out, &err) != PB_BVH_OK || pb_bvh_set_frames(&out, G, &err) != PB_BVH_OK ||
         pb_bvh_read_file(argv[1], &ref, &err) != PB_BVH_OK || pb_bvh_set_frames(&ref, G, &err) != PB_BVH_OK) {
         fprintf(stderr, "%s\n", err.message);

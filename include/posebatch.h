@@ -122,6 +122,7 @@ static inline pb_cvec3s pb_cv(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; retur
 #define PB_EXACT_VELOCITY 0x1u /* cubic interpolators: exact angular velocity J_l(u) du/dx */
 #define PB_LONG_PATH 0x2u      /* slerp / nlerp: go the long way round (> 180 degrees) */
 #define PB_CLOSED 0x4u         /* spline over keys: the sequence loops */
+#define PB_CLIP_LOOP 0x8u      /* clip resampling: the clip is cyclic (frame F wraps to 0) */
 
 /* ------------------------------------------------------------------------ */
 /* Backends and runtime dispatch                                            */
@@ -402,6 +403,117 @@ PB_API pb_status pb_quat_shoemake_controls(size_t n, pb_cquats prev, pb_cquats c
  * One key gives that key. out must not overlap the keys. */
 PB_API pb_status pb_quat_spline_eval(size_t keys, size_t n, pb_cquats track, float t,
                                      unsigned flags, pb_quats out);
+
+/* ------------------------------------------------------------------------ */
+/* Clips: resampling joint tracks, blending poses                           */
+/* ------------------------------------------------------------------------ */
+/*
+ * A clip is F frames of J joints, frame-major structure of arrays: the value
+ * of joint j in frame f is element f*J + j of each array. Rotations are
+ * required; positions and scales are optional tracks (a batch whose first
+ * pointer is NULL is absent). Frame f is at time f * frame_time seconds.
+ */
+typedef struct pb_clip {
+    size_t frames;     /* F >= 1 */
+    size_t joints;     /* J >= 1; F*J <= PB_MAX_COUNT */
+    double frame_time; /* seconds between frames: finite and > 0 */
+    pb_quats rot;      /* F*J rotations (unit quaternions) */
+    pb_vec3s pos;      /* F*J translations, or absent */
+    pb_vec3s scale;    /* F*J positive scales, or absent */
+} pb_clip;
+
+/* Optional velocity outputs of a resampling, per second, same layout as the
+ * output clip: angular velocity (rad/s, world-frame convention of
+ * pb_quat_catmull_rom), linear velocity of the positions (units/s), and the
+ * rate of the log of the scales (1/s). Each batch may be absent. */
+typedef struct pb_clip_vel {
+    pb_vec3s rot, pos, scale;
+} pb_clip_vel;
+
+/* Samples src at `count` arbitrary times (seconds, any order; sorted times
+ * are fastest, since the per-segment work is then done once per source
+ * segment) into dst, which must have dst->frames == count, dst->joints ==
+ * src->joints, and the same tracks present as src (a track of src may be left
+ * out of dst; one dst has and src lacks is PB_ERR_NULL). dst->frame_time is
+ * not used or changed.
+ *
+ * Between source frames f and f+1 the value is the Catmull-Rom of frames f-1,
+ * f, f+1, f+2: rotations by pb_quat_catmull_rom, positions by
+ * pb_vec3_catmull_rom, scales by pb_scale_catmull_rom (log space), all with
+ * the same results as those functions to float rounding. Rotation offsets are
+ * taken as shortest arcs, so the source need not be unrolled; the output
+ * rotation tracks are unrolled (each output frame in the hemisphere of the
+ * previous one).
+ * PB_EXACT_VELOCITY is honoured for the angular velocity.
+ * End conditions: by default (clamp) the missing neighbour of an end frame is
+ * the end frame itself, and times outside [0, (F-1) frame_time] hold the end
+ * pose with zero velocity. With PB_CLIP_LOOP the clip is cyclic with period
+ * F * frame_time: frame F-1 is followed by frame 0 (so a clip whose last
+ * frame repeats its first should drop it first), neighbours wrap, any finite
+ * time is taken modulo the period, and the result is continuous across the
+ * seam. A sample exactly at a source frame time reproduces that frame
+ * exactly (up to the sign the unrolling picks). F == 1 gives that frame
+ * everywhere with zero velocity.
+ * vel may be NULL; its batches hold count*J values each.
+ * Errors (nothing written): PB_ERR_NULL (src/dst/times or a needed batch
+ * NULL), PB_ERR_SIZE (frames or joints 0, or a count above PB_MAX_COUNT),
+ * PB_ERR_ARG (frame_time not finite and > 0, a time not finite, unknown
+ * flags, joints differ), PB_ERR_ALIAS (an output overlapping src or another
+ * output), PB_ERR_NOMEM (the J-sized per-segment workspace).
+ * Accuracy: that of pb_quat_catmull_rom (rotation, velocity), vec3 and scale
+ * Catmull-Rom; velocities per second are those divided by frame_time. */
+PB_API pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times,
+                                unsigned flags, pb_clip *dst, const pb_clip_vel *vel);
+
+/* Output frame count of pb_clip_resample at fps frames per second: clamp:
+ * floor(duration * fps) + 1 with duration (F-1) * frame_time; PB_CLIP_LOOP:
+ * round(F * frame_time * fps) (one period, the seam frame not repeated), at
+ * least 1. Durations that are whole multiples of the output frame time up to
+ * 1e-6 relative count as whole (BVH prints frame times to ~7 digits). Returns
+ * 0 for invalid arguments (NULL, fps or frame_time not finite and > 0, zero
+ * sizes) or a count above PB_MAX_COUNT. */
+PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags);
+
+/* Resamples src to fps frames per second: dst->frames must equal
+ * pb_clip_resample_frames(src, fps, flags); output frame i is sampled at
+ * source frame position i * s, s = 1 / (fps * src->frame_time), as in
+ * pb_clip_sample (same flags, tracks, errors, accuracy). When s is within
+ * 1e-6 relative of a ratio p/q of small integers (q <= 64; e.g. 0.25 for
+ * 30 -> 120 fps with a printed frame time of 0.0333333) that ratio is used
+ * exactly, so every q-th output frame is exactly a source frame. Sets
+ * dst->frame_time = 1 / fps. */
+PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
+                                  const pb_clip_vel *vel);
+
+/* One pose of J joints (a frame of a clip); tracks as in pb_clip. */
+typedef struct pb_pose { pb_quats rot; pb_vec3s pos; pb_vec3s scale; } pb_pose;
+typedef struct pb_cpose { pb_cquats rot; pb_cvec3s pos; pb_cvec3s scale; } pb_cpose;
+
+typedef enum pb_blend_method {
+    PB_BLEND_LOG_REF = 0,  /* pb_quat_average_log_ref around ref (the default) */
+    PB_BLEND_RAW_REF = 1,  /* pb_quat_average_raw_ref around ref */
+    PB_BLEND_LOG = 2,      /* pb_quat_average_log */
+    PB_BLEND_RAW = 3,      /* pb_quat_average_raw */
+    PB_BLEND_ACCURATE = 4, /* pb_quat_average_accurate */
+    PB_BLEND_METHOD_COUNT = 5
+} pb_blend_method;
+
+/* Weighted blend of k poses of J joints into out (what an animation runtime's
+ * blending job does per frame): rotations by the chosen average; positions
+ * by the weighted sum sum_i w_i p_i, or ref.pos + sum_i w_i (p_i - ref.pos)
+ * when ref has positions; scales in log space, exp(sum_i w_i ln s_i), or
+ * ref.scale * exp(sum_i w_i ln(s_i / ref.scale)) when ref has scales.
+ * Weights are used as given (the usual use sums to 1; positions and log
+ * blends are linear in them, see the averages above). rot/pos/scale are
+ * arrays of k batches; pos and scale may be NULL (those tracks are then not
+ * blended and out's must be absent; out having a track the inputs lack is
+ * PB_ERR_NULL). ref may be NULL except for the *_REF methods (PB_ERR_NULL).
+ * out must not overlap any input (PB_ERR_ALIAS). k == 0, joints above
+ * PB_MAX_COUNT: PB_ERR_SIZE; unknown method: PB_ERR_ARG. Accuracy: that of
+ * the average used; positions and scales to float rounding of the sums. */
+PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+                               const pb_cvec3s *scale, const float *weights,
+                               pb_blend_method method, const pb_cpose *ref, const pb_pose *out);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,14 @@ cat "$out" >>"$log"
 grep -E "^FAIL" "$out" | head -20 || true
 grep -vE "^FAIL" "$out" || true
 rm -f "$out"
+if [ -x "$build/src/cli/posebatch" ]; then
+  echo "== the posebatch CLI on the shipped clip"
+  out=$(mktemp)
+  bash tests/cli/run.sh "$build" >"$out" 2>&1 || status=1
+  cat "$out" >>"$log"
+  grep -E "^(FAIL|cli:)" "$out" || true
+  rm -f "$out"
+fi
 # one closing line over everything above
 python3 - "$log" <<'PY'
 import re, sys
@@ -44,7 +52,7 @@ text = open(sys.argv[1]).read()
 p = f = 0
 for m in re.finditer(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)", text):
     p += int(m.group(2)); f += int(m.group(3)) + int(m.group(4))
-for m in re.finditer(r"conformance: (\d+) passed, (\d+) failed", text):
+for m in re.finditer(r"^(?:conformance|cli): (\d+) passed, (\d+) failed", text, re.M):
     p += int(m.group(1)); f += int(m.group(2))
 print(f"{p} passed, {f} failed")
 sys.exit(1 if f or p == 0 else 0)

@@ -2,7 +2,11 @@
  * then hand over to the active backend's kernel. */
 #include <stdint.h>
 
+#include "check.h"
 #include "internal.h"
+
+static const pb_vec3s no_v3 = {0, 0, 0};
+static const pb_quats no_q = {0, 0, 0, 0};
 
 uint32_t pb_version(void)
 {
@@ -36,131 +40,6 @@ const char *pb_status_str(pb_status status)
     }
     return "unknown status";
 }
-
-/* ------------------------------------------------------------ checking */
-
-/* Outputs are registered first; each later input is checked against them as
- * it is added, so averages over any k need no storage per sample. */
-#define MAX_OUT 8
-typedef struct {
-    uintptr_t p[MAX_OUT];
-    size_t len[MAX_OUT];
-    int nout;
-    pb_status st;
-} chk;
-
-static void chk_fail(chk *c, pb_status s)
-{
-    if (c->st == PB_OK)
-        c->st = s;
-}
-static int overlaps(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
-{
-    return a < b + blen && b < a + alen;
-}
-static void out_f(chk *c, float *p, size_t n)
-{
-    if (!p) {
-        chk_fail(c, PB_ERR_NULL);
-        return;
-    }
-    uintptr_t u = (uintptr_t)p;
-    size_t len = n * sizeof(float);
-    for (int i = 0; i < c->nout; i++)
-        if (overlaps(u, len, c->p[i], c->len[i]))
-            chk_fail(c, PB_ERR_ALIAS);
-    c->p[c->nout] = u;
-    c->len[c->nout] = len;
-    c->nout++;
-}
-/* exact: an input may be exactly an output array (same start) */
-static void in_f(chk *c, const float *p, size_t n, int exact_ok)
-{
-    if (!p) {
-        chk_fail(c, PB_ERR_NULL);
-        return;
-    }
-    uintptr_t u = (uintptr_t)p;
-    size_t len = n * sizeof(float);
-    for (int i = 0; i < c->nout; i++) {
-        if (exact_ok && u == c->p[i] && len == c->len[i])
-            continue;
-        if (overlaps(u, len, c->p[i], c->len[i]))
-            chk_fail(c, PB_ERR_ALIAS);
-    }
-}
-static void out_q(chk *c, pb_quats q, size_t n)
-{
-    out_f(c, q.w, n);
-    out_f(c, q.x, n);
-    out_f(c, q.y, n);
-    out_f(c, q.z, n);
-}
-static void out_v(chk *c, pb_vec3s v, size_t n)
-{
-    out_f(c, v.x, n);
-    out_f(c, v.y, n);
-    out_f(c, v.z, n);
-}
-/* optional outputs: absent when every pointer is NULL */
-static void opt_out_v(chk *c, pb_vec3s v, size_t n)
-{
-    if (v.x || v.y || v.z)
-        out_v(c, v, n);
-}
-static void opt_out_q(chk *c, pb_quats q, size_t n)
-{
-    if (q.w || q.x || q.y || q.z)
-        out_q(c, q, n);
-}
-static void in_q(chk *c, pb_cquats q, size_t n)
-{
-    in_f(c, q.w, n, 1);
-    in_f(c, q.x, n, 1);
-    in_f(c, q.y, n, 1);
-    in_f(c, q.z, n, 1);
-}
-static void in_q_strict(chk *c, pb_cquats q, size_t n)
-{
-    in_f(c, q.w, n, 0);
-    in_f(c, q.x, n, 0);
-    in_f(c, q.y, n, 0);
-    in_f(c, q.z, n, 0);
-}
-static void in_v(chk *c, pb_cvec3s v, size_t n)
-{
-    in_f(c, v.x, n, 1);
-    in_f(c, v.y, n, 1);
-    in_f(c, v.z, n, 1);
-}
-static pb_status flags_ok(unsigned flags, unsigned allowed)
-{
-    return (flags & ~allowed) ? PB_ERR_ARG : PB_OK;
-}
-static const pb_vec3s no_v3 = {0, 0, 0};
-static const pb_quats no_q = {0, 0, 0, 0};
-static int absent_v(pb_vec3s v) { return !v.x && !v.y && !v.z; }
-static int absent_q(pb_quats q) { return !q.w && !q.x && !q.y && !q.z; }
-
-/* Leading checks shared by every element-wise entry point: returns PB_OK to
- * go on, or the status to return (with *done set for the n == 0 success). */
-static pb_status prologue(size_t n, int *done)
-{
-    *done = 0;
-    if (n > PB_MAX_COUNT)
-        return PB_ERR_SIZE;
-    if (n == 0)
-        *done = 1;
-    return PB_OK;
-}
-#define PROLOGUE(n)                                                            \
-    do {                                                                       \
-        int done_;                                                             \
-        pb_status st_ = prologue((n), &done_);                                 \
-        if (st_ != PB_OK || done_)                                             \
-            return st_;                                                        \
-    } while (0)
-#define K (pb_active_kernels())
 
 /* ---------------------------------------------------------- primitives */
 
@@ -306,7 +185,7 @@ pb_status pb_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_
     in_v(&c, p3, n);
     if (c.st != PB_OK)
         return c.st;
-    K->vec3_catmull_rom(n, x, p0, p1, p2, p3, pos, absent_v(vel) ? no_v3 : vel);
+    K->vec3_catmull_rom(n, x, 1.0f, p0, p1, p2, p3, pos, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
 
@@ -400,7 +279,7 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
     in_v(&c, s3, n);
     if (c.st != PB_OK)
         return c.st;
-    K->scale_catmull_rom(n, x, s0, s1, s2, s3, scale, absent_v(svel) ? no_v3 : svel);
+    K->scale_catmull_rom(n, x, 1.0f, s0, s1, s2, s3, scale, absent_v(svel) ? no_v3 : svel);
     return PB_OK;
 }
 

@@ -40,8 +40,9 @@ typedef struct pb_kernels {
 
     void (*vec3_hermite)(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0, pb_cvec3s v1,
                          pb_vec3s pos, pb_vec3s vel);
-    void (*vec3_catmull_rom)(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s p2,
-                             pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
+    /* vscale multiplies the velocity (1 for the public function) */
+    void (*vec3_catmull_rom)(size_t n, float x, float vscale, pb_cvec3s p0, pb_cvec3s p1,
+                             pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
     void (*quat_hermite)(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0, pb_cvec3s v1,
                          unsigned flags, pb_quats rot, pb_vec3s vel);
     void (*quat_catmull_rom)(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
@@ -50,8 +51,8 @@ typedef struct pb_kernels {
                            pb_cquats r3, unsigned flags, pb_quats rot, pb_quats vel4);
     void (*scale_hermite)(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s v0,
                           pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel);
-    void (*scale_catmull_rom)(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s s2,
-                              pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel);
+    void (*scale_catmull_rom)(size_t n, float x, float vscale, pb_cvec3s s0, pb_cvec3s s1,
+                              pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel);
     void (*quat_slerp)(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out);
     void (*quat_nlerp)(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out);
 
@@ -72,6 +73,16 @@ typedef struct pb_kernels {
                          pb_quats out);
     void (*shoemake_controls)(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next, pb_quats b,
                               pb_quats a);
+
+    /* clips (clip.c): per-segment Catmull-Rom offsets, then the offset-form
+     * Hermite per sample; vec3 pose blend (linear or log space) */
+    void (*quat_cr_segment)(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb_cquats r3,
+                            pb_vec3s d12, pb_vec3s t1, pb_vec3s t2);
+    void (*quat_hermite_offset)(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d12,
+                                pb_cvec3s t1, pb_cvec3s t2, unsigned flags, pb_cquats prev,
+                                pb_quats rot, pb_vec3s vel);
+    void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
+                       int log_space, pb_vec3s out);
 } pb_kernels;
 
 typedef struct pb_backend_entry {

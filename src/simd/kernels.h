@@ -105,10 +105,10 @@ PB_INLINE void b_vec3_catmull_rom(pb_hermite_basis h, pb_cvec3s p0, pb_cvec3s p1
     if (vel.x)
         v3_st(vel, hermite_deriv(h, d12, t1, t2), blk);
 }
-static void k_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s p2,
-                               pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
+static void k_vec3_catmull_rom(size_t n, float x, float vscale, pb_cvec3s p0, pb_cvec3s p1,
+                               pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
 {
-    pb_hermite_basis h = hermite_basis(x);
+    pb_hermite_basis h = hermite_basis_scaled(x, vscale);
     PB_BLOCKS(n, blk, b_vec3_catmull_rom(h, p0, p1, p2, p3, pos, vel, blk));
 }
 
@@ -116,6 +116,13 @@ static void k_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb
 
 /* The offset-form Hermite shared by quat_hermite and quat_catmull_rom:
  * u = w1 d + w2 v0 + w3 v1, rot = exp(u/2) r0, vel = u' or J_l(u) u'. */
+/* u' (or J_l(u) u' with PB_EXACT_VELOCITY); half is the sincos of |u|/2 */
+PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 u, v3 d, v3 v0, v3 v1, unsigned flags,
+                              pb_sincos half)
+{
+    v3 du = hermite_deriv(h, d, v0, v1);
+    return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(u, du, half) : du;
+}
 PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
                                    pb_quats rot, pb_vec3s vel, pb_blk blk)
 {
@@ -123,12 +130,8 @@ PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1
     pb_sincos half;
     vq e = q_exp_sc(v3_scale(u, vf_set(0.5f)), &half);
     q_st(rot, q_mul(e, r0), blk);
-    if (vel.x) {
-        v3 du = hermite_deriv(h, d, v0, v1);
-        if (flags & PB_EXACT_VELOCITY)
-            du = jacobian_left_apply(u, du, half);
-        v3_st(vel, du, blk);
-    }
+    if (vel.x)
+        v3_st(vel, hermite_velocity(h, u, d, v0, v1, flags, half), blk);
 }
 static void k_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0,
                            pb_cvec3s v1, unsigned flags, pb_quats rot, pb_vec3s vel)
@@ -140,14 +143,23 @@ static void k_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cve
                             flags, rot, vel, blk);
     });
 }
+/* Catmull-Rom of r0..r3 in offset form: d12 the offset r1 -> r2 and the
+ * central-difference tangents t1, t2 (scaled angle-axis, shortest arcs). */
+PB_INLINE void cr_offsets(vq a, vq b, vq c, vq d, v3 *d12, v3 *t1, v3 *t2)
+{
+    vf half = vf_set(0.5f);
+    v3 d01 = q_sub_saa(b, a), d23 = q_sub_saa(d, c);
+    *d12 = q_sub_saa(c, b);
+    *t1 = v3_scale(v3_add(d01, *d12), half);
+    *t2 = v3_scale(v3_add(*d12, d23), half);
+}
 PB_INLINE void b_quat_catmull_rom(pb_hermite_basis h, pb_cquats r0, pb_cquats r1, pb_cquats r2,
                                   pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel,
                                   pb_blk blk)
 {
-    vq a = q_ld(r0, blk), b = q_ld(r1, blk), c = q_ld(r2, blk), d = q_ld(r3, blk);
-    vf half = vf_set(0.5f);
-    v3 d01 = q_sub_saa(b, a), d12 = q_sub_saa(c, b), d23 = q_sub_saa(d, c);
-    v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+    vq b = q_ld(r1, blk);
+    v3 d12, t1, t2;
+    cr_offsets(q_ld(r0, blk), b, q_ld(r2, blk), q_ld(r3, blk), &d12, &t1, &t2);
     quat_hermite_finish(h, b, d12, t1, t2, flags, rot, vel, blk);
 }
 static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
@@ -155,6 +167,37 @@ static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb
 {
     pb_hermite_basis h = hermite_basis(x);
     PB_BLOCKS(n, blk, b_quat_catmull_rom(h, r0, r1, r2, r3, flags, rot, vel, blk));
+}
+
+/* Clip resampling in two steps: the per-segment offsets once per source
+ * segment, then per output sample only the Hermite sum, one exp and one mul. */
+static void k_quat_cr_segment(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb_cquats r3,
+                              pb_vec3s d12, pb_vec3s t1, pb_vec3s t2)
+{
+    PB_BLOCKS(n, blk, {
+        v3 d, a, b;
+        cr_offsets(q_ld(r0, blk), q_ld(r1, blk), q_ld(r2, blk), q_ld(r3, blk), &d, &a, &b);
+        v3_st(d12, d, blk);
+        v3_st(t1, a, blk);
+        v3_st(t2, b, blk);
+    });
+}
+/* prev (absent: w NULL) is the previous output frame: rot is put in its
+ * hemisphere, so output tracks come out unrolled in the same pass. */
+static void k_quat_hermite_offset(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d12,
+                                  pb_cvec3s t1, pb_cvec3s t2, unsigned flags, pb_cquats prev,
+                                  pb_quats rot, pb_vec3s vel)
+{
+    pb_hermite_basis h = hermite_basis_scaled(x, vscale);
+    PB_BLOCKS(n, blk, {
+        v3 d = v3_ld(d12, blk), a = v3_ld(t1, blk), b = v3_ld(t2, blk);
+        pb_sincos half;
+        v3 u = hermite_value(h, d, a, b);
+        vq r = q_mul(q_exp_sc(v3_scale(u, vf_set(0.5f)), &half), q_ld(r1, blk));
+        q_st(rot, prev.w ? q_align(q_ld(prev, blk), r) : r, blk);
+        if (vel.x)
+            v3_st(vel, hermite_velocity(h, u, d, a, b, flags, half), blk);
+    });
 }
 
 PB_INLINE vq q_add(vq a, vq b) { vq r = {vf_add(a.w, b.w), vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
@@ -199,12 +242,16 @@ PB_INLINE v3 v3_ln_ratio(v3 a, v3 b) /* ln(a / b) */
     v3 r = {vf_ln(vf_div(a.x, b.x)), vf_ln(vf_div(a.y, b.y)), vf_ln(vf_div(a.z, b.z))};
     return r;
 }
+PB_INLINE v3 v3_exp(v3 a)
+{
+    v3 r = {vf_exp(a.x), vf_exp(a.y), vf_exp(a.z)};
+    return r;
+}
 PB_INLINE void scale_hermite_finish(pb_hermite_basis h, v3 s0, v3 d, v3 v0, v3 v1, pb_vec3s scale,
                                     pb_vec3s svel, pb_blk blk)
 {
     v3 u = hermite_value(h, d, v0, v1);
-    v3 s = {vf_mul(vf_exp(u.x), s0.x), vf_mul(vf_exp(u.y), s0.y), vf_mul(vf_exp(u.z), s0.z)};
-    v3_st(scale, s, blk);
+    v3_st(scale, v3_mul(v3_exp(u), s0), blk);
     if (svel.x)
         v3_st(svel, hermite_deriv(h, d, v0, v1), blk);
 }
@@ -227,10 +274,10 @@ PB_INLINE void b_scale_catmull_rom(pb_hermite_basis h, pb_cvec3s s0, pb_cvec3s s
     v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
     scale_hermite_finish(h, b, d12, t1, t2, scale, svel, blk);
 }
-static void k_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s s2,
-                                pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel)
+static void k_scale_catmull_rom(size_t n, float x, float vscale, pb_cvec3s s0, pb_cvec3s s1,
+                                pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel)
 {
-    pb_hermite_basis h = hermite_basis(x);
+    pb_hermite_basis h = hermite_basis_scaled(x, vscale);
     PB_BLOCKS(n, blk, b_scale_catmull_rom(h, s0, s1, s2, s3, scale, svel, blk));
 }
 
@@ -452,6 +499,27 @@ static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const fl
     PB_BLOCKS(n, blk, b_average_accurate(k, s, w, out, blk));
 }
 
+/* Pose blend of translations (sum w_i (p_i - ref) + ref) or scales in log
+ * space (ref exp(sum w_i ln(s_i / ref))); ref absent: zero / one. */
+PB_INLINE void b_vec3_blend(size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
+                            int log_space, pb_vec3s out, pb_blk blk)
+{
+    v3 r = ref.x ? v3_ld(ref, blk) : v3_splat(log_space ? 1.0f : 0.0f);
+    v3 acc = v3_splat(0.0f);
+    for (size_t i = 0; i < k; i++) {
+        v3 p = v3_ld(s[i], blk);
+        v3 d = log_space ? v3_ln_ratio(p, r) : v3_sub(p, r);
+        acc = v3_fma(d, weight_at(w, i), acc);
+    }
+    v3 o = log_space ? v3_mul(v3_exp(acc), r) : v3_add(acc, r);
+    v3_st(out, o, blk);
+}
+static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
+                         int log_space, pb_vec3s out)
+{
+    PB_BLOCKS(n, blk, b_vec3_blend(k, ref, s, w, log_space, out, blk));
+}
+
 PB_INLINE void b_sin_half_angle(pb_cquats a, pb_cquats b, float *out, pb_blk blk)
 {
     vq d = q_inv_mul(q_ld(a, blk), q_ld(b, blk));
@@ -537,6 +605,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_sin_half_angle,                                                      \
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
+        k_quat_cr_segment, k_quat_hermite_offset, k_vec3_blend,                \
     }
 
 #endif

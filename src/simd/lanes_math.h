@@ -54,6 +54,8 @@ PB_INLINE vf hs(vf acc, vf z, float c) { return vf_fma(acc, z, vf_set(c)); }
 
 PB_INLINE v3 v3_add(v3 a, v3 b) { v3 r = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
 PB_INLINE v3 v3_sub(v3 a, v3 b) { v3 r = {vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)}; return r; }
+PB_INLINE v3 v3_splat(float f) { vf v = vf_set(f); v3 r = {v, v, v}; return r; }
+PB_INLINE v3 v3_mul(v3 a, v3 b) { v3 r = {vf_mul(a.x, b.x), vf_mul(a.y, b.y), vf_mul(a.z, b.z)}; return r; }
 PB_INLINE v3 v3_scale(v3 a, vf s) { v3 r = {vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)}; return r; }
 /* a*s + c */
 PB_INLINE v3 v3_fma(v3 a, vf s, v3 c) { v3 r = {vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)}; return r; }
@@ -337,19 +339,22 @@ typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
  * x = 1, which large tangents turn into visible rotation error. The weights
  * are per call, not per lane: evaluated in double and rounded once, so each
  * carries half an ulp instead of the two or three a float evaluation adds
- * (they multiply the tangents, which may be huge). */
-PB_INLINE pb_hermite_basis hermite_basis(float xs)
+ * (they multiply the tangents, which may be huge). The derivative weights
+ * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
+ * poses) for the same reason. */
+PB_INLINE pb_hermite_basis hermite_basis_scaled(float xs, double dscale)
 {
     double x = xs, x2 = x * x, xm1 = x - 1.0;
     pb_hermite_basis h;
     h.w1 = vf_set((float)(x2 * (3.0 - 2.0 * x)));
     h.w2 = vf_set((float)(x * xm1 * xm1));
     h.w3 = vf_set((float)(x2 * xm1));
-    h.q1 = vf_set((float)(6.0 * x * (1.0 - x)));
-    h.q2 = vf_set((float)((3.0 * x - 1.0) * xm1));
-    h.q3 = vf_set((float)(x * (3.0 * x - 2.0)));
+    h.q1 = vf_set((float)(dscale * 6.0 * x * (1.0 - x)));
+    h.q2 = vf_set((float)(dscale * (3.0 * x - 1.0) * xm1));
+    h.q3 = vf_set((float)(dscale * x * (3.0 * x - 2.0)));
     return h;
 }
+PB_INLINE pb_hermite_basis hermite_basis(float xs) { return hermite_basis_scaled(xs, 1.0); }
 PB_INLINE v3 hermite_value(pb_hermite_basis h, v3 d, v3 v0, v3 v1)
 {
     return v3_fma(v1, h.w3, v3_fma(v0, h.w2, v3_scale(d, h.w1)));

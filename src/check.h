@@ -1,0 +1,139 @@
+/* Argument checking shared by the public entry points (api.c, clip.c): every
+ * argument is validated before anything is written. */
+#ifndef PB_CHECK_H
+#define PB_CHECK_H
+
+#include <stdint.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ checking */
+
+/* Outputs are registered first; each later input is checked against them as
+ * it is added, so averages over any k need no storage per sample. */
+#define MAX_OUT 24
+typedef struct {
+    uintptr_t p[MAX_OUT];
+    size_t len[MAX_OUT];
+    int nout;
+    pb_status st;
+} chk;
+
+static inline void chk_fail(chk *c, pb_status s)
+{
+    if (c->st == PB_OK)
+        c->st = s;
+}
+static inline int overlaps(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+static inline void out_f(chk *c, float *p, size_t n)
+{
+    if (!p) {
+        chk_fail(c, PB_ERR_NULL);
+        return;
+    }
+    uintptr_t u = (uintptr_t)p;
+    size_t len = n * sizeof(float);
+    for (int i = 0; i < c->nout; i++)
+        if (overlaps(u, len, c->p[i], c->len[i]))
+            chk_fail(c, PB_ERR_ALIAS);
+    c->p[c->nout] = u;
+    c->len[c->nout] = len;
+    c->nout++;
+}
+/* exact: an input may be exactly an output array (same start) */
+static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
+{
+    if (!p) {
+        chk_fail(c, PB_ERR_NULL);
+        return;
+    }
+    uintptr_t u = (uintptr_t)p;
+    size_t len = n * sizeof(float);
+    for (int i = 0; i < c->nout; i++) {
+        if (exact_ok && u == c->p[i] && len == c->len[i])
+            continue;
+        if (overlaps(u, len, c->p[i], c->len[i]))
+            chk_fail(c, PB_ERR_ALIAS);
+    }
+}
+static inline void out_q(chk *c, pb_quats q, size_t n)
+{
+    out_f(c, q.w, n);
+    out_f(c, q.x, n);
+    out_f(c, q.y, n);
+    out_f(c, q.z, n);
+}
+static inline void out_v(chk *c, pb_vec3s v, size_t n)
+{
+    out_f(c, v.x, n);
+    out_f(c, v.y, n);
+    out_f(c, v.z, n);
+}
+/* optional outputs: absent when every pointer is NULL */
+static inline void opt_out_v(chk *c, pb_vec3s v, size_t n)
+{
+    if (v.x || v.y || v.z)
+        out_v(c, v, n);
+}
+static inline void opt_out_q(chk *c, pb_quats q, size_t n)
+{
+    if (q.w || q.x || q.y || q.z)
+        out_q(c, q, n);
+}
+static inline void in_q(chk *c, pb_cquats q, size_t n)
+{
+    in_f(c, q.w, n, 1);
+    in_f(c, q.x, n, 1);
+    in_f(c, q.y, n, 1);
+    in_f(c, q.z, n, 1);
+}
+static inline void in_q_strict(chk *c, pb_cquats q, size_t n)
+{
+    in_f(c, q.w, n, 0);
+    in_f(c, q.x, n, 0);
+    in_f(c, q.y, n, 0);
+    in_f(c, q.z, n, 0);
+}
+static inline void in_v(chk *c, pb_cvec3s v, size_t n)
+{
+    in_f(c, v.x, n, 1);
+    in_f(c, v.y, n, 1);
+    in_f(c, v.z, n, 1);
+}
+static inline void in_v_strict(chk *c, pb_cvec3s v, size_t n)
+{
+    in_f(c, v.x, n, 0);
+    in_f(c, v.y, n, 0);
+    in_f(c, v.z, n, 0);
+}
+static inline pb_status flags_ok(unsigned flags, unsigned allowed)
+{
+    return (flags & ~allowed) ? PB_ERR_ARG : PB_OK;
+}
+static inline int absent_v(pb_vec3s v) { return !v.x && !v.y && !v.z; }
+static inline int absent_q(pb_quats q) { return !q.w && !q.x && !q.y && !q.z; }
+
+/* Leading checks shared by every element-wise entry point: returns PB_OK to
+ * go on, or the status to return (with *done set for the n == 0 success). */
+static inline pb_status prologue(size_t n, int *done)
+{
+    *done = 0;
+    if (n > PB_MAX_COUNT)
+        return PB_ERR_SIZE;
+    if (n == 0)
+        *done = 1;
+    return PB_OK;
+}
+#define PROLOGUE(n)                                                            \
+    do {                                                                       \
+        int done_;                                                             \
+        pb_status st_ = prologue((n), &done_);                                 \
+        if (st_ != PB_OK || done_)                                             \
+            return st_;                                                        \
+    } while (0)
+#define K (pb_active_kernels())
+
+#endif

@@ -1,0 +1,109 @@
+/* Shared pieces of the posebatch command-line tool: option parsing, strict
+ * number parsing, messages, and pb_bvh <-> pb_clip plumbing. */
+#ifndef PB_CLI_H
+#define PB_CLI_H
+
+#include <stddef.h>
+
+#include "bvh.h"
+#include "posebatch.h"
+
+/* Exit codes (documented in --help and README.md). */
+#define CLI_OK 0
+#define CLI_FAILED 1 /* some input could not be read, processed or written */
+#define CLI_USAGE 2  /* bad option, missing argument, bad number */
+#define CLI_DONE (-1) /* not an exit code: --help was answered */
+
+#define CLI_MAX_FPS 100000.0
+#define CLI_MAX_JOBS 256
+
+/* Options a command accepts (bit set passed to cli_parse). */
+enum {
+    OPT_OUT = 1u << 0,
+    OPT_FPS = 1u << 1,
+    OPT_LOOP = 1u << 2,
+    OPT_BACKEND = 1u << 3,
+    OPT_JOBS = 1u << 4,
+    OPT_WEIGHTS = 1u << 5,
+    OPT_METHOD = 1u << 6,
+    OPT_REF = 1u << 7
+};
+
+typedef struct cli_opts {
+    const char *cmd; /* command name, for messages */
+    const char *out;
+    double fps; /* 0 when not given */
+    int loop;
+    int jobs;
+    const char *weights; /* unparsed: the command knows how many it needs */
+    const char *method;
+    const char *ref;
+    char **inputs; /* positional arguments */
+    size_t num_inputs;
+} cli_opts;
+
+/* Parses argv[1..] of a command (argv[0] is the command name). Options not in
+ * `allowed` are usage errors; --backend is applied here so that it is in force
+ * before any worker starts. With --help, prints `usage` to stdout.
+ * Returns CLI_OK to go on, CLI_DONE after --help, or CLI_USAGE (message
+ * printed). */
+int cli_parse(int argc, char **argv, unsigned allowed, const char *usage, cli_opts *o);
+/* The exit code for a cli_parse result other than CLI_OK. */
+#define CLI_EXIT(rc) ((rc) == CLI_DONE ? CLI_OK : (rc))
+
+/* Strict parsers: the whole string must be consumed, the value finite.
+ * Return 0 on success. */
+int cli_parse_double(const char *s, double *out);
+int cli_parse_fps(const char *s, double *out);
+
+/* "posebatch: ..." on stderr, serialised with the progress line. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* A usage error: message, a pointer to --help, and CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Progress on stderr when it is a terminal: "\r[done/total] name". */
+void cli_progress(size_t done, size_t total, const char *name);
+void cli_progress_end(void);
+
+/* Reads a BVH file, reporting any error as "posebatch: FILE: message".
+ * require_frames: a file without frames is an error. Returns 0 on success. */
+int cli_load(const char *path, int require_frames, pb_bvh *out);
+/* Reports a failed pb_* call for a file. */
+void cli_report_status(const char *path, const char *what, pb_status st);
+void cli_report_bvh(const char *path, const pb_bvh_error *err);
+
+/* The motion of a pb_bvh as a pb_clip (rotations and positions, no scales):
+ * both are frame-major SoA, element f*J + j, so the clip points into it. */
+pb_clip cli_clip_of(const pb_bvh *b);
+/* A joint's channel names, space separated, into buf (>= 64 bytes). */
+void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size);
+
+/* A new motion of `frames` frames over the skeleton of `skel` (shared, not
+ * copied: release with cli_motion_free, never pb_bvh_free). */
+int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
+                   const char *path);
+void cli_motion_free(pb_bvh *b);
+/* src resampled to fps with pb_clip_resample (flags: 0 or PB_CLIP_LOOP) into
+ * a new motion *dst over src's skeleton; errors are reported for path.
+ * Returns 0 on success (release dst with cli_motion_free). */
+int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path);
+
+/* 1 if out names an existing file that is the same file as in. */
+int cli_same_file(const char *out, const char *in);
+/* 1 if path names an existing directory. */
+int cli_is_dir(const char *path);
+
+/* Commands: argv[0] is the command name. */
+int cmd_resample(int argc, char **argv);
+int cmd_blend(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_cpu(int argc, char **argv);
+
+#endif /* PB_CLI_H */

@@ -1,0 +1,215 @@
+/* posebatch resample: every input is an independent job (read, resample,
+ * write), so -j N simply runs N of them at a time. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: posebatch resample IN.bvh... (-o OUT.bvh | -o DIR) --fps N [options]\n"
+    "\n"
+    "Resamples each clip to N frames per second: rotations by quaternion\n"
+    "Catmull-Rom (hemisphere flips in the input are handled), positions by\n"
+    "vec3 Catmull-Rom. The output keeps the skeleton and channel layout and\n"
+    "has Frame Time 1/N. Output frames: floor((F-1) * T * N) + 1 for F input\n"
+    "frames of T seconds, or round(F * T * N) with --loop.\n"
+    "\n"
+    "  -o, --output PATH  output file (one input), or directory: with several\n"
+    "                     inputs, or when PATH is a directory or ends in '/',\n"
+    "                     each output is PATH/<input file name> (the directory\n"
+    "                     is created if missing)\n"
+    "      --fps N        output frame rate, 0 < N <= 100000 (required)\n"
+    "      --loop         the clips are cyclic: the last frame is followed by\n"
+    "                     the first, and one period is written\n"
+    "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
+    "  -j, --jobs N       process N inputs at a time, 1..256 (default 1)\n"
+    "  -h, --help         this help\n"
+    "\n"
+    "An output that would replace an input, or another input's output, is\n"
+    "refused. Outputs are written atomically: a failed write leaves nothing.\n"
+    "Exit status: 0 all written, 1 some input failed (the others are still\n"
+    "written), 2 usage error.\n";
+
+typedef struct job {
+    const char *in;
+    char *out;
+    int failed;
+} job;
+
+typedef struct pool {
+    job *jobs;
+    size_t n;
+    size_t next, done; /* under lock */
+    double fps;
+    unsigned flags;
+    pthread_mutex_t lock;
+} pool;
+
+static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned flags)
+{
+    pb_bvh dst;
+    if (cli_resample(src, fps, flags, &dst, jb->in))
+        return -1;
+    pb_bvh_error err;
+    int rc = pb_bvh_write_file(jb->out, &dst, &err) == PB_BVH_OK ? 0 : -1;
+    if (rc)
+        cli_report_bvh(jb->out, &err);
+    cli_motion_free(&dst);
+    return rc;
+}
+
+static int run_job(const job *jb, double fps, unsigned flags)
+{
+    pb_bvh src;
+    if (cli_load(jb->in, 1, &src))
+        return -1;
+    int rc = resample_into(&src, jb, fps, flags);
+    pb_bvh_free(&src);
+    return rc;
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        pthread_mutex_unlock(&p->lock);
+        if (i == p->n)
+            return NULL;
+        job *jb = &p->jobs[i];
+        if (!jb->failed)
+            jb->failed = run_job(jb, p->fps, p->flags) != 0;
+        pthread_mutex_lock(&p->lock);
+        cli_progress(++p->done, p->n, jb->in);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+/* The calling thread works too; if a thread cannot be started the others
+ * (at least this one) still finish every job. */
+static void run_pool(pool *p, int threads)
+{
+    pthread_t tid[CLI_MAX_JOBS];
+    int started = 0;
+    pthread_mutex_init(&p->lock, NULL);
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&tid[started], NULL, worker, p) == 0)
+            started++;
+    worker(p);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&p->lock);
+    cli_progress_end();
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t d = strlen(dir), n = strlen(name);
+    int slash = d > 0 && dir[d - 1] == '/';
+    char *p = malloc(d + n + 2);
+    if (p)
+        snprintf(p, d + n + 2, "%s%s%s", dir, slash ? "" : "/", name);
+    return p;
+}
+
+/* Refuses outputs that are an input file or repeat an earlier output: with
+ * -j the two writers (or a reader and a writer) would race. */
+static void refuse_clashes(job *jobs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < n && !jobs[i].failed; k++) {
+            if (cli_same_file(jobs[i].out, jobs[k].in)) {
+                if (k == i)
+                    cli_error("%s: the output would overwrite this input; refused", jobs[i].in);
+                else
+                    cli_error("%s: output %s is the input file %s; refused", jobs[i].in,
+                              jobs[i].out, jobs[k].in);
+                jobs[i].failed = 1;
+            } else if (k < i && !jobs[k].failed && strcmp(jobs[i].out, jobs[k].out) == 0) {
+                cli_error("%s: output %s is also the output of %s; skipped", jobs[i].in,
+                          jobs[i].out, jobs[k].in);
+                jobs[i].failed = 1;
+            }
+        }
+    }
+}
+
+static int want_dir(const cli_opts *o)
+{
+    size_t len = strlen(o->out);
+    return o->num_inputs > 1 || cli_is_dir(o->out) || (len > 0 && o->out[len - 1] == '/');
+}
+
+/* Output paths for every input; returns CLI_OK, or an exit code. */
+static int plan_outputs(const cli_opts *o, job *jobs)
+{
+    int dir = want_dir(o);
+    struct stat st;
+    if (dir && stat(o->out, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cli_usage_error(o->cmd, "-o %s: with several inputs -o must be a directory",
+                               o->out);
+    if (dir && !cli_is_dir(o->out) && mkdir(o->out, 0777) != 0) {
+        cli_error("%s: cannot create directory: %s", o->out, strerror(errno));
+        return CLI_FAILED;
+    }
+    for (size_t i = 0; i < o->num_inputs; i++) {
+        jobs[i].in = o->inputs[i];
+        jobs[i].out = dir ? join_path(o->out, base_name(o->inputs[i])) : strdup(o->out);
+        if (!jobs[i].out) {
+            cli_error("out of memory");
+            return CLI_FAILED;
+        }
+    }
+    refuse_clashes(jobs, o->num_inputs);
+    return CLI_OK;
+}
+
+static int check_args(const cli_opts *o)
+{
+    if (o->num_inputs == 0)
+        return cli_usage_error(o->cmd, "no input files");
+    if (!o->out || !o->out[0])
+        return cli_usage_error(o->cmd, "-o OUT is required");
+    if (o->fps == 0.0)
+        return cli_usage_error(o->cmd, "--fps N is required");
+    return CLI_OK;
+}
+
+int cmd_resample(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS, usage,
+                       &o);
+    if (rc != CLI_OK || (rc = check_args(&o)) != CLI_OK)
+        return CLI_EXIT(rc);
+    job *jobs = calloc(o.num_inputs, sizeof *jobs);
+    if (!jobs) {
+        cli_error("out of memory");
+        return CLI_FAILED;
+    }
+    rc = plan_outputs(&o, jobs);
+    if (rc == CLI_OK) {
+        pool p = {.jobs = jobs, .n = o.num_inputs, .fps = o.fps,
+                  .flags = o.loop ? PB_CLIP_LOOP : 0u};
+        size_t threads = (size_t)o.jobs < o.num_inputs ? (size_t)o.jobs : o.num_inputs;
+        run_pool(&p, (int)threads);
+        for (size_t i = 0; i < o.num_inputs; i++)
+            if (jobs[i].failed)
+                rc = CLI_FAILED;
+    }
+    for (size_t i = 0; i < o.num_inputs; i++)
+        free(jobs[i].out);
+    free(jobs);
+    return rc;
+}

@@ -1,0 +1,191 @@
+/* Messages, progress, file loading and pb_bvh <-> pb_clip plumbing shared by
+ * the commands. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* One lock for stderr: workers report errors while the main thread may be
+ * redrawing the progress line. */
+static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
+static int progress_shown; /* a progress line without newline is on screen */
+
+static void clear_progress_locked(void)
+{
+    if (progress_shown) {
+        fputs("\r\033[K", stderr);
+        progress_shown = 0;
+    }
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&err_lock);
+    clear_progress_locked();
+    fputs("posebatch: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    pthread_mutex_unlock(&err_lock);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "posebatch%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'posebatch%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+void cli_progress(size_t done, size_t total, const char *name)
+{
+    static int tty = -1;
+    pthread_mutex_lock(&err_lock);
+    if (tty < 0)
+        tty = isatty(STDERR_FILENO);
+    if (tty) {
+        fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, name);
+        fflush(stderr);
+        progress_shown = 1;
+    }
+    pthread_mutex_unlock(&err_lock);
+}
+
+void cli_progress_end(void)
+{
+    pthread_mutex_lock(&err_lock);
+    if (progress_shown)
+        fputc('\n', stderr);
+    progress_shown = 0;
+    pthread_mutex_unlock(&err_lock);
+}
+
+void cli_report_bvh(const char *path, const pb_bvh_error *err)
+{
+    /* I/O messages already start with the path. */
+    size_t n = strlen(path);
+    if (strncmp(err->message, path, n) == 0 && err->message[n] == ':')
+        cli_error("%s", err->message);
+    else
+        cli_error("%s: %s", path, err->message[0] ? err->message : pb_bvh_code_str(err->code));
+}
+
+void cli_report_status(const char *path, const char *what, pb_status st)
+{
+    cli_error("%s: %s: %s", path, what, pb_status_str(st));
+}
+
+int cli_load(const char *path, int require_frames, pb_bvh *out)
+{
+    pb_bvh_error err;
+    if (pb_bvh_read_file(path, out, &err) != PB_BVH_OK) {
+        cli_report_bvh(path, &err);
+        return -1;
+    }
+    if (require_frames && out->num_frames == 0) {
+        cli_error("%s: the file has no frames", path);
+        pb_bvh_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+pb_clip cli_clip_of(const pb_bvh *b)
+{
+    pb_clip c;
+    memset(&c, 0, sizeof c); /* no scale track */
+    c.frames = b->num_frames;
+    c.joints = b->num_joints;
+    c.frame_time = b->frame_time;
+    c.rot.w = b->rot_w;
+    c.rot.x = b->rot_x;
+    c.rot.y = b->rot_y;
+    c.rot.z = b->rot_z;
+    c.pos.x = b->pos_x;
+    c.pos.y = b->pos_y;
+    c.pos.z = b->pos_z;
+    return c;
+}
+
+void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < jt->num_channels && n < size; c++) {
+        const char *name = pb_bvh_channel_name((pb_bvh_channel)jt->channels[c]);
+        int k = snprintf(buf + n, size - n, "%s%s", c ? " " : "", name ? name : "?");
+        n += k > 0 ? (size_t)k : 0;
+    }
+}
+
+int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
+                   const char *path)
+{
+    /* Start from the skeleton with no motion at all, so that set_frames only
+     * allocates (it keeps min(old, new) = 0 frames and frees NULLs). */
+    *out = *skel;
+    out->num_frames = 0;
+    out->rot_w = out->rot_x = out->rot_y = out->rot_z = NULL;
+    out->pos_x = out->pos_y = out->pos_z = NULL;
+    out->frame_time = frame_time;
+    pb_bvh_error err;
+    if (pb_bvh_set_frames(out, frames, &err) != PB_BVH_OK) {
+        cli_report_bvh(path, &err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)
+{
+    pb_clip sc = cli_clip_of(src);
+    size_t frames = pb_clip_resample_frames(&sc, fps, flags);
+    if (frames == 0) {
+        cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
+        return -1;
+    }
+    if (cli_motion_new(src, frames, 1.0 / fps, dst, path))
+        return -1;
+    pb_clip dc = cli_clip_of(dst);
+    pb_status st = pb_clip_resample(&sc, fps, flags, &dc, NULL);
+    if (st != PB_OK) {
+        cli_report_status(path, "resampling failed", st);
+        cli_motion_free(dst);
+        return -1;
+    }
+    dst->frame_time = dc.frame_time;
+    return 0;
+}
+
+void cli_motion_free(pb_bvh *b)
+{
+    float *arr[7] = {b->rot_w, b->rot_x, b->rot_y, b->rot_z, b->pos_x, b->pos_y, b->pos_z};
+    for (int k = 0; k < 7; k++)
+        free(arr[k]);
+    memset(b, 0, sizeof *b);
+}
+
+int cli_same_file(const char *out, const char *in)
+{
+    /* Device and inode: catches the same file under another spelling, through
+     * symbolic links and hard links alike. */
+    struct stat so, si;
+    return stat(out, &so) == 0 && stat(in, &si) == 0 && so.st_dev == si.st_dev &&
+           so.st_ino == si.st_ino;
+}
+
+int cli_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}

@@ -1,0 +1,349 @@
+/* Clip-level work on the dispatched kernels: resampling (Catmull-Rom over
+ * source segments, the per-segment offsets computed once per segment) and
+ * pose blending. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "internal.h"
+
+static const pb_vec3s no_vel = {0, 0, 0};
+
+/* ------------------------------------------------------------- views */
+
+static pb_cquats rot_frame(const pb_clip *c, size_t f)
+{
+    size_t o = f * c->joints;
+    pb_cquats q = {c->rot.w + o, c->rot.x + o, c->rot.y + o, c->rot.z + o};
+    return q;
+}
+static pb_quats rot_frame_w(const pb_clip *c, size_t f)
+{
+    size_t o = f * c->joints;
+    pb_quats q = {c->rot.w + o, c->rot.x + o, c->rot.y + o, c->rot.z + o};
+    return q;
+}
+static pb_vec3s v3_frame_w(pb_vec3s v, size_t joints, size_t f)
+{
+    if (!v.x)
+        return no_vel;
+    size_t o = f * joints;
+    pb_vec3s r = {v.x + o, v.y + o, v.z + o};
+    return r;
+}
+static pb_cvec3s v3_frame(pb_vec3s v, size_t joints, size_t f)
+{
+    return pb_cv(v3_frame_w(v, joints, f));
+}
+
+/* ---------------------------------------------------------- checking */
+
+static int finite_pos(double v) { return isfinite(v) && v > 0; }
+
+static pb_status clip_shape(const pb_clip *c)
+{
+    if (!c)
+        return PB_ERR_NULL;
+    if (c->frames == 0 || c->joints == 0 || c->frames > PB_MAX_COUNT ||
+        c->joints > PB_MAX_COUNT / c->frames)
+        return PB_ERR_SIZE;
+    return PB_OK;
+}
+
+/* A track present in dst must be present in src; outputs first, then every
+ * input against them. */
+static pb_status sample_check(const pb_clip *src, size_t count, const pb_clip *dst,
+                              const pb_clip_vel *vel, unsigned flags)
+{
+    pb_status st = clip_shape(src);
+    if (st == PB_OK)
+        st = clip_shape(dst);
+    if (st != PB_OK)
+        return st;
+    if (dst->frames != count || dst->joints != src->joints || !finite_pos(src->frame_time) ||
+        flags_ok(flags, PB_CLIP_LOOP | PB_EXACT_VELOCITY) != PB_OK)
+        return PB_ERR_ARG;
+    size_t sn = src->frames * src->joints, dn = count * dst->joints;
+    int has_pos = !absent_v(dst->pos), has_scale = !absent_v(dst->scale);
+    if ((has_pos && absent_v(src->pos)) || (has_scale && absent_v(src->scale)))
+        return PB_ERR_NULL;
+    chk c = {{0}, {0}, 0, PB_OK};
+    out_q(&c, dst->rot, dn);
+    if (has_pos)
+        out_v(&c, dst->pos, dn);
+    if (has_scale)
+        out_v(&c, dst->scale, dn);
+    if (vel) {
+        opt_out_v(&c, vel->rot, dn);
+        if (has_pos)
+            opt_out_v(&c, vel->pos, dn);
+        if (has_scale)
+            opt_out_v(&c, vel->scale, dn);
+    }
+    in_q_strict(&c, pb_cq(src->rot), sn);
+    if (has_pos)
+        in_v_strict(&c, pb_cv(src->pos), sn);
+    if (has_scale)
+        in_v_strict(&c, pb_cv(src->scale), sn);
+    return c.st;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+/* Where a sample falls: segment f (frames f0 f f2 f3), parameter x in [0, 1),
+ * and the velocity factor (1/frame_time, or 0 where the pose is held). */
+typedef struct {
+    size_t f0, f, f2, f3;
+    float x;
+    double vscale;
+} seg_pos;
+
+static seg_pos locate(double u, size_t frames, unsigned flags, double frame_time)
+{
+    seg_pos s;
+    double last = (double)(frames - 1);
+    s.vscale = 1.0 / frame_time;
+    if (flags & PB_CLIP_LOOP) {
+        u = fmod(u, (double)frames);
+        if (u < 0)
+            u += (double)frames;
+        if (!(u < (double)frames)) /* fmod rounding of tiny negatives */
+            u = 0;
+    } else if (!(u > 0) || !(u < last)) {
+        s.vscale = (u < 0 || u > last) ? 0.0 : s.vscale;
+        u = u > 0 ? last : 0;
+    }
+    double fl = floor(u);
+    s.f = (size_t)fl;
+    s.x = (float)(u - fl);
+    if (s.x >= 1.0f) { /* u just below an integer rounds up to it */
+        s.f++;
+        s.x = 0.0f;
+    }
+    if (flags & PB_CLIP_LOOP) {
+        s.f %= frames;
+        s.f0 = (s.f + frames - 1) % frames;
+        s.f2 = (s.f + 1) % frames;
+        s.f3 = (s.f + 2) % frames;
+    } else {
+        if (s.f > frames - 1)
+            s.f = frames - 1;
+        s.f0 = s.f ? s.f - 1 : 0;
+        s.f2 = s.f + 1 < frames ? s.f + 1 : frames - 1;
+        s.f3 = s.f + 2 < frames ? s.f + 2 : frames - 1;
+    }
+    return s;
+}
+
+/* Per-segment rotation offsets for all joints (9 floats per joint). */
+typedef struct {
+    float *buf;
+    pb_vec3s d12, t1, t2;
+    size_t seg; /* segment the offsets are for; SIZE_MAX when none */
+} seg_cache;
+
+static int cache_init(seg_cache *c, size_t joints)
+{
+    c->buf = malloc(9 * joints * sizeof(float));
+    if (!c->buf)
+        return 0;
+    pb_vec3s d = {c->buf, c->buf + joints, c->buf + 2 * joints};
+    pb_vec3s a = {c->buf + 3 * joints, c->buf + 4 * joints, c->buf + 5 * joints};
+    pb_vec3s b = {c->buf + 6 * joints, c->buf + 7 * joints, c->buf + 8 * joints};
+    c->d12 = d;
+    c->t1 = a;
+    c->t2 = b;
+    c->seg = SIZE_MAX;
+    return 1;
+}
+
+static void sample_one(const pb_kernels *k, const pb_clip *src, const seg_pos *s, unsigned flags,
+                       seg_cache *cache, const pb_clip *dst, const pb_clip_vel *vel, size_t i)
+{
+    size_t J = src->joints;
+    if (cache->seg != s->f) {
+        k->quat_cr_segment(J, rot_frame(src, s->f0), rot_frame(src, s->f), rot_frame(src, s->f2),
+                           rot_frame(src, s->f3), cache->d12, cache->t1, cache->t2);
+        cache->seg = s->f;
+    }
+    float vs = (float)s->vscale;
+    pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
+    k->quat_hermite_offset(J, s->x, vs, rot_frame(src, s->f), pb_cv(cache->d12), pb_cv(cache->t1),
+                           pb_cv(cache->t2), flags & PB_EXACT_VELOCITY, prev, rot_frame_w(dst, i),
+                           v3_frame_w(vel ? vel->rot : no_vel, J, i));
+    if (dst->pos.x)
+        k->vec3_catmull_rom(J, s->x, vs, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),
+                            v3_frame(src->pos, J, s->f2), v3_frame(src->pos, J, s->f3),
+                            v3_frame_w(dst->pos, J, i), v3_frame_w(vel ? vel->pos : no_vel, J, i));
+    if (dst->scale.x)
+        k->scale_catmull_rom(J, s->x, vs, v3_frame(src->scale, J, s->f0),
+                             v3_frame(src->scale, J, s->f), v3_frame(src->scale, J, s->f2),
+                             v3_frame(src->scale, J, s->f3), v3_frame_w(dst->scale, J, i),
+                             v3_frame_w(vel ? vel->scale : no_vel, J, i));
+}
+
+/* Samples at source frame positions u_i = (times ? times[i] / frame_time :
+ * i * step). */
+static pb_status sample_at(const pb_clip *src, size_t count, const double *times, double step,
+                           unsigned flags, pb_clip *dst, const pb_clip_vel *vel)
+{
+    seg_cache cache;
+    if (!cache_init(&cache, src->joints))
+        return PB_ERR_NOMEM;
+    const pb_kernels *k = pb_active_kernels();
+    for (size_t i = 0; i < count; i++) {
+        double u = times ? times[i] / src->frame_time : (double)i * step;
+        seg_pos s = locate(u, src->frames, flags, src->frame_time);
+        sample_one(k, src, &s, flags, &cache, dst, vel, i);
+    }
+    free(cache.buf);
+    return PB_OK;
+}
+
+pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times, unsigned flags,
+                         pb_clip *dst, const pb_clip_vel *vel)
+{
+    if (!times)
+        return PB_ERR_NULL;
+    pb_status st = sample_check(src, count, dst, vel, flags);
+    if (st != PB_OK)
+        return st;
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(times[i]))
+            return PB_ERR_ARG;
+    return sample_at(src, count, times, 0.0, flags, dst, vel);
+}
+
+/* The step in source frames, snapped to p/q (q <= 64) when within 1e-6
+ * relative: printed frame times are rounded, rates are usually rational. */
+static double resample_step(const pb_clip *src, double fps)
+{
+    double step = 1.0 / (fps * src->frame_time);
+    for (int q = 1; q <= 64; q++) {
+        double p = floor(step * q + 0.5);
+        if (p >= 1 && fabs(p / q - step) <= 1e-6 * step)
+            return p / q;
+    }
+    return step;
+}
+
+size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags)
+{
+    if (clip_shape(src) != PB_OK || !finite_pos(src->frame_time) || !finite_pos(fps) ||
+        flags_ok(flags, PB_CLIP_LOOP | PB_EXACT_VELOCITY) != PB_OK)
+        return 0;
+    double step = resample_step(src, fps), n;
+    if (flags & PB_CLIP_LOOP)
+        n = floor((double)src->frames / step + 0.5);
+    else
+        n = floor((double)(src->frames - 1) / step * (1.0 + 1e-6)) + 1;
+    if (n < 1)
+        n = 1;
+    if (!(n <= (double)PB_MAX_COUNT) || (size_t)n > PB_MAX_COUNT / src->joints)
+        return 0;
+    return (size_t)n;
+}
+
+pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
+                           const pb_clip_vel *vel)
+{
+    if (!dst)
+        return PB_ERR_NULL;
+    size_t count = pb_clip_resample_frames(src, fps, flags);
+    if (count == 0) { /* say why */
+        pb_status st = clip_shape(src);
+        if (st != PB_OK)
+            return st;
+        return finite_pos(fps) && finite_pos(src->frame_time) &&
+                       flags_ok(flags, PB_CLIP_LOOP | PB_EXACT_VELOCITY) == PB_OK
+                   ? PB_ERR_SIZE
+                   : PB_ERR_ARG;
+    }
+    pb_status st = sample_check(src, count, dst, vel, flags);
+    if (st != PB_OK)
+        return st;
+    st = sample_at(src, count, NULL, resample_step(src, fps), flags, dst, vel);
+    if (st == PB_OK)
+        dst->frame_time = 1.0 / fps;
+    return st;
+}
+
+/* --------------------------------------------------------------- blend */
+
+static void in_v_list(chk *c, const pb_cvec3s *v, size_t k, size_t n)
+{
+    for (size_t i = 0; i < k && c->st == PB_OK; i++)
+        in_v_strict(c, v[i], n);
+}
+
+static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+                             const pb_cvec3s *scale, const float *weights,
+                             pb_blend_method method, const pb_cpose *ref, const pb_pose *out)
+{
+    if (k == 0 || n > PB_MAX_COUNT || k > PB_MAX_COUNT)
+        return PB_ERR_SIZE;
+    if ((unsigned)method >= PB_BLEND_METHOD_COUNT)
+        return PB_ERR_ARG;
+    if (!rot || !weights || !out)
+        return PB_ERR_NULL;
+    int by_ref = method == PB_BLEND_LOG_REF || method == PB_BLEND_RAW_REF;
+    if ((by_ref && !ref) || (!absent_v(out->pos) && !pos) || (!absent_v(out->scale) && !scale))
+        return PB_ERR_NULL;
+    if (n == 0)
+        return PB_OK;
+    chk c = {{0}, {0}, 0, PB_OK};
+    out_q(&c, out->rot, n);
+    opt_out_v(&c, out->pos, n);
+    opt_out_v(&c, out->scale, n);
+    for (size_t i = 0; i < k && c.st == PB_OK; i++)
+        in_q_strict(&c, rot[i], n);
+    if (!absent_v(out->pos))
+        in_v_list(&c, pos, k, n);
+    if (!absent_v(out->scale))
+        in_v_list(&c, scale, k, n);
+    if (ref) {
+        if (by_ref)
+            in_q_strict(&c, ref->rot, n);
+        if (ref->pos.x && !absent_v(out->pos))
+            in_v_list(&c, &ref->pos, 1, n);
+        if (ref->scale.x && !absent_v(out->scale))
+            in_v_list(&c, &ref->scale, 1, n);
+    }
+    in_f(&c, weights, k, 0);
+    return c.st;
+}
+
+pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+                        const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+                        const pb_cpose *ref, const pb_pose *out)
+{
+    pb_status st = blend_check(joints, k, rot, pos, scale, weights, method, ref, out);
+    if (st != PB_OK || joints == 0)
+        return st;
+    const pb_kernels *K_ = pb_active_kernels();
+    pb_samples s = {rot, {0, 0, 0, 0}, 0};
+    pb_cquats no_ref = {0, 0, 0, 0};
+    switch (method) {
+    case PB_BLEND_LOG_REF:
+        K_->average_log(joints, k, ref->rot, &s, weights, out->rot);
+        break;
+    case PB_BLEND_RAW_REF:
+        K_->average_raw(joints, k, ref->rot, &s, weights, out->rot);
+        break;
+    case PB_BLEND_LOG:
+        K_->average_log(joints, k, no_ref, &s, weights, out->rot);
+        break;
+    case PB_BLEND_RAW:
+        K_->average_raw(joints, k, no_ref, &s, weights, out->rot);
+        break;
+    default:
+        K_->average_accurate(joints, k, &s, weights, out->rot);
+        break;
+    }
+    pb_cvec3s none = {0, 0, 0};
+    if (!absent_v(out->pos))
+        K_->vec3_blend(joints, k, ref ? ref->pos : none, pos, weights, 0, out->pos);
+    if (!absent_v(out->scale))
+        K_->vec3_blend(joints, k, ref ? ref->scale : none, scale, weights, 1, out->scale);
+    return PB_OK;
+}
