@@ -5,15 +5,21 @@
 // reference texts transcribed per joint over array-of-structs data, naive.c)
 // or a library backend that pb_backend_supported() reports for this CPU. One
 // iteration processes one pose of <joints> joints; items_per_second counts
-// joints.
+// joints, except for the clip-level kernels, which count their own items:
+//   clip_resample         one 31-frame 30 fps clip of <joints> joints resampled
+//                         to 120 fps with angular velocity; items are output
+//                         joint-samples (121 output frames x joints);
+//   pose_blend_*_ref      <k> full poses (rotation, translation, scale)
+//                         blended; items are joint-layers (joints x k).
 //
 // posebatch-bench --summary [--repetitions=N] [benchmark flags...] runs the
 // selection N times (default 5, randomly interleaved) and prints, per kernel
-// and pose size, the median ns/joint of every backend and the speedups over
-// scalar and over naive measured in that run.
+// and pose size, the median ns per item (joint, or as above) of every backend
+// and the speedups over scalar and over naive measured in that run.
 //
 // To add a kernel: one entry in kKernels (a library call and its naive
-// counterpart on the shared PoseData, and which outputs to cross-check).
+// counterpart on the shared PoseData, which outputs to cross-check, and, for
+// a kernel that is not one pose per call, its unit and output arrays).
 
 #include <benchmark/benchmark.h>
 
@@ -43,6 +49,13 @@ constexpr size_t kMaxK = 8;
 constexpr size_t kCheckJoints = 256;
 constexpr int kNaive = -1;  // backend id of the naive baseline
 constexpr double kCheckTolerance = 1e-3;  // rad for rotations; abs/rel otherwise
+
+// clip_resample: kClipFrames frames at kClipFps resampled to kClipOutFps.
+constexpr size_t kClipFrames = 31;
+constexpr double kClipFps = 30.0;
+constexpr size_t kClipUpsample = 4;
+constexpr double kClipOutFps = kClipFps * kClipUpsample;
+constexpr size_t kClipOutFrames = (kClipFrames - 1) * kClipUpsample + 1;  // clamp mode
 
 // ---------------------------------------------------------------------------
 // 64-byte aligned storage
@@ -99,6 +112,21 @@ struct Vec3s {
 // Benchmark data: one pose of n joints, in SoA (library) and AoS (naive) form
 // ---------------------------------------------------------------------------
 
+// clip_resample's clip of n joints (rotations only) and its outputs, both
+// frame-major (joint j of frame f at f*n + j): made on first use, since at
+// 16384 joints it takes about 130 MB.
+struct ClipData {
+    Arena arena;
+    Quats src_rot;  // kClipFrames * n
+    nv_quat *nsrc;
+    Quats out_rot;  // kClipOutFrames * n, and the angular velocity (rad/s)
+    Vec3s out_vel;
+    nv_quat *nrot;
+    nv_vec3 *nvel;
+    pb_clip src, dst;
+    pb_clip_vel vel;
+};
+
 struct PoseData {
     size_t n = 0;
     Arena arena;
@@ -121,6 +149,14 @@ struct PoseData {
     pb_cquats sample_list[kMaxK];
     nv_quat *nsamples;  // sample i of joint j at nsamples[i*n + j]
     float weights[kMaxK + 1][kMaxK];
+
+    // Pose blends: translations and scales of the samples (laid out as the
+    // rotations) and of the reference.
+    Vec3s sample_pos[kMaxK], sample_scl[kMaxK], ref_pos, ref_scl;
+    pb_cvec3s pos_list[kMaxK], scl_list[kMaxK];
+    nv_vec3 *nsample_pos, *nsample_scl;
+
+    std::unique_ptr<ClipData> clip;  // clip_data()
 
     // Outputs (shared by all kernels) and the naive log averages' scratch.
     Quats out_q, out_q2;
@@ -166,6 +202,7 @@ DVec random_axis(Rng &r)
 DVec scale(DVec v, double s) { return DVec{v.x * s, v.y * s, v.z * s}; }
 DVec add(DVec a, DVec b) { return DVec{a.x + b.x, a.y + b.y, a.z + b.z}; }
 double norm(DVec v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
+DVec exp3(DVec v) { return DVec{std::exp(v.x), std::exp(v.y), std::exp(v.z)}; }
 
 // exp of a scaled angle-axis vector (full angle * axis).
 DQuat from_scaled_angle_axis(DVec v)
@@ -198,9 +235,14 @@ void put(const Quats &q, nv_quat *nq, size_t j, DQuat v)
     nq[j] = nv_quat{q.w[j], q.x[j], q.y[j], q.z[j]};
 }
 
-void put(const Vec3s &a, nv_vec3 *na, size_t j, DVec v)
+void put(const Vec3s &a, size_t j, DVec v)
 {
     a.x[j] = (float)v.x, a.y[j] = (float)v.y, a.z[j] = (float)v.z;
+}
+
+void put(const Vec3s &a, nv_vec3 *na, size_t j, DVec v)
+{
+    put(a, j, v);
     na[j] = nv_vec3{a.x[j], a.y[j], a.z[j]};
 }
 
@@ -229,8 +271,13 @@ std::unique_ptr<PoseData> make_pose_data(size_t n)
     for (size_t i = 0; i < kMaxK; i++) {
         d->sample[i].init(a, n);
         d->sample_list[i] = d->sample[i].in();
+        d->sample_pos[i].init(a, n), d->pos_list[i] = d->sample_pos[i].in();
+        d->sample_scl[i].init(a, n), d->scl_list[i] = d->sample_scl[i].in();
     }
+    d->ref_pos.init(a, n), d->ref_scl.init(a, n);
     d->nsamples = a.alloc<nv_quat>(kMaxK * n);
+    d->nsample_pos = a.alloc<nv_vec3>(kMaxK * n);
+    d->nsample_scl = a.alloc<nv_vec3>(kMaxK * n);
     d->out_q.init(a, n), d->out_q2.init(a, n), d->out_v.init(a, n), d->out_v2.init(a, n);
     d->nout_q = a.alloc<nv_quat>(n), d->nout_q2 = a.alloc<nv_quat>(n);
     d->nout_v = a.alloc<nv_vec3>(n), d->nout_v2 = a.alloc<nv_vec3>(n);
@@ -266,7 +313,7 @@ std::unique_ptr<PoseData> make_pose_data(size_t n)
         DVec ls{r.uniform(-0.1, 0.1), r.uniform(-0.1, 0.1), r.uniform(-0.1, 0.1)};
         DVec lv = scale(random_axis(r), r.uniform(0.001, 0.01));
         for (int f = 0; f < 4; f++) {
-            put(d->scl[f], d->nscl[f], j, DVec{std::exp(ls.x), std::exp(ls.y), std::exp(ls.z)});
+            put(d->scl[f], d->nscl[f], j, exp3(ls));
             ls = add(ls, lv);
             lv = drift(r, lv, 0.001, 0.01);
         }
@@ -277,9 +324,7 @@ std::unique_ptr<PoseData> make_pose_data(size_t n)
         put(d->ref, d->nref, j, ref);
         for (size_t i = 0; i < kMaxK; i++) {
             DQuat s = mul(ref, from_scaled_angle_axis(scale(random_axis(r), r.uniform(0.0, 0.5))));
-            Quats &sq = d->sample[i];
-            sq.w[j] = (float)s.w, sq.x[j] = (float)s.x, sq.y[j] = (float)s.y, sq.z[j] = (float)s.z;
-            d->nsamples[i * n + j] = nv_quat{sq.w[j], sq.x[j], sq.y[j], sq.z[j]};
+            put(d->sample[i], d->nsamples + i * n, j, s);
         }
     }
     for (size_t k = 1; k <= kMaxK; k++) {
@@ -289,7 +334,58 @@ std::unique_ptr<PoseData> make_pose_data(size_t n)
         for (size_t i = 0; i < kMaxK; i++)
             d->weights[k][i] = i < k ? (float)(w[i] / sum) : 0.0f;
     }
+
+    // Blends: reference translation within a 1 m box and log-scale within
+    // +-0.1, the samples' within 10 cm and +-0.05 of them (a generator of
+    // their own: the data above does not depend on these).
+    Rng rb(0xB1E0D000ull + n);
+    for (size_t j = 0; j < n; j++) {
+        DVec p{rb.uniform(-1, 1), rb.uniform(-1, 1), rb.uniform(-1, 1)};
+        DVec ls{rb.uniform(-0.1, 0.1), rb.uniform(-0.1, 0.1), rb.uniform(-0.1, 0.1)};
+        put(d->ref_pos, j, p);
+        put(d->ref_scl, j, exp3(ls));
+        for (size_t i = 0; i < kMaxK; i++) {
+            put(d->sample_pos[i], d->nsample_pos + i * n, j,
+                add(p, scale(random_axis(rb), rb.uniform(0.0, 0.1))));
+            put(d->sample_scl[i], d->nsample_scl + i * n, j,
+                exp3(add(ls, scale(random_axis(rb), rb.uniform(0.0, 0.05)))));
+        }
+    }
     return d;
+}
+
+// clip_resample's clip: every joint turns as the interpolation keys above do
+// (0.02..0.1 rad per frame about a smoothly drifting axis), unit quaternions
+// in one continuous hemisphere per track.
+std::unique_ptr<ClipData> make_clip_data(size_t n)
+{
+    auto c = std::make_unique<ClipData>();
+    Arena &a = c->arena;
+    size_t in = kClipFrames * n, out = kClipOutFrames * n;
+    c->src_rot.init(a, in), c->nsrc = a.alloc<nv_quat>(in);
+    c->out_rot.init(a, out), c->out_vel.init(a, out);
+    c->nrot = a.alloc<nv_quat>(out), c->nvel = a.alloc<nv_vec3>(out);
+    c->src = pb_clip{kClipFrames, n, 1.0 / kClipFps, c->src_rot.out(), {}, {}};
+    c->dst = pb_clip{kClipOutFrames, n, 0.0, c->out_rot.out(), {}, {}};
+    c->vel = pb_clip_vel{c->out_vel.out(), {}, {}};
+
+    Rng r(0xC11F0000ull + n);
+    for (size_t j = 0; j < n; j++) {
+        DQuat q = random_rotation(r);
+        DVec w = scale(random_axis(r), r.uniform(0.02, 0.1));
+        for (size_t f = 0; f < kClipFrames; f++) {
+            put(c->src_rot, c->nsrc, f * n + j, q);
+            q = mul(from_scaled_angle_axis(w), q);
+            w = drift(r, w, 0.02, 0.1);
+        }
+    }
+    size_t frames = pb_clip_resample_frames(&c->src, kClipOutFps, 0);
+    if (frames != kClipOutFrames) {
+        std::fprintf(stderr, "posebatch-bench: pb_clip_resample_frames gives %zu frames, not %zu\n",
+                     frames, kClipOutFrames);
+        std::exit(1);
+    }
+    return c;
 }
 
 PoseData &pose_data(size_t n)
@@ -299,6 +395,13 @@ PoseData &pose_data(size_t n)
     if (!slot)
         slot = make_pose_data(n);
     return *slot;
+}
+
+ClipData &clip_data(PoseData &d)
+{
+    if (!d.clip)
+        d.clip = make_clip_data(d.n);
+    return *d.clip;
 }
 
 // ---------------------------------------------------------------------------
@@ -315,10 +418,57 @@ using KernelFn = pb_status (*)(const Call &);
 
 // Outputs of a kernel that the startup check compares (library vs naive).
 enum : unsigned {
-    OUT_Q_ROT = 1u,  // out_q as a rotation (sign-insensitive angle)
-    OUT_Q2_4D = 2u,  // out_q2 as a raw 4-vector
-    OUT_V = 4u,      // out_v as a vec3
-    OUT_V2 = 8u,     // out_v2 as a vec3
+    OUT_Q_ROT = 1u,  // q as a rotation (sign-insensitive angle)
+    OUT_Q2_4D = 2u,  // q2 as a raw 4-vector
+    OUT_V = 4u,      // v as a vec3
+    OUT_V2 = 8u,     // v2 as a vec3
+    OUT_POSE = 16u,  // v and v2 are a pose's translations and scales
+};
+
+// The output arrays a kernel writes, library (SoA) and naive (AoS), count
+// elements each; absent ones null. v_unit: v is compared after scaling by it.
+struct Outputs {
+    size_t count = 0;
+    double v_unit = 1.0;
+    Quats q, q2;
+    Vec3s v, v2;
+    nv_quat *nq = nullptr, *nq2 = nullptr;
+    nv_vec3 *nv = nullptr, *nv2 = nullptr;
+};
+
+// The shared one-pose outputs (out_q, out_q2, out_v, out_v2).
+Outputs pose_outputs(PoseData &d)
+{
+    Outputs o;
+    o.count = d.n;
+    o.q = d.out_q, o.q2 = d.out_q2, o.v = d.out_v, o.v2 = d.out_v2;
+    o.nq = d.nout_q, o.nq2 = d.nout_q2, o.nv = d.nout_v, o.nv2 = d.nout_v2;
+    return o;
+}
+
+// clip_resample's: the resampled rotations (q) and angular velocities (v),
+// the latter compared per source frame (per unit x, as quat_catmull_rom's),
+// not per second. At the clip's ends (the first and last source segments,
+// where the clamped neighbour is the end frame itself) the naive side is off
+// by up to ~5e-4 rad per frame: the text's acos-based log of r r^-1, whose
+// float vector part (~1e-8) passes its 1e-8 guard, gives an offset of a few
+// 1e-4 rad instead of 0.
+Outputs clip_outputs(PoseData &d)
+{
+    ClipData &c = clip_data(d);
+    Outputs o;
+    o.count = kClipOutFrames * d.n;
+    o.v_unit = 1.0 / kClipFps;
+    o.q = c.out_rot, o.v = c.out_vel;
+    o.nq = c.nrot, o.nv = c.nvel;
+    return o;
+}
+
+// What items_per_second counts and the summary divides the time by.
+enum class Unit {
+    Joint,         // one pose of n joints per call
+    JointLayer,    // n joints x k blended poses
+    OutputSample,  // n joints x kClipOutFrames output frames
 };
 
 struct Kernel {
@@ -327,7 +477,41 @@ struct Kernel {
     unsigned outputs;
     KernelFn lib;
     KernelFn naive;
+    Unit unit = Unit::Joint;
+    Outputs (*outputs_of)(PoseData &) = pose_outputs;
 };
+
+size_t items_per_call(const Kernel &kern, size_t joints, size_t k)
+{
+    switch (kern.unit) {
+    case Unit::JointLayer:
+        return joints * k;
+    case Unit::OutputSample:
+        return joints * kClipOutFrames;
+    case Unit::Joint:
+        break;
+    }
+    return joints;
+}
+
+// pose_blend_*: pb_pose_blend of k full poses around the reference (which
+// has translations and scales), and the naive per-joint equivalent.
+pb_status blend_lib(const Call &c, pb_blend_method method)
+{
+    const PoseData &d = *c.d;
+    pb_cpose ref{d.ref.in(), d.ref_pos.in(), d.ref_scl.in()};
+    pb_pose out{d.out_q.out(), d.out_v.out(), d.out_v2.out()};
+    return pb_pose_blend(d.n, c.k, d.sample_list, d.pos_list, d.scl_list, d.weights[c.k], method,
+                         &ref, &out);
+}
+
+pb_status blend_naive(const Call &c, int log_average)
+{
+    const PoseData &d = *c.d;
+    nv_pose_blend_ref(d.n, c.k, log_average, d.nref, d.nsamples, d.nsample_pos, d.nsample_scl,
+                      d.weights[c.k], d.naccum, d.nout_q, d.nout_v, d.nout_v2);
+    return PB_OK;
+}
 
 const Kernel kKernels[] = {
     {"quat_catmull_rom", false, OUT_Q_ROT | OUT_V,
@@ -462,7 +646,48 @@ const Kernel kKernels[] = {
          nv_average_accurate(d.n, c.k, d.nsamples, d.weights[c.k], d.nout_q);
          return PB_OK;
      }},
+    {"clip_resample", false, OUT_Q_ROT | OUT_V,
+     [](const Call &c) {
+         ClipData &cd = clip_data(*c.d);
+         return pb_clip_resample(&cd.src, kClipOutFps, 0, &cd.dst, &cd.vel);
+     },
+     [](const Call &c) {
+         ClipData &cd = clip_data(*c.d);
+         nv_clip_resample(c.d->n, kClipFrames, (float)kClipFps, 1.0 / kClipUpsample,
+                          kClipOutFrames, cd.nsrc, cd.nrot, cd.nvel);
+         return PB_OK;
+     },
+     Unit::OutputSample, clip_outputs},
+    {"pose_blend_raw_ref", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE,
+     [](const Call &c) { return blend_lib(c, PB_BLEND_RAW_REF); },
+     [](const Call &c) { return blend_naive(c, 0); }, Unit::JointLayer},
+    {"pose_blend_log_ref", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE,
+     [](const Call &c) { return blend_lib(c, PB_BLEND_LOG_REF); },
+     [](const Call &c) { return blend_naive(c, 1); }, Unit::JointLayer},
 };
+
+// The summary's note on a kernel's unit (none for Unit::Joint).
+std::string unit_note(const Kernel &kern)
+{
+    char buf[256];
+    switch (kern.unit) {
+    case Unit::JointLayer:
+        std::snprintf(buf, sizeof buf,
+                      "%s: ns per joint-layer = time / (joints x k): k full poses (rotation, "
+                      "translation, scale) blended",
+                      kern.name);
+        return buf;
+    case Unit::OutputSample:
+        std::snprintf(buf, sizeof buf,
+                      "%s: ns per output joint-sample = time / (joints x %zu): a %zu-frame "
+                      "%g fps clip resampled to %g fps with angular velocity",
+                      kern.name, kClipOutFrames, kClipFrames, kClipFps, kClipOutFps);
+        return buf;
+    case Unit::Joint:
+        break;
+    }
+    return "";
+}
 
 // ---------------------------------------------------------------------------
 // Backends
@@ -533,7 +758,7 @@ void run_benchmark(benchmark::State &st, const Kernel *kern, int backend, size_t
         benchmark::DoNotOptimize(s);
         clobber_outputs(d);
     }
-    st.SetItemsProcessed(st.iterations() * (int64_t)joints);
+    st.SetItemsProcessed(st.iterations() * (int64_t)items_per_call(*kern, joints, k));
 }
 
 // ---------------------------------------------------------------------------
@@ -546,17 +771,21 @@ void fill_nan(float *p, size_t n)
         p[i] = NAN;
 }
 
-void poison_outputs(PoseData &d)
+void poison(const Outputs &o)
 {
-    size_t n = d.n;
-    for (float *p : {d.out_q.w, d.out_q.x, d.out_q.y, d.out_q.z, d.out_q2.w, d.out_q2.x,
-                     d.out_q2.y, d.out_q2.z, d.out_v.x, d.out_v.y, d.out_v.z, d.out_v2.x,
-                     d.out_v2.y, d.out_v2.z})
-        fill_nan(p, n);
-    fill_nan(&d.nout_q[0].w, 4 * n);
-    fill_nan(&d.nout_q2[0].w, 4 * n);
-    fill_nan(&d.nout_v[0].x, 3 * n);
-    fill_nan(&d.nout_v2[0].x, 3 * n);
+    size_t n = o.count;
+    for (float *p : {o.q.w, o.q.x, o.q.y, o.q.z, o.q2.w, o.q2.x, o.q2.y, o.q2.z, o.v.x, o.v.y,
+                     o.v.z, o.v2.x, o.v2.y, o.v2.z})
+        if (p)
+            fill_nan(p, n);
+    if (o.nq)
+        fill_nan(&o.nq[0].w, 4 * n);
+    if (o.nq2)
+        fill_nan(&o.nq2[0].w, 4 * n);
+    if (o.nv)
+        fill_nan(&o.nv[0].x, 3 * n);
+    if (o.nv2)
+        fill_nan(&o.nv2[0].x, 3 * n);
 }
 
 struct Worst {
@@ -593,30 +822,32 @@ double vec_error(const double *a, const double *b, int dim)
     return std::sqrt(e) / std::max(1.0, std::sqrt(m));  // absolute below 1, relative above
 }
 
-Worst compare_outputs(const Kernel &kern, const PoseData &d)
+double vec3_error(const Vec3s &a, const nv_vec3 &b, size_t j, double unit = 1.0)
 {
+    double x[3] = {unit * a.x[j], unit * a.y[j], unit * a.z[j]};
+    double y[3] = {unit * b.x, unit * b.y, unit * b.z};
+    return vec_error(x, y, 3);
+}
+
+Worst compare_outputs(const Kernel &kern, const Outputs &o)
+{
+    bool pose = kern.outputs & OUT_POSE, rot = kern.outputs & OUT_Q_ROT;
+    const char *v_what = pose ? "translation error" : rot ? "velocity error" : "value error";
+    const char *v2_what = pose ? "scale error" : "velocity error";
     Worst w;
-    for (size_t j = 0; j < d.n; j++) {
+    for (size_t j = 0; j < o.count; j++) {
         if (kern.outputs & OUT_Q_ROT)
-            w.add(rotation_error(d.out_q, d.nout_q[j], j), j, "rotation error (rad)");
+            w.add(rotation_error(o.q, o.nq[j], j), j, "rotation error (rad)");
         if (kern.outputs & OUT_Q2_4D) {
-            const nv_quat &b = d.nout_q2[j];
-            double x[4] = {d.out_q2.w[j], d.out_q2.x[j], d.out_q2.y[j], d.out_q2.z[j]};
+            const nv_quat &b = o.nq2[j];
+            double x[4] = {o.q2.w[j], o.q2.x[j], o.q2.y[j], o.q2.z[j]};
             double y[4] = {b.w, b.x, b.y, b.z};
             w.add(vec_error(x, y, 4), j, "4D velocity error");
         }
-        if (kern.outputs & OUT_V) {
-            const nv_vec3 &b = d.nout_v[j];
-            double x[3] = {d.out_v.x[j], d.out_v.y[j], d.out_v.z[j]};
-            double y[3] = {b.x, b.y, b.z};
-            w.add(vec_error(x, y, 3), j, kern.outputs & OUT_Q_ROT ? "velocity error" : "value error");
-        }
-        if (kern.outputs & OUT_V2) {
-            const nv_vec3 &b = d.nout_v2[j];
-            double x[3] = {d.out_v2.x[j], d.out_v2.y[j], d.out_v2.z[j]};
-            double y[3] = {b.x, b.y, b.z};
-            w.add(vec_error(x, y, 3), j, "velocity error");
-        }
+        if (kern.outputs & OUT_V)
+            w.add(vec3_error(o.v, o.nv[j], j, o.v_unit), j, v_what);
+        if (kern.outputs & OUT_V2)
+            w.add(vec3_error(o.v2, o.nv2[j], j), j, v2_what);
     }
     return w;
 }
@@ -642,7 +873,8 @@ int check_against_naive(const std::vector<BackendInfo> &backends)
                     label += "/k=" + std::to_string(k);
                 pb_status s = pb_backend_force((pb_backend)b.id);
                 Call c{&d, k, 0.375f};
-                poison_outputs(d);
+                Outputs o = kern.outputs_of(d);
+                poison(o);
                 kern.naive(c);
                 if (s == PB_OK)
                     s = kern.lib(c);
@@ -652,11 +884,11 @@ int check_against_naive(const std::vector<BackendInfo> &backends)
                     warnings++;
                     continue;
                 }
-                Worst w = compare_outputs(kern, d);
+                Worst w = compare_outputs(kern, o);
                 if (!(w.err <= kCheckTolerance)) {
                     std::fprintf(stderr,
                                  "posebatch-bench: warning: %s disagrees with naive: %s %.3g "
-                                 "at joint %zu (tolerance %g); its timings may be meaningless\n",
+                                 "at element %zu (tolerance %g); its timings may be meaningless\n",
                                  label.c_str(), w.what, w.err, w.joint, kCheckTolerance);
                     warnings++;
                 }
@@ -823,11 +1055,12 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
     // Rows: (kernel, joints, k) in registration order; columns: backends with a result.
     struct Row {
         std::string label;
-        std::vector<double> ns;  // per backend, ns/joint, NaN if absent
+        std::vector<double> ns;  // per backend, ns per item, NaN if absent
     };
     std::vector<Row> rows;
     std::map<std::string, size_t> row_of;
     std::vector<bool> have(reg.backends.size(), false);
+    std::vector<std::string> notes;  // units other than ns/joint
     std::vector<std::pair<BenchId, std::string>> ordered;
     for (const auto &kv : reg.by_name)
         ordered.push_back({kv.second, kv.first});
@@ -853,7 +1086,12 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
             row_of[label] = rows.size();
             rows.push_back(Row{label, std::vector<double>(reg.backends.size(), NAN)});
         }
-        rows[row_of[label]].ns[id.backend] = it->second / (double)id.joints;
+        const Kernel &kern = kKernels[id.kernel];
+        rows[row_of[label]].ns[id.backend] =
+            it->second / (double)items_per_call(kern, id.joints, id.k);
+        std::string note = unit_note(kern);
+        if (!note.empty() && std::find(notes.begin(), notes.end(), note) == notes.end())
+            notes.push_back(note);
         have[id.backend] = true;
     }
     if (rows.empty()) {
@@ -902,9 +1140,13 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
     std::fprintf(out, "\nposebatch %s on %s, %ld logical CPUs\n", pb_version_string(),
                  cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
     std::fprintf(out,
-                 "ns/joint: median of %d repetition%s (min_time %s s each); \"X vs Y\": "
-                 "time(Y) / time(X), both from this run\n\n",
-                 repetitions, repetitions == 1 ? "" : "s", min_time.c_str());
+                 "ns/joint%s: median of %d repetition%s (min_time %s s each, wall/CPU time "
+                 "%.2f); \"X vs Y\": time(Y) / time(X), both from this run\n",
+                 notes.empty() ? "" : " (other units below)", repetitions,
+                 repetitions == 1 ? "" : "s", min_time.c_str(), wall_over_cpu);
+    for (const std::string &note : notes)
+        std::fprintf(out, "  %s\n", note.c_str());
+    std::fprintf(out, "\n");
     if (wall_over_cpu > 1.15)
         std::fprintf(out,
                      "note: wall time was %.2fx the CPU time: the machine was busy, absolute "
@@ -931,11 +1173,12 @@ void print_help()
     std::fprintf(stdout,
                  "\nposebatch-bench:\n"
                  "  benchmarks <kernel>/<backend>/<joints>[/<k>]; backend naive is the reference\n"
-                 "  texts transcribed per joint (bench/naive.c); items_per_second counts joints.\n"
+                 "  texts transcribed per joint (bench/naive.c); items_per_second counts joints\n"
+                 "  (clip_resample: output joint-samples; pose_blend_*: joints x k).\n"
                  "  [--summary [--repetitions=N]]\n"
                  "      run the selection N times (default 5, randomly interleaved, default\n"
-                 "      --benchmark_min_time=%s) and print a table of the median ns/joint per\n"
-                 "      backend with the speedups over scalar and over naive.\n",
+                 "      --benchmark_min_time=%s) and print a table of the median ns per item\n"
+                 "      per backend with the speedups over scalar and over naive.\n",
                  "0.05");
 }
 

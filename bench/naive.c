@@ -12,6 +12,14 @@
 
 #define NV_EPS 1e-8f
 
+/* Helpers shared by several entry points are inlined into each, so that every
+ * entry point compiles to the loop it would be if written out. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NV_INLINE static inline __attribute__((always_inline))
+#else
+#define NV_INLINE static inline
+#endif
+
 /* ---- helpers (the author's vec.h / quat.h, written in C) --------------- */
 
 static inline nv_vec3 v3(float x, float y, float z)
@@ -88,60 +96,57 @@ static inline nv_quat quat_from_scaled_angle_axis(nv_vec3 v) { return quat_exp(v
 
 /* ---- cubic interpolation text ------------------------------------------ */
 
+/* The cubic Hermite basis at x: w0..w3 weigh p0, p1, v0, v1 in the value,
+ * q0..q3 in its derivative (written once here, used by every Hermite below). */
+typedef struct hermite_basis { float w0, w1, w2, w3, q0, q1, q2, q3; } hermite_basis;
+
+static inline hermite_basis hermite_weights(float x)
+{
+    hermite_basis b;
+    b.w0 = 2 * x * x * x - 3 * x * x + 1;
+    b.w1 = 3 * x * x - 2 * x * x * x;
+    b.w2 = x * x * x - 2 * x * x + x;
+    b.w3 = x * x * x - x * x;
+
+    b.q0 = 6 * x * x - 6 * x;
+    b.q1 = 6 * x - 6 * x * x;
+    b.q2 = 3 * x * x - 4 * x + 1;
+    b.q3 = 3 * x * x - 2 * x;
+    return b;
+}
+
 static inline void hermite_vec3(nv_vec3 *pos, nv_vec3 *vel, float x, nv_vec3 p0, nv_vec3 p1,
                                 nv_vec3 v0, nv_vec3 v1)
 {
-    float w0 = 2 * x * x * x - 3 * x * x + 1;
-    float w1 = 3 * x * x - 2 * x * x * x;
-    float w2 = x * x * x - 2 * x * x + x;
-    float w3 = x * x * x - x * x;
-
-    float q0 = 6 * x * x - 6 * x;
-    float q1 = 6 * x - 6 * x * x;
-    float q2 = 3 * x * x - 4 * x + 1;
-    float q3 = 3 * x * x - 2 * x;
-
-    *pos = v3_add(v3_add(v3_scale(w0, p0), v3_scale(w1, p1)),
-                  v3_add(v3_scale(w2, v0), v3_scale(w3, v1)));
-    *vel = v3_add(v3_add(v3_scale(q0, p0), v3_scale(q1, p1)),
-                  v3_add(v3_scale(q2, v0), v3_scale(q3, v1)));
+    hermite_basis b = hermite_weights(x);
+    *pos = v3_add(v3_add(v3_scale(b.w0, p0), v3_scale(b.w1, p1)),
+                  v3_add(v3_scale(b.w2, v0), v3_scale(b.w3, v1)));
+    *vel = v3_add(v3_add(v3_scale(b.q0, p0), v3_scale(b.q1, p1)),
+                  v3_add(v3_scale(b.q2, v0), v3_scale(b.q3, v1)));
 }
 
 static inline void hermite_vec4(nv_quat *pos, nv_quat *vel, float x, nv_quat p0, nv_quat p1,
                                 nv_quat v0, nv_quat v1)
 {
-    float w0 = 2 * x * x * x - 3 * x * x + 1;
-    float w1 = 3 * x * x - 2 * x * x * x;
-    float w2 = x * x * x - 2 * x * x + x;
-    float w3 = x * x * x - x * x;
-
-    float q0 = 6 * x * x - 6 * x;
-    float q1 = 6 * x - 6 * x * x;
-    float q2 = 3 * x * x - 4 * x + 1;
-    float q3 = 3 * x * x - 2 * x;
-
-    *pos = q_add(q_add(q_scale(w0, p0), q_scale(w1, p1)), q_add(q_scale(w2, v0), q_scale(w3, v1)));
-    *vel = q_add(q_add(q_scale(q0, p0), q_scale(q1, p1)), q_add(q_scale(q2, v0), q_scale(q3, v1)));
+    hermite_basis b = hermite_weights(x);
+    *pos = q_add(q_add(q_scale(b.w0, p0), q_scale(b.w1, p1)),
+                 q_add(q_scale(b.w2, v0), q_scale(b.w3, v1)));
+    *vel = q_add(q_add(q_scale(b.q0, p0), q_scale(b.q1, p1)),
+                 q_add(q_scale(b.q2, v0), q_scale(b.q3, v1)));
 }
 
 static inline void quat_hermite(nv_quat *rot, nv_vec3 *vel, float x, nv_quat r0, nv_quat r1,
                                 nv_vec3 v0, nv_vec3 v1)
 {
-    float w1 = 3 * x * x - 2 * x * x * x;
-    float w2 = x * x * x - 2 * x * x + x;
-    float w3 = x * x * x - x * x;
-
-    float q1 = 6 * x - 6 * x * x;
-    float q2 = 3 * x * x - 4 * x + 1;
-    float q3 = 3 * x * x - 2 * x;
+    hermite_basis b = hermite_weights(x);
 
     nv_vec3 r1_sub_r0 = quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(r1, r0)));
 
-    *rot = quat_mul(quat_from_scaled_angle_axis(v3_add(v3_add(v3_scale(w1, r1_sub_r0),
-                                                               v3_scale(w2, v0)),
-                                                        v3_scale(w3, v1))),
+    *rot = quat_mul(quat_from_scaled_angle_axis(v3_add(v3_add(v3_scale(b.w1, r1_sub_r0),
+                                                               v3_scale(b.w2, v0)),
+                                                        v3_scale(b.w3, v1))),
                     r0);
-    *vel = v3_add(v3_add(v3_scale(q1, r1_sub_r0), v3_scale(q2, v0)), v3_scale(q3, v1));
+    *vel = v3_add(v3_add(v3_scale(b.q1, r1_sub_r0), v3_scale(b.q2, v0)), v3_scale(b.q3, v1));
 }
 
 static inline void quat_catmull_rom(nv_quat *rot, nv_vec3 *vel, float x, nv_quat r0, nv_quat r1,
@@ -195,20 +200,14 @@ void nv_vec3_catmull_rom(size_t n, float x, const nv_vec3 *p0, const nv_vec3 *p1
 static inline void scale_hermite(nv_vec3 *scl, nv_vec3 *svl, float x, nv_vec3 s0, nv_vec3 s1,
                                  nv_vec3 v0, nv_vec3 v1)
 {
-    float w1 = 3 * x * x - 2 * x * x * x;
-    float w2 = x * x * x - 2 * x * x + x;
-    float w3 = x * x * x - x * x;
-
-    float q1 = 6 * x - 6 * x * x;
-    float q2 = 3 * x * x - 4 * x + 1;
-    float q3 = 3 * x * x - 2 * x;
+    hermite_basis b = hermite_weights(x);
 
     nv_vec3 s1_sub_s0 = v3_log(v3_div(s1, s0));
 
-    *scl = v3_mul(v3_exp(v3_add(v3_add(v3_scale(w1, s1_sub_s0), v3_scale(w2, v0)),
-                                v3_scale(w3, v1))),
+    *scl = v3_mul(v3_exp(v3_add(v3_add(v3_scale(b.w1, s1_sub_s0), v3_scale(b.w2, v0)),
+                                v3_scale(b.w3, v1))),
                   s0);
-    *svl = v3_add(v3_add(v3_scale(q1, s1_sub_s0), v3_scale(q2, v0)), v3_scale(q3, v1));
+    *svl = v3_add(v3_add(v3_scale(b.q1, s1_sub_s0), v3_scale(b.q2, v0)), v3_scale(b.q3, v1));
 }
 
 void nv_scale_catmull_rom(size_t n, float x, const nv_vec3 *s0, const nv_vec3 *s1,
@@ -266,63 +265,133 @@ void nv_quat_nlerp(size_t n, float t, const nv_quat *a, const nv_quat *b, nv_qua
 
 /* ---- weighted-average text --------------------------------------------- */
 
-void nv_average_raw(size_t n, size_t k, const nv_quat *samples, const float *weights,
-                    nv_quat *out)
+/* The raw and log averages and their _ref variants are one loop each: the
+ * sample taken relative to the reference (has_ref), accumulated, and the
+ * result taken back. Inlined with has_ref constant, each variant compiles to
+ * the loop it would be written out. */
+NV_INLINE nv_quat to_ref(int has_ref, const nv_quat *ref, size_t j, nv_quat s)
+{
+    return has_ref ? quat_inv_mul(ref[j], s) : s;
+}
+NV_INLINE nv_quat from_ref(int has_ref, const nv_quat *ref, size_t j, nv_quat q)
+{
+    return has_ref ? quat_abs(quat_mul(ref[j], q)) : q;
+}
+
+NV_INLINE void average_raw(size_t n, size_t k, int has_ref, const nv_quat *ref,
+                           const nv_quat *samples, const float *weights, nv_quat *out)
 {
     for (size_t j = 0; j < n; j++)
         out[j] = qt(0.0f, 0.0f, 0.0f, 0.0f);
 
     for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < n; j++)
-            out[j] = q_add(out[j], q_scale(weights[i], quat_abs(samples[i * n + j])));
+        for (size_t j = 0; j < n; j++) {
+            nv_quat s = quat_abs(to_ref(has_ref, ref, j, samples[i * n + j]));
+            out[j] = q_add(out[j], q_scale(weights[i], s));
+        }
 
     for (size_t j = 0; j < n; j++)
-        out[j] = quat_normalize(out[j]);
+        out[j] = from_ref(has_ref, ref, j, quat_normalize(out[j]));
+}
+
+NV_INLINE void average_log(size_t n, size_t k, int has_ref, const nv_quat *ref,
+                           const nv_quat *samples, const float *weights, nv_vec3 *accum,
+                           nv_quat *out)
+{
+    for (size_t j = 0; j < n; j++)
+        accum[j] = v3(0.0f, 0.0f, 0.0f);
+
+    for (size_t i = 0; i < k; i++)
+        for (size_t j = 0; j < n; j++) {
+            nv_quat s = quat_abs(to_ref(has_ref, ref, j, samples[i * n + j]));
+            accum[j] = v3_add(accum[j], v3_scale(weights[i], quat_log(s)));
+        }
+
+    for (size_t j = 0; j < n; j++)
+        out[j] = from_ref(has_ref, ref, j, quat_exp(accum[j]));
+}
+
+void nv_average_raw(size_t n, size_t k, const nv_quat *samples, const float *weights,
+                    nv_quat *out)
+{
+    average_raw(n, k, 0, NULL, samples, weights, out);
 }
 
 void nv_average_log(size_t n, size_t k, const nv_quat *samples, const float *weights,
                     nv_vec3 *accum, nv_quat *out)
 {
-    for (size_t j = 0; j < n; j++)
-        accum[j] = v3(0.0f, 0.0f, 0.0f);
-
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < n; j++)
-            accum[j] = v3_add(accum[j], v3_scale(weights[i], quat_log(quat_abs(samples[i * n + j]))));
-
-    for (size_t j = 0; j < n; j++)
-        out[j] = quat_exp(accum[j]);
+    average_log(n, k, 0, NULL, samples, weights, accum, out);
 }
 
 void nv_average_raw_ref(size_t n, size_t k, const nv_quat *ref, const nv_quat *samples,
                         const float *weights, nv_quat *out)
 {
-    for (size_t j = 0; j < n; j++)
-        out[j] = qt(0.0f, 0.0f, 0.0f, 0.0f);
-
-    for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < n; j++)
-            out[j] = q_add(out[j], q_scale(weights[i],
-                                           quat_abs(quat_inv_mul(ref[j], samples[i * n + j]))));
-
-    for (size_t j = 0; j < n; j++)
-        out[j] = quat_abs(quat_mul(ref[j], quat_normalize(out[j])));
+    average_raw(n, k, 1, ref, samples, weights, out);
 }
 
 void nv_average_log_ref(size_t n, size_t k, const nv_quat *ref, const nv_quat *samples,
                         const float *weights, nv_vec3 *accum, nv_quat *out)
 {
+    average_log(n, k, 1, ref, samples, weights, accum, out);
+}
+
+/* ---- pose blend: rotations by a _ref average, translations and scales --- */
+
+/* out = sum_i w_i s_i, or exp(sum_i w_i ln s_i) in log space (scales). */
+NV_INLINE void v3_weighted_sum(size_t n, size_t k, const nv_vec3 *samples, const float *weights,
+                               int log_space, nv_vec3 *out)
+{
     for (size_t j = 0; j < n; j++)
-        accum[j] = v3(0.0f, 0.0f, 0.0f);
+        out[j] = v3(0.0f, 0.0f, 0.0f);
 
     for (size_t i = 0; i < k; i++)
-        for (size_t j = 0; j < n; j++)
-            accum[j] = v3_add(accum[j],
-                              v3_scale(weights[i],
-                                       quat_log(quat_abs(quat_inv_mul(ref[j], samples[i * n + j])))));
+        for (size_t j = 0; j < n; j++) {
+            nv_vec3 s = samples[i * n + j];
+            out[j] = v3_add(out[j], v3_scale(weights[i], log_space ? v3_log(s) : s));
+        }
 
-    for (size_t j = 0; j < n; j++)
-        out[j] = quat_abs(quat_mul(ref[j], quat_exp(accum[j])));
+    if (log_space)
+        for (size_t j = 0; j < n; j++)
+            out[j] = v3_exp(out[j]);
+}
+
+void nv_pose_blend_ref(size_t n, size_t k, int log_average, const nv_quat *ref,
+                       const nv_quat *rot, const nv_vec3 *pos, const nv_vec3 *scl,
+                       const float *weights, nv_vec3 *accum, nv_quat *out_rot, nv_vec3 *out_pos,
+                       nv_vec3 *out_scl)
+{
+    if (log_average)
+        average_log(n, k, 1, ref, rot, weights, accum, out_rot);
+    else
+        average_raw(n, k, 1, ref, rot, weights, out_rot);
+    v3_weighted_sum(n, k, pos, weights, 0, out_pos);
+    v3_weighted_sum(n, k, scl, weights, 1, out_scl);
+}
+
+/* ---- clip resampling: the text's quat_catmull_rom per output sample ----- */
+
+void nv_clip_resample(size_t joints, size_t frames, float fps, double step, size_t count,
+                      const nv_quat *src, nv_quat *rot, nv_vec3 *vel)
+{
+    double last = (double)(frames - 1);
+    for (size_t i = 0; i < count; i++) {
+        double u = (double)i * step;
+        float vs = u <= last ? fps : 0.0f; /* past the end: hold the last pose */
+        if (!(u <= last))
+            u = last;
+        size_t f = (size_t)u;
+        float x = (float)(u - (double)f);
+        const nv_quat *k0 = src + (f ? f - 1 : 0) * joints;
+        const nv_quat *k1 = src + f * joints;
+        const nv_quat *k2 = src + (f + 1 < frames ? f + 1 : frames - 1) * joints;
+        const nv_quat *k3 = src + (f + 2 < frames ? f + 2 : frames - 1) * joints;
+        nv_quat *r = rot + i * joints;
+        nv_vec3 *v = vel + i * joints;
+        for (size_t j = 0; j < joints; j++) {
+            quat_catmull_rom(&r[j], &v[j], x, k0[j], k1[j], k2[j], k3[j]);
+            v[j] = v3_scale(vs, v[j]); /* per x -> per second */
+        }
+    }
 }
 
 /* mat4 / vec4 as in the text: vec4 (x, y, z, w) holds quat (w, x, y, z). */

@@ -48,6 +48,25 @@ void nv_average_log_ref(size_t n, size_t k, const nv_quat *ref, const nv_quat *s
 void nv_average_accurate(size_t n, size_t k, const nv_quat *samples, const float *weights,
                          nv_quat *out);
 
+/* Blend of k full poses around a reference: rotations by nv_average_log_ref
+ * (log_average != 0) or nv_average_raw_ref, translations by the plain
+ * weighted sum sum_i w_i p_i, scales in log space, exp(sum_i w_i ln s_i).
+ * rot/pos/scl: sample i of joint j at [i*n + j]; accum: n vec3 of scratch. */
+void nv_pose_blend_ref(size_t n, size_t k, int log_average, const nv_quat *ref,
+                       const nv_quat *rot, const nv_vec3 *pos, const nv_vec3 *scl,
+                       const float *weights, nv_vec3 *accum, nv_quat *out_rot, nv_vec3 *out_pos,
+                       nv_vec3 *out_scl);
+
+/* Clip resampling without segment reuse: src is `frames` poses of `joints`
+ * rotations, frame-major (joint j of frame f at f*joints + j); output frame i
+ * (count of them, same layout) is the text's quat_catmull_rom at source
+ * position u = i*step, segment floor(u), neighbours clamped to the clip (the
+ * end frame stands in for a missing one), recomputing the three log offsets
+ * per sample. vel is per second: the per-x velocity times fps (the source
+ * frame rate); past the last frame the last pose is held with zero velocity. */
+void nv_clip_resample(size_t joints, size_t frames, float fps, double step, size_t count,
+                      const nv_quat *src, nv_quat *rot, nv_vec3 *vel);
+
 #ifdef __cplusplus
 }
 #endif

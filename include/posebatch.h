@@ -445,14 +445,17 @@ typedef struct pb_clip_vel {
  * rotation tracks are unrolled (each output frame in the hemisphere of the
  * previous one).
  * PB_EXACT_VELOCITY is honoured for the angular velocity.
+ * A time within 1e-9 relative (1e-9 frames near 0) of a frame time f *
+ * frame_time is taken as exactly that frame time: times computed in double
+ * as f * frame_time then land on their frame.
  * End conditions: by default (clamp) the missing neighbour of an end frame is
- * the end frame itself, and times outside [0, (F-1) frame_time] hold the end
- * pose with zero velocity. With PB_CLIP_LOOP the clip is cyclic with period
+ * the end frame itself, and times outside [0, (F-1) frame_time] (after that
+ * snapping) hold the end pose with zero velocity. With PB_CLIP_LOOP the clip is cyclic with period
  * F * frame_time: frame F-1 is followed by frame 0 (so a clip whose last
  * frame repeats its first should drop it first), neighbours wrap, any finite
  * time is taken modulo the period, and the result is continuous across the
- * seam. A sample exactly at a source frame time reproduces that frame
- * exactly (up to the sign the unrolling picks). F == 1 gives that frame
+ * seam. A sample at a source frame time reproduces that frame exactly (up to
+ * the sign the unrolling picks). F == 1 gives that frame
  * everywhere with zero velocity.
  * vel may be NULL; its batches hold count*J values each.
  * Errors (nothing written): PB_ERR_NULL (src/dst/times or a needed batch
@@ -468,8 +471,7 @@ PB_API pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *
 /* Output frame count of pb_clip_resample at fps frames per second: clamp:
  * floor(duration * fps) + 1 with duration (F-1) * frame_time; PB_CLIP_LOOP:
  * round(F * frame_time * fps) (one period, the seam frame not repeated), at
- * least 1. Durations that are whole multiples of the output frame time up to
- * 1e-6 relative count as whole (BVH prints frame times to ~7 digits). Returns
+ * least 1, both with the ratio snapping of pb_clip_resample. Returns
  * 0 for invalid arguments (NULL, fps or frame_time not finite and > 0, zero
  * sizes) or a count above PB_MAX_COUNT. */
 PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags);
@@ -478,9 +480,10 @@ PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned f
  * pb_clip_resample_frames(src, fps, flags); output frame i is sampled at
  * source frame position i * s, s = 1 / (fps * src->frame_time), as in
  * pb_clip_sample (same flags, tracks, errors, accuracy). When s is within
- * 1e-6 relative of a ratio p/q of small integers (q <= 64; e.g. 0.25 for
- * 30 -> 120 fps with a printed frame time of 0.0333333) that ratio is used
- * exactly, so every q-th output frame is exactly a source frame. Sets
+ * 1e-4 relative of a ratio p/q of small integers (q <= 64; e.g. 0.25 for
+ * 30 -> 120 fps with a printed frame time of 0.0333333, or 1 for 120 fps
+ * with 0.008333) that ratio is used exactly, so every q-th output frame is
+ * exactly a source frame. Sets
  * dst->frame_time = 1 / fps. */
 PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
                                   const pb_clip_vel *vel);
@@ -509,7 +512,8 @@ typedef enum pb_blend_method {
  * blended and out's must be absent; out having a track the inputs lack is
  * PB_ERR_NULL). ref may be NULL except for the *_REF methods (PB_ERR_NULL).
  * out must not overlap any input (PB_ERR_ALIAS). k == 0, joints above
- * PB_MAX_COUNT: PB_ERR_SIZE; unknown method: PB_ERR_ARG. Accuracy: that of
+ * PB_MAX_COUNT: PB_ERR_SIZE; unknown method: PB_ERR_ARG; joints == 0 (with a
+ * valid k and method) does nothing and returns PB_OK, pointers unchecked. Accuracy: that of
  * the average used; positions and scales to float rounding of the sums. */
 PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
                                const pb_cvec3s *scale, const float *weights,

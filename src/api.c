@@ -155,19 +155,27 @@ pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats d
 
 /* -------------------------------------------------------- interpolation */
 
+/* the vec3 and scale cubics share one checker: two outputs, four inputs */
+static pb_status check_4v(size_t n, pb_cvec3s a, pb_cvec3s b, pb_cvec3s c3, pb_cvec3s d,
+                          pb_vec3s out, pb_vec3s vel)
+{
+    chk c = {{0}, {0}, 0, PB_OK};
+    out_v(&c, out, n);
+    opt_out_v(&c, vel, n);
+    in_v(&c, a, n);
+    in_v(&c, b, n);
+    in_v(&c, c3, n);
+    in_v(&c, d, n);
+    return c.st;
+}
+
 pb_status pb_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0,
                           pb_cvec3s v1, pb_vec3s pos, pb_vec3s vel)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
-    out_v(&c, pos, n);
-    opt_out_v(&c, vel, n);
-    in_v(&c, p0, n);
-    in_v(&c, p1, n);
-    in_v(&c, v0, n);
-    in_v(&c, v1, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = check_4v(n, p0, p1, v0, v1, pos, vel);
+    if (st != PB_OK)
+        return st;
     K->vec3_hermite(n, x, p0, p1, v0, v1, pos, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
@@ -176,15 +184,9 @@ pb_status pb_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_
                               pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
-    out_v(&c, pos, n);
-    opt_out_v(&c, vel, n);
-    in_v(&c, p0, n);
-    in_v(&c, p1, n);
-    in_v(&c, p2, n);
-    in_v(&c, p3, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = check_4v(n, p0, p1, p2, p3, pos, vel);
+    if (st != PB_OK)
+        return st;
     K->vec3_catmull_rom(n, x, 1.0f, p0, p1, p2, p3, pos, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
@@ -253,15 +255,9 @@ pb_status pb_scale_hermite(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cve
                            pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
-    out_v(&c, scale, n);
-    opt_out_v(&c, svel, n);
-    in_v(&c, s0, n);
-    in_v(&c, s1, n);
-    in_v(&c, v0, n);
-    in_v(&c, v1, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = check_4v(n, s0, s1, v0, v1, scale, svel);
+    if (st != PB_OK)
+        return st;
     K->scale_hermite(n, x, s0, s1, v0, v1, scale, absent_v(svel) ? no_v3 : svel);
     return PB_OK;
 }
@@ -270,15 +266,9 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
                                pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
-    out_v(&c, scale, n);
-    opt_out_v(&c, svel, n);
-    in_v(&c, s0, n);
-    in_v(&c, s1, n);
-    in_v(&c, s2, n);
-    in_v(&c, s3, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = check_4v(n, s0, s1, s2, s3, scale, svel);
+    if (st != PB_OK)
+        return st;
     K->scale_catmull_rom(n, x, 1.0f, s0, s1, s2, s3, scale, absent_v(svel) ? no_v3 : svel);
     return PB_OK;
 }

@@ -102,6 +102,11 @@ static seg_pos locate(double u, size_t frames, unsigned flags, double frame_time
 {
     seg_pos s;
     double last = (double)(frames - 1);
+    /* a time computed as f * frame_time comes back as f to a few ulps: make it
+     * that frame, exactly */
+    double un = nearbyint(u);
+    if (fabs(u - un) <= 1e-9 * fmax(1.0, fabs(u)))
+        u = un;
     s.vscale = 1.0 / frame_time;
     if (flags & PB_CLIP_LOOP) {
         u = fmod(u, (double)frames);
@@ -135,42 +140,77 @@ static seg_pos locate(double u, size_t frames, unsigned flags, double frame_time
     return s;
 }
 
-/* Per-segment rotation offsets for all joints (9 floats per joint). */
+/* Rotation offsets of frame pairs (a, b) for all joints, three slots: the
+ * current segment needs (f0, f), (f, f2), (f2, f3), and moving on by one
+ * segment keeps two of them, so each pair is computed once in a sweep. */
+#define PB_OFFSET_SLOTS 3
 typedef struct {
     float *buf;
-    pb_vec3s d12, t1, t2;
-    size_t seg; /* segment the offsets are for; SIZE_MAX when none */
+    pb_vec3s d[PB_OFFSET_SLOTS];
+    size_t a[PB_OFFSET_SLOTS], b[PB_OFFSET_SLOTS]; /* SIZE_MAX: empty */
+    size_t seg;                                    /* segment of use[]; SIZE_MAX: none */
+    int use[3];                                    /* slots of d01, d12, d23 */
 } seg_cache;
 
 static int cache_init(seg_cache *c, size_t joints)
 {
-    c->buf = malloc(9 * joints * sizeof(float));
+    c->buf = malloc(3 * PB_OFFSET_SLOTS * joints * sizeof(float));
     if (!c->buf)
         return 0;
-    pb_vec3s d = {c->buf, c->buf + joints, c->buf + 2 * joints};
-    pb_vec3s a = {c->buf + 3 * joints, c->buf + 4 * joints, c->buf + 5 * joints};
-    pb_vec3s b = {c->buf + 6 * joints, c->buf + 7 * joints, c->buf + 8 * joints};
-    c->d12 = d;
-    c->t1 = a;
-    c->t2 = b;
+    for (int i = 0; i < PB_OFFSET_SLOTS; i++) {
+        float *p = c->buf + (size_t)(3 * i) * joints;
+        pb_vec3s v = {p, p + joints, p + 2 * joints};
+        c->d[i] = v;
+        c->a[i] = c->b[i] = SIZE_MAX;
+    }
     c->seg = SIZE_MAX;
+    c->use[0] = c->use[1] = c->use[2] = 0;
     return 1;
+}
+
+/* Points use[] at the offsets of segment s, computing the missing ones into
+ * slots this segment does not need. */
+static void cache_segment(const pb_kernels *k, const pb_clip *src, const seg_pos *s,
+                          seg_cache *c)
+{
+    size_t pa[3] = {s->f0, s->f, s->f2}, pb[3] = {s->f, s->f2, s->f3};
+    int taken[PB_OFFSET_SLOTS] = {0};
+    for (int p = 0; p < 3; p++) {
+        c->use[p] = -1;
+        for (int i = 0; i < PB_OFFSET_SLOTS; i++)
+            if (!taken[i] && c->a[i] == pa[p] && c->b[i] == pb[p]) {
+                c->use[p] = i;
+                taken[i] = 1;
+                break;
+            }
+    }
+    for (int p = 0; p < 3; p++) {
+        if (c->use[p] >= 0)
+            continue;
+        int i = 0;
+        while (taken[i])
+            i++;
+        taken[i] = 1;
+        c->use[p] = i;
+        c->a[i] = pa[p];
+        c->b[i] = pb[p];
+        k->quat_offset(src->joints, rot_frame(src, pa[p]), rot_frame(src, pb[p]), c->d[i]);
+    }
+    c->seg = s->f;
 }
 
 static void sample_one(const pb_kernels *k, const pb_clip *src, const seg_pos *s, unsigned flags,
                        seg_cache *cache, const pb_clip *dst, const pb_clip_vel *vel, size_t i)
 {
     size_t J = src->joints;
-    if (cache->seg != s->f) {
-        k->quat_cr_segment(J, rot_frame(src, s->f0), rot_frame(src, s->f), rot_frame(src, s->f2),
-                           rot_frame(src, s->f3), cache->d12, cache->t1, cache->t2);
-        cache->seg = s->f;
-    }
+    if (cache->seg != s->f)
+        cache_segment(k, src, s, cache);
     float vs = (float)s->vscale;
     pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
-    k->quat_hermite_offset(J, s->x, vs, rot_frame(src, s->f), pb_cv(cache->d12), pb_cv(cache->t1),
-                           pb_cv(cache->t2), flags & PB_EXACT_VELOCITY, prev, rot_frame_w(dst, i),
-                           v3_frame_w(vel ? vel->rot : no_vel, J, i));
+    k->quat_cr_offsets(J, s->x, vs, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
+                       pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
+                       flags & PB_EXACT_VELOCITY, prev, rot_frame_w(dst, i),
+                       v3_frame_w(vel ? vel->rot : no_vel, J, i));
     if (dst->pos.x)
         k->vec3_catmull_rom(J, s->x, vs, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),
                             v3_frame(src->pos, J, s->f2), v3_frame(src->pos, J, s->f3),
@@ -214,14 +254,15 @@ pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times, 
     return sample_at(src, count, times, 0.0, flags, dst, vel);
 }
 
-/* The step in source frames, snapped to p/q (q <= 64) when within 1e-6
- * relative: printed frame times are rounded, rates are usually rational. */
+/* The step in source frames, snapped to p/q (q <= 64) when within 1e-4
+ * relative: BVH files print frame times to 6 or 7 digits (0.008333 is 1/120
+ * to 4e-5), and rates are usually rational. */
 static double resample_step(const pb_clip *src, double fps)
 {
     double step = 1.0 / (fps * src->frame_time);
     for (int q = 1; q <= 64; q++) {
         double p = floor(step * q + 0.5);
-        if (p >= 1 && fabs(p / q - step) <= 1e-6 * step)
+        if (p >= 1 && fabs(p / q - step) <= 1e-4 * step)
             return p / q;
     }
     return step;
@@ -236,7 +277,7 @@ size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags)
     if (flags & PB_CLIP_LOOP)
         n = floor((double)src->frames / step + 0.5);
     else
-        n = floor((double)(src->frames - 1) / step * (1.0 + 1e-6)) + 1;
+        n = floor((double)(src->frames - 1) / step * (1.0 + 1e-12)) + 1; /* double rounding */
     if (n < 1)
         n = 1;
     if (!(n <= (double)PB_MAX_COUNT) || (size_t)n > PB_MAX_COUNT / src->joints)
@@ -284,13 +325,13 @@ static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_
         return PB_ERR_SIZE;
     if ((unsigned)method >= PB_BLEND_METHOD_COUNT)
         return PB_ERR_ARG;
+    if (n == 0) /* nothing to read or write, as for the averages */
+        return PB_OK;
     if (!rot || !weights || !out)
         return PB_ERR_NULL;
     int by_ref = method == PB_BLEND_LOG_REF || method == PB_BLEND_RAW_REF;
     if ((by_ref && !ref) || (!absent_v(out->pos) && !pos) || (!absent_v(out->scale) && !scale))
         return PB_ERR_NULL;
-    if (n == 0)
-        return PB_OK;
     chk c = {{0}, {0}, 0, PB_OK};
     out_q(&c, out->rot, n);
     opt_out_v(&c, out->pos, n);

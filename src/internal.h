@@ -74,13 +74,13 @@ typedef struct pb_kernels {
     void (*shoemake_controls)(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next, pb_quats b,
                               pb_quats a);
 
-    /* clips (clip.c): per-segment Catmull-Rom offsets, then the offset-form
-     * Hermite per sample; vec3 pose blend (linear or log space) */
-    void (*quat_cr_segment)(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb_cquats r3,
-                            pb_vec3s d12, pb_vec3s t1, pb_vec3s t2);
-    void (*quat_hermite_offset)(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d12,
-                                pb_cvec3s t1, pb_cvec3s t2, unsigned flags, pb_cquats prev,
-                                pb_quats rot, pb_vec3s vel);
+    /* clips (clip.c): offsets of consecutive frames, the Catmull-Rom from
+     * them (output put in prev's hemisphere when prev.w), vec3 pose blend
+     * (linear or log space) */
+    void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
+    void (*quat_cr_offsets)(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d01,
+                            pb_cvec3s d12, pb_cvec3s d23, unsigned flags, pb_cquats prev,
+                            pb_quats rot, pb_vec3s vel);
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);
 } pb_kernels;

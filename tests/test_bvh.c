@@ -1,10 +1,10 @@
 /* Tests of the internal BVH reader/writer (src/io/bvh.c) and the Euler
  * conversions (src/io/euler.c).
  *
- * Real clips are read from PB_SHARED_DATA_DIR/mocap (set by meson to
- * <source root>/../shared/data; the environment variable of the same name
- * overrides it). When the directory is absent those tests are skipped, with a
- * message. The clips are only read, never copied. */
+ * Real clips are read from PB_SHARED_DATA_DIR/mocap (located by clipdata.h:
+ * set by meson to <source root>/../shared/data; the environment variable of
+ * the same name overrides it). When the directory is absent those tests are
+ * skipped, with a message. The clips are only read, never copied. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -24,10 +24,7 @@
 /* Relative to this file: no include directory needed. */
 #include "../src/io/bvh.h"
 #include "../src/io/euler.h"
-
-#ifndef PB_SHARED_DATA_DIR
-#define PB_SHARED_DATA_DIR "../shared/data"
-#endif
+#include "clipdata.h"
 
 #define PI 3.14159265358979323846
 
@@ -54,25 +51,6 @@ static size_t appendf(char *buf, size_t cap, size_t k, const char *fmt, ...)
     va_end(ap);
     cr_assert(n >= 0 && (size_t)n < cap - k, "appendf overflow");
     return k + (size_t)n;
-}
-
-static const char *data_dir(void)
-{
-    const char *e = getenv("PB_SHARED_DATA_DIR");
-    return (e && *e) ? e : PB_SHARED_DATA_DIR;
-}
-
-/* Full path of a clip in <data>/mocap, or NULL (test skipped) if absent. */
-static char *clip_path(const char *name)
-{
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/mocap/%s", data_dir(), name);
-    struct stat st;
-    if (stat(buf, &st) != 0) {
-        fprintf(stderr, "SKIP: shared clip %s not found (PB_SHARED_DATA_DIR=%s)\n", buf, data_dir());
-        return NULL;
-    }
-    return buf;
 }
 
 static char *make_tmpdir(void)
@@ -692,36 +670,26 @@ Test(bvh_clips, pymo_walk, .timeout = 120)
 }
 
 /* Every *.bvh in the shared mocap directory (including ones added later). */
+static void round_trip_file(const char *path, const char *name, void *ctx)
+{
+    (void)ctx;
+    pb_bvh a;
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_read_file(path, &a, &err), PB_BVH_OK, "%s: %s", name, err.message);
+    rt_result r = round_trip(path, &a);
+    cr_assert_lt(r.max_rot_rad, RT_ROT_TOL, "%s", name);
+    cr_assert_leq(r.max_pos_rel, 1.2e-7, "%s", name);
+    cr_assert_eq(r.jumps_out, 0, "%s", name);
+    pb_bvh_free(&a);
+}
+
 Test(bvh_clips, every_file_in_mocap_dir, .timeout = 300)
 {
-    char dirp[4096];
-    snprintf(dirp, sizeof dirp, "%s/mocap", data_dir());
-    DIR *d = opendir(dirp);
-    if (!d) {
-        fprintf(stderr, "SKIP: %s not found\n", dirp);
-        cr_skip_test("shared data not found at %s", dirp);
+    int count = for_each_mocap_bvh(round_trip_file, NULL);
+    if (count < 0) {
+        cr_skip_test("shared data not found at %s/mocap", data_dir());
         return;
     }
-    struct dirent *e;
-    int count = 0;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".bvh") != 0)
-            continue;
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dirp, e->d_name);
-        pb_bvh a;
-        pb_bvh_error err;
-        cr_assert_eq(pb_bvh_read_file(path, &a, &err), PB_BVH_OK, "%s: %s", e->d_name,
-                     err.message);
-        rt_result r = round_trip(path, &a);
-        cr_assert_lt(r.max_rot_rad, RT_ROT_TOL, "%s", e->d_name);
-        cr_assert_leq(r.max_pos_rel, 1.2e-7, "%s", e->d_name);
-        cr_assert_eq(r.jumps_out, 0, "%s", e->d_name);
-        pb_bvh_free(&a);
-        count++;
-    }
-    closedir(d);
     cr_assert_gt(count, 0);
 }
 

@@ -123,15 +123,21 @@ PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 u, v3 d, v3 v0, v3 v1, unsi
     v3 du = hermite_deriv(h, d, v0, v1);
     return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(u, du, half) : du;
 }
-PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
-                                   pb_quats rot, pb_vec3s vel, pb_blk blk)
+/* The rotation exp(u/2) r0; the velocity is stored (when wanted) here. */
+PB_INLINE vq quat_hermite_eval(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
+                               pb_vec3s vel, pb_blk blk)
 {
     v3 u = hermite_value(h, d, v0, v1);
     pb_sincos half;
     vq e = q_exp_sc(v3_scale(u, vf_set(0.5f)), &half);
-    q_st(rot, q_mul(e, r0), blk);
     if (vel.x)
         v3_st(vel, hermite_velocity(h, u, d, v0, v1, flags, half), blk);
+    return q_mul(e, r0);
+}
+PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
+                                   pb_quats rot, pb_vec3s vel, pb_blk blk)
+{
+    q_st(rot, quat_hermite_eval(h, r0, d, v0, v1, flags, vel, blk), blk);
 }
 static void k_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0,
                            pb_cvec3s v1, unsigned flags, pb_quats rot, pb_vec3s vel)
@@ -169,34 +175,30 @@ static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb
     PB_BLOCKS(n, blk, b_quat_catmull_rom(h, r0, r1, r2, r3, flags, rot, vel, blk));
 }
 
-/* Clip resampling in two steps: the per-segment offsets once per source
- * segment, then per output sample only the Hermite sum, one exp and one mul. */
-static void k_quat_cr_segment(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb_cquats r3,
-                              pb_vec3s d12, pb_vec3s t1, pb_vec3s t2)
+/* Clip resampling in two steps: the offset of each pair of consecutive
+ * source frames once (a segment shares two of its three with its neighbours),
+ * then per output sample only the tangents, the Hermite sum, one exp and one
+ * mul. */
+static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
 {
-    PB_BLOCKS(n, blk, {
-        v3 d, a, b;
-        cr_offsets(q_ld(r0, blk), q_ld(r1, blk), q_ld(r2, blk), q_ld(r3, blk), &d, &a, &b);
-        v3_st(d12, d, blk);
-        v3_st(t1, a, blk);
-        v3_st(t2, b, blk);
-    });
+    PB_BLOCKS(n, blk, v3_st(out, q_sub_saa(q_ld(b, blk), q_ld(a, blk)), blk));
 }
-/* prev (absent: w NULL) is the previous output frame: rot is put in its
- * hemisphere, so output tracks come out unrolled in the same pass. */
-static void k_quat_hermite_offset(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d12,
-                                  pb_cvec3s t1, pb_cvec3s t2, unsigned flags, pb_cquats prev,
-                                  pb_quats rot, pb_vec3s vel)
+/* The Catmull-Rom of pb_quat_catmull_rom from the offsets d01, d12, d23 of its
+ * four keys (same operations, same results). prev (absent: w NULL) is the
+ * previous output frame: rot is put in its hemisphere, so output tracks come
+ * out unrolled in the same pass. */
+static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d01,
+                              pb_cvec3s d12, pb_cvec3s d23, unsigned flags, pb_cquats prev,
+                              pb_quats rot, pb_vec3s vel)
 {
     pb_hermite_basis h = hermite_basis_scaled(x, vscale);
+    vf half = vf_set(0.5f);
     PB_BLOCKS(n, blk, {
-        v3 d = v3_ld(d12, blk), a = v3_ld(t1, blk), b = v3_ld(t2, blk);
-        pb_sincos half;
-        v3 u = hermite_value(h, d, a, b);
-        vq r = q_mul(q_exp_sc(v3_scale(u, vf_set(0.5f)), &half), q_ld(r1, blk));
+        v3 d = v3_ld(d12, blk);
+        v3 a = v3_scale(v3_add(v3_ld(d01, blk), d), half);
+        v3 b = v3_scale(v3_add(d, v3_ld(d23, blk)), half);
+        vq r = quat_hermite_eval(h, q_ld(r1, blk), d, a, b, flags, vel, blk);
         q_st(rot, prev.w ? q_align(q_ld(prev, blk), r) : r, blk);
-        if (vel.x)
-            v3_st(vel, hermite_velocity(h, u, d, a, b, flags, half), blk);
     });
 }
 
@@ -605,7 +607,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_sin_half_angle,                                                      \
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
-        k_quat_cr_segment, k_quat_hermite_offset, k_vec3_blend,                \
+        k_quat_offset, k_quat_cr_offsets, k_vec3_blend,                        \
     }
 
 #endif

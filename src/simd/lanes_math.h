@@ -250,28 +250,45 @@ typedef struct { vf s, c, sinc; } pb_sincos;
 /* sin, cos and sin(x)/x of x (any sign; |x| > 2^20 is clamped). The sinc needs
  * no division while |x| <= pi/4. Taylor polynomials on [-pi/4, pi/4] (remainder
  * below 2e-9). */
-PB_INLINE pb_sincos sincos_sinc(vf x)
+/* sin(r)/r and cos(r) for |r| <= pi/4: Taylor polynomials (remainder below
+ * 2e-9) */
+PB_INLINE void sincos_poly(vf r, vf *sinc, vf *c)
 {
-    vf xc = vf_max(vf_set(-PB_ANGLE_MAX), vf_min(vf_set(PB_ANGLE_MAX), x));
-    vf k = vf_round(vf_mul(xc, vf_set(PB_2_PI_F)));
-    vf kh = vf_mul(vf_round(vf_mul(k, vf_set(0x1p-10f))), vf_set(0x1p10f));
-    vf r = vf_fnma(kh, vf_set(PB_PIO2_A), xc);
-    r = vf_fnma(vf_sub(k, kh), vf_set(PB_PIO2_A), r);
-    r = vf_fnma(k, vf_set(PB_PIO2_B), r);
-    r = vf_fnma(k, vf_set(PB_PIO2_C), r);
     vf z = vf_mul(r, r);
     vf ps = vf_set(2.7557319224e-06f); /* 1/9! */
     ps = hs(ps, z, -1.9841269841e-04f);
     ps = hs(ps, z, 8.3333333333e-03f);
     ps = hs(ps, z, -1.6666666667e-01f);
-    vf sr_r = vf_fma(ps, z, vf_set(1.0f)); /* sin(r)/r */
-    vf sr = vf_mul(r, sr_r);
+    *sinc = vf_fma(ps, z, vf_set(1.0f));
     vf pc = vf_set(-2.7557319224e-07f); /* -1/10! */
     pc = hs(pc, z, 2.4801587302e-05f);
     pc = hs(pc, z, -1.3888888889e-03f);
     pc = hs(pc, z, 4.1666666667e-02f);
     pc = hs(pc, z, -0.5f);
-    vf cr = vf_fma(pc, z, vf_set(1.0f));
+    *c = vf_fma(pc, z, vf_set(1.0f));
+}
+
+PB_INLINE pb_sincos sincos_sinc(vf x)
+{
+    vf xc = vf_max(vf_set(-PB_ANGLE_MAX), vf_min(vf_set(PB_ANGLE_MAX), x));
+    vf k = vf_round(vf_mul(xc, vf_set(PB_2_PI_F)));
+    pb_sincos out;
+    if (vm_all(vm_eq(k, vf_zero()))) {
+        /* every lane within pi/4, the common case of interpolation: no
+         * reduction, no quadrant, no division; the general path below gives
+         * bit-identical results for these lanes */
+        sincos_poly(xc, &out.sinc, &out.c);
+        out.s = vf_mul(xc, out.sinc);
+        return out;
+    }
+    vf kh = vf_mul(vf_round(vf_mul(k, vf_set(0x1p-10f))), vf_set(0x1p10f));
+    vf r = vf_fnma(kh, vf_set(PB_PIO2_A), xc);
+    r = vf_fnma(vf_sub(k, kh), vf_set(PB_PIO2_A), r);
+    r = vf_fnma(k, vf_set(PB_PIO2_B), r);
+    r = vf_fnma(k, vf_set(PB_PIO2_C), r);
+    vf sr_r, cr;
+    sincos_poly(r, &sr_r, &cr);
+    vf sr = vf_mul(r, sr_r);
     /* quadrant k mod 4, with float ops only (k is an exact small integer) */
     vf half = vf_round(vf_mul(k, vf_set(0.5f)));
     vm odd = vm_eq(vf_sub(k, vf_add(half, half)), vf_zero());
@@ -285,7 +302,6 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
     s = vf_sel(vm_ge(m4, vf_set(2.0f)), vf_neg(s), s);
     vm cneg = vm_and(vm_ge(m4, vf_set(1.0f)), vm_le(m4, vf_set(2.0f)));
     c = vf_sel(cneg, vf_neg(c), c);
-    pb_sincos out;
     out.s = s;
     out.c = c;
     vm small = vm_eq(k, vf_zero());
