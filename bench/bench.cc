@@ -6,11 +6,13 @@
 // or a library backend that pb_backend_supported() reports for this CPU. One
 // iteration processes one pose of <joints> joints; items_per_second counts
 // joints, except for the clip-level kernels, which count their own items:
-//   clip_resample         one 31-frame 30 fps clip of <joints> joints resampled
-//                         to 120 fps with angular velocity; items are output
+//   resample/B/J/4        one 31-frame 30 fps clip of <joints> joints resampled
+//                         4x to 120 fps with angular velocity; items are output
 //                         joint-samples (121 output frames x joints);
-//   pose_blend_*_ref      <k> full poses (rotation, translation, scale)
-//                         blended; items are joint-layers (joints x k).
+//   pose_blend/B/J/k      <k> full poses (rotation, translation, scale) blended
+//                         around a reference by log_ref (the default method),
+//                         pose_blend_raw_ref the same by raw_ref; items are
+//                         joint-layers (joints x k).
 //
 // posebatch-bench --summary [--repetitions=N] [benchmark flags...] runs the
 // selection N times (default 5, randomly interleaved) and prints, per kernel
@@ -50,7 +52,7 @@ constexpr size_t kCheckJoints = 256;
 constexpr int kNaive = -1;  // backend id of the naive baseline
 constexpr double kCheckTolerance = 1e-3;  // rad for rotations; abs/rel otherwise
 
-// clip_resample: kClipFrames frames at kClipFps resampled to kClipOutFps.
+// resample: kClipFrames frames at kClipFps resampled to kClipOutFps.
 constexpr size_t kClipFrames = 31;
 constexpr double kClipFps = 30.0;
 constexpr size_t kClipUpsample = 4;
@@ -112,7 +114,7 @@ struct Vec3s {
 // Benchmark data: one pose of n joints, in SoA (library) and AoS (naive) form
 // ---------------------------------------------------------------------------
 
-// clip_resample's clip of n joints (rotations only) and its outputs, both
+// resample's clip of n joints (rotations only) and its outputs, both
 // frame-major (joint j of frame f at f*n + j): made on first use, since at
 // 16384 joints it takes about 130 MB.
 struct ClipData {
@@ -354,7 +356,7 @@ std::unique_ptr<PoseData> make_pose_data(size_t n)
     return d;
 }
 
-// clip_resample's clip: every joint turns as the interpolation keys above do
+// resample's clip: every joint turns as the interpolation keys above do
 // (0.02..0.1 rad per frame about a smoothly drifting axis), unit quaternions
 // in one continuous hemisphere per track.
 std::unique_ptr<ClipData> make_clip_data(size_t n)
@@ -446,7 +448,7 @@ Outputs pose_outputs(PoseData &d)
     return o;
 }
 
-// clip_resample's: the resampled rotations (q) and angular velocities (v),
+// resample's: the resampled rotations (q) and angular velocities (v),
 // the latter compared per source frame (per unit x, as quat_catmull_rom's),
 // not per second. At the clip's ends (the first and last source segments,
 // where the clamped neighbour is the end frame itself) the naive side is off
@@ -494,7 +496,7 @@ size_t items_per_call(const Kernel &kern, size_t joints, size_t k)
     return joints;
 }
 
-// pose_blend_*: pb_pose_blend of k full poses around the reference (which
+// pose_blend, pose_blend_raw_ref: pb_pose_blend of k full poses around the reference (which
 // has translations and scales), and the naive per-joint equivalent.
 pb_status blend_lib(const Call &c, pb_blend_method method)
 {
@@ -646,7 +648,7 @@ const Kernel kKernels[] = {
          nv_average_accurate(d.n, c.k, d.nsamples, d.weights[c.k], d.nout_q);
          return PB_OK;
      }},
-    {"clip_resample", false, OUT_Q_ROT | OUT_V,
+    {"resample", false, OUT_Q_ROT | OUT_V,
      [](const Call &c) {
          ClipData &cd = clip_data(*c.d);
          return pb_clip_resample(&cd.src, kClipOutFps, 0, &cd.dst, &cd.vel);
@@ -661,7 +663,7 @@ const Kernel kKernels[] = {
     {"pose_blend_raw_ref", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE,
      [](const Call &c) { return blend_lib(c, PB_BLEND_RAW_REF); },
      [](const Call &c) { return blend_naive(c, 0); }, Unit::JointLayer},
-    {"pose_blend_log_ref", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE,
+    {"pose_blend", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE,
      [](const Call &c) { return blend_lib(c, PB_BLEND_LOG_REF); },
      [](const Call &c) { return blend_naive(c, 1); }, Unit::JointLayer},
 };
@@ -929,8 +931,10 @@ void register_all(Registry &reg)
                 for (size_t k : ks) {
                     std::string name =
                         std::string(kern->name) + "/" + b.name + "/" + std::to_string(joints);
-                    if (k)
-                        name += "/" + std::to_string(k);
+                    // resample's k is its upsampling factor (one value)
+                    size_t shown_k = k ? k : (std::strcmp(kern->name, "resample") == 0 ? kClipUpsample : 0);
+                    if (shown_k)
+                        name += "/" + std::to_string(shown_k);
                     int id = b.id;
                     benchmark::RegisterBenchmark(
                         name.c_str(),
@@ -1174,7 +1178,7 @@ void print_help()
                  "\nposebatch-bench:\n"
                  "  benchmarks <kernel>/<backend>/<joints>[/<k>]; backend naive is the reference\n"
                  "  texts transcribed per joint (bench/naive.c); items_per_second counts joints\n"
-                 "  (clip_resample: output joint-samples; pose_blend_*: joints x k).\n"
+                 "  (resample: output joint-samples; pose_blend*: joints x k).\n"
                  "  [--summary [--repetitions=N]]\n"
                  "      run the selection N times (default 5, randomly interleaved, default\n"
                  "      --benchmark_min_time=%s) and print a table of the median ns per item\n"

@@ -32,15 +32,18 @@ expect() { # name status args...: the CLI exits with that status
 }
 frames() { awk '/^[ \t]*Frames[ \t]*:/ { print $NF; exit }' "$1"; }
 frame_time() { awk '/^[ \t]*Frame Time[ \t]*:/ { print $NF; exit }' "$1"; }
-# Expected output frames (pb_clip_resample_frames): clamp floor((F-1) T fps) + 1,
-# a duration within 1e-6 relative of a whole count counting as whole;
-# loop round(F T fps), at least 1.
+# Expected output frames (pb_clip_resample_frames): the step in source frames
+# s = 1 / (fps T), snapped to p/q (q <= 64) when within 1e-4 relative; clamp
+# floor((F-1) / s) + 1, loop round(F / s), at least 1.
 expected_frames() { # file fps [loop]
   awk -v F="$(frames "$1")" -v T="$(frame_time "$1")" -v fps="$2" -v loop="${3:-}" 'BEGIN {
-    if (loop) { n = int(F * T * fps + 0.5); print (n < 1 ? 1 : n); exit }
-    d = (F - 1) * T * fps; r = int(d + 0.5)
-    if (d - r <= 1e-6 * (r > 1 ? r : 1) && r - d <= 1e-6 * (r > 1 ? r : 1)) n = r; else n = int(d)
-    print n + 1 }'
+    s = 1 / (fps * T)
+    for (q = 1; q <= 64; q++) {
+      p = int(s * q + 0.5); d = p / q - s; if (d < 0) d = -d
+      if (p >= 1 && d <= 1e-4 * s) { s = p / q; break }
+    }
+    if (loop) { n = int(F / s + 0.5); print (n < 1 ? 1 : n); exit }
+    print int((F - 1) / s * (1 + 1e-12)) + 1 }'
 }
 has_frames() { [ "$(frames "$1")" = "$2" ]; }
 # rot_deg and pos from bvhdiff.awk within the bounds; the same frame counts
