@@ -23,8 +23,9 @@
  *     output counts (clamp, loop, ratio snapping of printed frame times) and
  *     the 0 answer for invalid arguments.
  * clip/resample_cmu_*  (data/cmu_01_03.bvh, shipped)
- *     same-rate reproduction, 2x pass-through, velocity continuity across
- *     source frames; the nominal 120 / 240 fps rates of the printed frame time.
+ *     same-rate reproduction and 2x pass-through (at 1 / frame_time and at
+ *     the nominal 120 fps of the printed 0.0083333), velocity continuity
+ *     across source frames.
  * clip/loop_seam_*
  *     a synthetic cyclic clip: continuity across the seam, loop equals the
  *     clamp resampling of the clip repeated three times.
@@ -279,9 +280,11 @@ static double val_ratio(rv3 v, rv3 vref)
 
 /* Times for a clip of F frames: exact frame times f * ft for f in
  * {-2, -1, 0, 1, F-2, F-1, F, F+1} and 6 random frames, the double just below
- * three frame times, 8 negative times down to two periods before 0, 8 times
- * up to two periods beyond the end, 24 uniform inside, one far away; shuffled.
- */
+ * three frame times, times within the 1e-9 frame-time snapping (just beyond
+ * the end, just before 0, just below a random frame) and one just outside it
+ * (1e-7 frames beyond the end: held in clamp mode), 8 negative times down to
+ * two periods before 0, 8 times up to two periods beyond the end, 24 uniform
+ * inside, one far away; shuffled. */
 static size_t make_times(rng_t *r, size_t F, double ft, double *t)
 {
     size_t n = 0;
@@ -294,6 +297,11 @@ static size_t make_times(rng_t *r, size_t F, double ft, double *t)
     t[n++] = nextafter(1.0 * ft, -INFINITY);
     t[n++] = nextafter(end, -INFINITY);
     t[n++] = nextafter(floor(rng_uniform(r) * (double)F) * ft, -INFINITY);
+    double last = (double)(F - 1), fr = floor(rng_uniform(r) * (double)F);
+    t[n++] = (last + 3e-10 * fmax(1.0, last)) * ft;
+    t[n++] = -5e-10 * ft;
+    t[n++] = (fr - 4e-10 * fmax(1.0, fr)) * ft;
+    t[n++] = (last + 1e-7) * ft;
     for (int k = 0; k < 8; k++)
         t[n++] = -rng_range(r, 0.0, 2.0 * P);
     for (int k = 0; k < 8; k++)
@@ -634,6 +642,15 @@ Test(clip, resample_frames_counts)
     cr_expect_eq(frames_of(4511, 31, 1.0 / 120.0, 120.0, 0), 4511);
     cr_expect_eq(frames_of(4511, 31, 1.0 / 120.0, 240.0, 0), 9021);
     cr_expect_eq(frames_of(4511, 31, 1.0 / 120.0, 30.0, 0), 1128);
+    /* printed frame times of 1/120 (7 and 6 decimals): ratio snapping */
+    cr_expect_eq(frames_of(4511, 31, 0.0083333, 120.0, 0), 4511);
+    cr_expect_eq(frames_of(4511, 31, 0.0083333, 240.0, 0), 9021);
+    cr_expect_eq(frames_of(1064, 23, 0.008333, 120.0, 0), 1064);
+    cr_expect_eq(frames_of(1064, 23, 0.008333, 120.0, PB_CLIP_LOOP), 1064);
+    /* 29.97 fps is not 30 (1e-3 off, no p/q with q <= 64 within 1e-4):
+     * 1000 frame times of 1/29.97 s are 1001.001 frames at 30 fps */
+    cr_expect_eq(frames_of(1001, 1, 1.0 / 29.97, 30.0, 0), 1002);
+    cr_expect_eq(frames_of(1001, 1, 1.0 / 29.97, 30.0, PB_CLIP_LOOP), 1002);
     /* The header's own example: a printed frame time of 0.0333333 is 1/30
      * (ratio 0.25 for 120 fps, 1 for 30 fps). */
     cr_expect_eq(frames_of(31, 1, 0.0333333, 120.0, 0), 121,
@@ -646,8 +663,8 @@ Test(clip, resample_frames_counts)
     cr_expect_eq(frames_of(31, 1, 0.0333333, 30.0, PB_CLIP_LOOP), 31);
     /* a frame time printed with more digits than needed is snapped too */
     cr_expect_eq(frames_of(31, 1, 0.033333333, 120.0, 0), 121);
-    /* long clips: the 1e-6 "whole multiple" slack must not add frames past
-     * the end (2000001 frames at 100 fps span exactly 20000 s) */
+    /* long clips: a relative slack for "whole multiples" must not add frames
+     * past the end (2000001 frames at 100 fps span exactly 20000 s) */
     cr_expect_eq(frames_of(2000001, 1, 0.01, 100.0, 0), 2000001, "long clip, same rate: %zu",
                  frames_of(2000001, 1, 0.01, 100.0, 0));
     cr_expect_eq(frames_of(2000001, 1, 0.01, 100.0, PB_CLIP_LOOP), 2000001);
@@ -758,43 +775,57 @@ static size_t passthrough_mismatches(const pb_clip *src, const pb_clip *dst, siz
     return bad;
 }
 
-/* Same-rate (fps = 1 / frame_time) and 2x (fps = 2 / frame_time) resampling,
- * clamp and loop: the same rate reproduces every frame exactly (ratio 1:
- * every output is at a source frame time); at 2x every even output is the
- * source frame exactly and every odd one the per-sample Catmull-Rom at
- * x = 0.5 (1e-6 rad; positions 1e-6 relative + absolute). */
-static void check_passthrough(const char *name, const pb_clip *src)
+/* Same-rate and 2x resampling, clamp and loop, at two "same" rates: fps =
+ * 1 / frame_time and the nominal rate, 1 / frame_time rounded to an integer
+ * (120 for the printed 0.0083333 or 0.008333, 30 for 0.0333333: ratios within
+ * the header's 1e-4 snapping). The same rate reproduces every frame exactly
+ * (ratio 1: every output is at a source frame time); at 2x every even output
+ * is the source frame exactly and every odd one the per-sample Catmull-Rom at
+ * x = 0.5 (1e-6 rad; positions 1e-6 relative + absolute; velocities; checked
+ * when `odd` is set, at the first rate only: with the ratio snapped the
+ * second computes the same). */
+static void check_passthrough(const char *name, const pb_clip *src, int odd)
 {
     size_t F = src->frames, J = src->joints;
     char msg[1024] = "";
-    for (int loop = 0; loop < 2; loop++) {
+    double nominal = nearbyint(1.0 / src->frame_time);
+    cr_assert(fabs(nominal * src->frame_time - 1.0) <= 1e-4, "%s: frame time %.9g", name,
+              src->frame_time);
+    for (int run = 0; run < 4; run++) {
+        int rate = run >> 1, loop = run & 1;
         unsigned flags = loop ? PB_CLIP_LOOP : 0;
-        double fps = 1.0 / src->frame_time;
+        double fps = rate ? nominal : 1.0 / src->frame_time;
         size_t n = pb_clip_resample_frames(src, fps, flags);
-        cr_assert_eq(n, F, "%s %s: same rate gives %zu frames, not %zu", name, flags_name(flags),
-                     n, F);
+        cr_assert_eq(n, F, "%s %s: same rate %.9g fps gives %zu frames, not %zu", name,
+                     flags_name(flags), fps, n, F);
         pb_clip dst = clip_new(n, J, 0, 1, 0);
         cr_assert_eq(pb_clip_resample(src, fps, flags, &dst, NULL), PB_OK);
         cr_expect_eq(dst.frame_time, 1.0 / fps);
         size_t bad = passthrough_mismatches(src, &dst, 1, msg, sizeof msg);
-        cr_expect_eq(bad, 0, "%s %s same rate: %zu of %zu differ; first: %s", name,
-                     flags_name(flags), bad, F * J, msg);
+        cr_expect_eq(bad, 0, "%s %s same rate %.9g fps: %zu of %zu differ; first: %s", name,
+                     flags_name(flags), fps, bad, F * J, msg);
         clip_free(&dst);
 
-        double fps2 = 2.0 / src->frame_time;
+        double fps2 = 2.0 * fps;
         size_t n2 = pb_clip_resample_frames(src, fps2, flags);
-        cr_assert_eq(n2, loop ? 2 * F : 2 * F - 1, "%s %s: 2x gives %zu frames", name,
-                     flags_name(flags), n2);
+        cr_assert_eq(n2, loop ? 2 * F : 2 * F - 1, "%s %s: 2x (%.9g fps) gives %zu frames", name,
+                     flags_name(flags), fps2, n2);
         dst = clip_new(n2, J, 0, 1, 0);
-        pb_clip_vel vel = vel_new(n2 * J, 1, 1, 0);
-        cr_assert_eq(pb_clip_resample(src, fps2, flags, &dst, &vel), PB_OK);
+        pb_clip_vel vel = vel_new(n2 * J, odd, odd, 0);
+        cr_assert_eq(pb_clip_resample(src, fps2, flags, &dst, odd ? &vel : NULL), PB_OK);
         bad = passthrough_mismatches(src, &dst, 2, msg, sizeof msg);
-        cr_expect_eq(bad, 0, "%s %s 2x: %zu of %zu even outputs differ; first: %s", name,
-                     flags_name(flags), bad, F * J, msg);
+        cr_expect_eq(bad, 0, "%s %s 2x (%.9g fps): %zu of %zu even outputs differ; first: %s",
+                     name, flags_name(flags), fps2, bad, F * J, msg);
+        if (rate || !odd) {
+            vel_free(&vel);
+            clip_free(&dst);
+            continue;
+        }
         /* odd outputs: the per-sample functions at x = 0.5 */
-        ref_track tr, tp;
+        ref_track tr, tp, tv;
         rt_init(&tr, "2x odd outputs: rotation vs pb_quat_catmull_rom at x = 0.5");
         rt_init(&tp, "2x odd outputs: position vs pb_vec3_catmull_rom at x = 0.5");
+        rt_init(&tv, "2x odd outputs: velocities * ft vs the per-sample functions");
         pb_quats rr = fq_alloc(J);
         pb_vec3s rv = fv_alloc(J), rp = fv_alloc(J), rpv = fv_alloc(J);
         for (size_t i = 1; i < n2; i += 2) {
@@ -809,10 +840,19 @@ static void check_passthrough(const char *name, const pb_clip *src)
                 if (rt_add(&tp, i * J + j, rv3_dist(p, pr), val_ratio(p, pr)))
                     rt_note(&tp, "%s %s output %zu joint %zu: " RV_FMT " vs " RV_FMT, name,
                             flags_name(flags), i, j, RV_ARG(p), RV_ARG(pr));
+                rv3 va = rv3_scale(fv_get(vel.rot, i * J + j), src->frame_time);
+                rv3 vp = rv3_scale(fv_get(vel.pos, i * J + j), src->frame_time);
+                rv3 ra = fv_get(rv, j), rpp = fv_get(rpv, j);
+                double ev = fmax(vel_ratio(va, ra), vel_ratio(vp, rpp));
+                if (rt_add(&tv, i * J + j, ev, ev))
+                    rt_note(&tv, "%s %s output %zu joint %zu: angular " RV_FMT " vs " RV_FMT
+                            ", linear " RV_FMT " vs " RV_FMT, name, flags_name(flags), i, j,
+                            RV_ARG(va), RV_ARG(ra), RV_ARG(vp), RV_ARG(rpp));
             }
         }
         RT_EXPECT(tr);
         RT_EXPECT(tp);
+        RT_EXPECT(tv);
         fq_free(rr);
         fv_free(rv);
         fv_free(rp);
@@ -918,7 +958,7 @@ Test(clip, resample_cmu_same_rate_and_2x, .timeout = 120)
     pb_clip src = clip_of_bvh(&b);
     cr_assert_eq(src.frames, 4511);
     cr_assert_eq(src.joints, 31);
-    check_passthrough("cmu_01_03", &src);
+    check_passthrough("cmu_01_03", &src, 1);
     pb_bvh_free(&b);
 }
 
@@ -930,38 +970,12 @@ Test(clip, resample_cmu_velocity_continuous, .timeout = 120)
     pb_bvh_free(&b);
 }
 
-/* The clip's printed frame time is 0.0083333 (1/120 to 7 decimals, the
- * format the header's "BVH prints frame times to ~7 digits" describes, like
- * its 0.0333333 example): its nominal rates are 120 and 240 fps. Resampled to
- * them, the frames should come back as at fps = 1 / frame_time. */
-Test(clip, resample_cmu_nominal_rates, .timeout = 120)
-{
-    pb_bvh b = read_bvh(repo_clip_path("cmu_01_03.bvh"));
-    pb_clip src = clip_of_bvh(&b);
-    cr_assert_eq(src.frame_time, 0.0083333);
-    size_t n1 = pb_clip_resample_frames(&src, 120.0, 0);
-    size_t n2 = pb_clip_resample_frames(&src, 240.0, 0);
-    cr_expect_eq(n1, 4511, "0.0083333 -> 120 fps: %zu frames (ratio %.9g not snapped to 1)", n1,
-                 1.0 / (120.0 * src.frame_time));
-    cr_expect_eq(n2, 9021, "0.0083333 -> 240 fps: %zu frames (ratio %.9g not snapped to 1/2)",
-                 n2, 1.0 / (240.0 * src.frame_time));
-    if (n1 == 4511) {
-        char msg[1024] = "";
-        pb_clip dst = clip_new(n1, src.joints, 0, 1, 0);
-        cr_assert_eq(pb_clip_resample(&src, 120.0, 0, &dst, NULL), PB_OK);
-        size_t bad = passthrough_mismatches(&src, &dst, 1, msg, sizeof msg);
-        cr_expect_eq(bad, 0, "120 fps: %zu outputs differ from the frames; first: %s", bad, msg);
-        clip_free(&dst);
-    }
-    pb_bvh_free(&b);
-}
-
 static void passthrough_file(const char *path, const char *name, void *ctx)
 {
     (void)ctx;
     pb_bvh b = read_bvh(path);
     pb_clip src = clip_of_bvh(&b);
-    check_passthrough(name, &src);
+    check_passthrough(name, &src, 0);
     fprintf(stderr, "resample pass-through %-46s %5zu frames x %zu joints, frame time %.9g: ok\n",
             name, src.frames, src.joints, src.frame_time);
     pb_bvh_free(&b);
