@@ -32,7 +32,9 @@
  * - Pointers need only float alignment; 64-byte alignment may be faster.
  * - Numeric garbage is not an error: NaN or Inf inputs produce NaN (or Inf)
  *   in the affected elements only, never a crash or a hang.
- * - All functions are thread-safe and reentrant; they allocate no memory.
+ * - All functions are thread-safe and reentrant; only pb_clip_sample and
+ *   pb_clip_resample allocate (a workspace of 9 floats per joint, freed before
+ *   they return; PB_ERR_NOMEM if it cannot be had).
  *
  * Accuracy (float32, against a double-precision reference, any backend)
  * -------------------------------------------------------------------
@@ -459,9 +461,10 @@ typedef struct pb_clip_vel {
  * everywhere with zero velocity.
  * vel may be NULL; its batches hold count*J values each.
  * Errors (nothing written): PB_ERR_NULL (src/dst/times or a needed batch
- * NULL), PB_ERR_SIZE (frames or joints 0, or a count above PB_MAX_COUNT),
- * PB_ERR_ARG (frame_time not finite and > 0, a time not finite, unknown
- * flags, joints differ), PB_ERR_ALIAS (an output overlapping src or another
+ * NULL), PB_ERR_SIZE (frames or joints 0, count 0, or a count above
+ * PB_MAX_COUNT), PB_ERR_ARG (dst->frames != count, frame_time not finite and
+ * > 0, a time not finite, unknown flags, joints differ; times is read before
+ * anything is written, so it may not overlap an output), PB_ERR_ALIAS (an output overlapping src or another
  * output), PB_ERR_NOMEM (the J-sized per-segment workspace).
  * Accuracy: that of pb_quat_catmull_rom (rotation, velocity), vec3 and scale
  * Catmull-Rom; velocities per second are those divided by frame_time. */
