@@ -83,32 +83,24 @@ static inline void opt_out_q(chk *c, pb_quats q, size_t n)
     if (q.w || q.x || q.y || q.z)
         out_q(c, q, n);
 }
-static inline void in_q(chk *c, pb_cquats q, size_t n)
+/* exact: as in in_f; the _strict forms allow no overlap with an output at all */
+static inline void in_q_exact(chk *c, pb_cquats q, size_t n, int exact)
 {
-    in_f(c, q.w, n, 1);
-    in_f(c, q.x, n, 1);
-    in_f(c, q.y, n, 1);
-    in_f(c, q.z, n, 1);
+    in_f(c, q.w, n, exact);
+    in_f(c, q.x, n, exact);
+    in_f(c, q.y, n, exact);
+    in_f(c, q.z, n, exact);
 }
-static inline void in_q_strict(chk *c, pb_cquats q, size_t n)
+static inline void in_v_exact(chk *c, pb_cvec3s v, size_t n, int exact)
 {
-    in_f(c, q.w, n, 0);
-    in_f(c, q.x, n, 0);
-    in_f(c, q.y, n, 0);
-    in_f(c, q.z, n, 0);
+    in_f(c, v.x, n, exact);
+    in_f(c, v.y, n, exact);
+    in_f(c, v.z, n, exact);
 }
-static inline void in_v(chk *c, pb_cvec3s v, size_t n)
-{
-    in_f(c, v.x, n, 1);
-    in_f(c, v.y, n, 1);
-    in_f(c, v.z, n, 1);
-}
-static inline void in_v_strict(chk *c, pb_cvec3s v, size_t n)
-{
-    in_f(c, v.x, n, 0);
-    in_f(c, v.y, n, 0);
-    in_f(c, v.z, n, 0);
-}
+static inline void in_q(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 1); }
+static inline void in_q_strict(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 0); }
+static inline void in_v(chk *c, pb_cvec3s v, size_t n) { in_v_exact(c, v, n, 1); }
+static inline void in_v_strict(chk *c, pb_cvec3s v, size_t n) { in_v_exact(c, v, n, 0); }
 static inline pb_status flags_ok(unsigned flags, unsigned allowed)
 {
     return (flags & ~allowed) ? PB_ERR_ARG : PB_OK;

@@ -11,18 +11,13 @@ static const pb_vec3s no_vel = {0, 0, 0};
 
 /* ------------------------------------------------------------- views */
 
-static pb_cquats rot_frame(const pb_clip *c, size_t f)
-{
-    size_t o = f * c->joints;
-    pb_cquats q = {c->rot.w + o, c->rot.x + o, c->rot.y + o, c->rot.z + o};
-    return q;
-}
 static pb_quats rot_frame_w(const pb_clip *c, size_t f)
 {
     size_t o = f * c->joints;
     pb_quats q = {c->rot.w + o, c->rot.x + o, c->rot.y + o, c->rot.z + o};
     return q;
 }
+static pb_cquats rot_frame(const pb_clip *c, size_t f) { return pb_cq(rot_frame_w(c, f)); }
 static pb_vec3s v3_frame_w(pb_vec3s v, size_t joints, size_t f)
 {
     if (!v.x)
