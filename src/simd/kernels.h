@@ -8,7 +8,7 @@
 #include "lanes_math.h"
 
 PB_INLINE vf weight_at(const float *w, size_t i) { return vf_set(w ? w[i] : 1.0f); }
-PB_INLINE vq q_flip_if(vm m, vq q) { return q_sel(m, q_xorsign(q, vf_set(-1.0f)), q); }
+PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, vf_sel(m, vf_set(-0.0f), vf_zero())); }
 /* b brought into a's hemisphere */
 PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()), b); }
 PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
@@ -306,8 +306,11 @@ PB_INLINE vq q_path(vq a, vq b, unsigned flags)
  * full relative accuracy even when b is within 1e-4 of a or of -a. */
 PB_INLINE vq q_chord(vq a, vq b, vf d) { return q_sub(b, q_xorsign(a, d)); }
 #define PB_SLERP_OPPOSITE 1e-6f
-PB_INLINE vq q_slerp(vq a, vq b, vf t)
+PB_INLINE vq q_slerp(vq a, vq b, float tf)
 {
+    if (tf == 1.0f) /* exact end point: b itself (t = 0 already gives a) */
+        return b;
+    vf t = vf_set(tf);
     vf d = q_dot(a, b);
     vq c = q_chord(a, b, d);
     vq e = q_fma(a, vf_neg(q_dot(a, c)), c);
@@ -315,21 +318,20 @@ PB_INLINE vq q_slerp(vq a, vq b, vf t)
     vf th;
     vf ratio = atan2_ratio(s, d, &th);
     vm opposite = vm_and(vm_lt(s, vf_set(PB_SLERP_OPPOSITE)), vm_lt(d, vf_zero()));
-    vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
-    e = q_sel(opposite, perp, e);
-    th = vf_sel(opposite, vf_set(PB_PI_F), th);
-    ratio = vf_sel(opposite, th, ratio);
+    if (vm_any(opposite)) {
+        vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
+        e = q_sel(opposite, perp, e);
+        th = vf_sel(opposite, vf_set(PB_PI_F), th);
+        ratio = vf_sel(opposite, th, ratio);
+    }
     pb_sincos sc = sincos_sinc(vf_mul(t, th));
-    vq r = q_fma(e, vf_mul(vf_mul(t, sc.sinc), ratio), q_scale(a, sc.c));
-    /* exact end points: t = 1 gives b itself (t = 0 already gives a) */
-    return q_sel(vm_eq(t, vf_set(1.0f)), b, r);
+    return q_fma(e, vf_mul(vf_mul(t, sc.sinc), ratio), q_scale(a, sc.c));
 }
 static void k_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
 {
-    vf tv = vf_set(t);
     PB_BLOCKS(n, blk, {
         vq qa = q_ld(a, blk);
-        q_st(out, q_slerp(qa, q_path(qa, q_ld(b, blk), flags), tv), blk);
+        q_st(out, q_slerp(qa, q_path(qa, q_ld(b, blk), flags), t), blk);
     });
 }
 static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
@@ -364,7 +366,8 @@ PB_INLINE void b_average_raw(size_t k, pb_cquats ref, const pb_samples *smp, con
         vq s = q_ld(pb_sample_at(smp, i), blk);
         if (ref.w)
             s = q_inv_mul(r, s);
-        acc = q_add_weighted(acc, q_abs(s), weight_at(w, i));
+        /* w abs(s) as (w with s.w's sign) s: the same products, fewer ops */
+        acc = q_add_weighted(acc, s, vf_xorsign(weight_at(w, i), s.w));
     }
     vq m = q_normalize(acc);
     q_st(out, ref.w ? q_abs(q_mul(r, m)) : m, blk);
@@ -564,8 +567,8 @@ static void k_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats
         q_st(after, qa, blk);
     });
 }
-PB_INLINE vq slerp_short(vq a, vq b, vf t) { return q_slerp(a, q_path(a, b, 0), t); }
-PB_INLINE void b_de_casteljau(vf t, pb_cquats q0, pb_cquats q1, pb_cquats q2, pb_cquats q3,
+PB_INLINE vq slerp_short(vq a, vq b, float t) { return q_slerp(a, q_path(a, b, 0), t); }
+PB_INLINE void b_de_casteljau(float t, pb_cquats q0, pb_cquats q1, pb_cquats q2, pb_cquats q3,
                               pb_quats out, pb_blk blk)
 {
     vq a = q_ld(q0, blk), b = q_ld(q1, blk), c = q_ld(q2, blk), d = q_ld(q3, blk);
@@ -576,8 +579,7 @@ PB_INLINE void b_de_casteljau(vf t, pb_cquats q0, pb_cquats q1, pb_cquats q2, pb
 static void k_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cquats q2,
                            pb_cquats q3, pb_quats out)
 {
-    vf tv = vf_set(t);
-    PB_BLOCKS(n, blk, b_de_casteljau(tv, q0, q1, q2, q3, out, blk));
+    PB_BLOCKS(n, blk, b_de_casteljau(t, q0, q1, q2, q3, out, blk));
 }
 /* Shoemake: Double(p, q) = 2 (p.q) q - p, Bisect(p, q) = (p + q)/|p + q| */
 PB_INLINE vq q_double(vq p, vq q) { return q_sub(q_scale(q, vf_mul(vf_set(2.0f), q_dot(p, q))), p); }

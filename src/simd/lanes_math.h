@@ -133,6 +133,16 @@ PB_INLINE vf atan2_ratio(vf s, vf c, vf *angle)
 {
     vf a = vf_abs(c);
     vm swap = vm_gt(s, a);
+    vm plain = vm_andnot(vm_gt(c, vf_zero()), swap);
+    if (vm_all(plain)) {
+        /* every lane in the plain case (angle within pi/4, c > 0), as for
+         * offsets between nearby keys: the operations the general path below
+         * performs for these lanes, without its selects and third division */
+        vf t = vf_div(s, a);
+        vf r = atan_ratio(vf_mul(t, t));
+        *angle = vf_mul(t, r);
+        return vf_div(r, a);
+    }
     vf num = vf_sel(swap, a, s), den = vf_sel(swap, s, a);
     vm zero = vm_eq(den, vf_zero());
     vf den1 = vf_sel(zero, vf_set(1.0f), den);
@@ -144,7 +154,6 @@ PB_INLINE vf atan2_ratio(vf s, vf c, vf *angle)
     h = vf_sel(neg, vf_sub(vf_set(PB_PI_F), h), h);
     /* h/s: in the plain case (no swap, c > 0) h = t r with t = s/a, so h/s = r/a
      * without a 0/0 at s == 0. Otherwise s > 0.7 |q| or c <= 0 and divide. */
-    vm plain = vm_andnot(vm_gt(c, vf_zero()), swap);
     vf ratio_plain = vf_div(r, vf_sel(zero, vf_set(1.0f), a));
     vf s1 = vf_sel(vm_eq(s, vf_zero()), vf_set(1.0f), s);
     vf ratio_div = vf_div(h, s1);
@@ -160,10 +169,13 @@ PB_INLINE v3 q_log(vq q)
     vf n2 = v3_dot(v, v);
     /* |v|^2 underflows below |v| ~ 1e-19, where w < 0 still means a half-angle
      * near pi: scale v and w together by 2^100 (atan2 is unchanged) */
-    vf sc = vf_sel(vm_lt(n2, vf_set(7.8886091e-31f)), vf_set(1.2676506e30f), vf_set(1.0f));
+    vm tiny = vm_lt(n2, vf_set(7.8886091e-31f));
+    vf h;
+    if (!vm_any(tiny)) /* the general path with sc = 1, which is exact */
+        return v3_scale(v, atan2_ratio(vf_sqrt(n2), q.w, &h));
+    vf sc = vf_sel(tiny, vf_set(1.2676506e30f), vf_set(1.0f));
     v3 vs = v3_scale(v, sc);
     vf s = vf_sqrt(v3_dot(vs, vs));
-    vf h;
     vf ratio = atan2_ratio(s, vf_mul(q.w, sc), &h);
     return v3_scale(vs, ratio);
 }
