@@ -446,7 +446,12 @@ typedef struct pb_clip_vel {
  * taken as shortest arcs, so the source need not be unrolled; the output
  * rotation tracks are unrolled (each output frame in the hemisphere of the
  * previous one).
- * PB_EXACT_VELOCITY is honoured for the angular velocity.
+ * PB_EXACT_VELOCITY is honoured for the angular velocity. Either way the
+ * velocity is continuous at source frames only to the text's formulation:
+ * the default du/dx is exactly continuous (the tangent is shared), while the
+ * exact velocity J_l(u) du/dx of the segment ending at a frame differs from
+ * that of the segment starting there by about |d12 x t2| / 2 (d12 the
+ * segment's offset, t2 its end tangent): second order in the step angle.
  * A time within 1e-9 relative (1e-9 frames near 0) of a frame time f *
  * frame_time is taken as exactly that frame time: times computed in double
  * as f * frame_time then land on their frame.
@@ -514,10 +519,13 @@ typedef enum pb_blend_method {
  * arrays of k batches; pos and scale may be NULL (those tracks are then not
  * blended and out's must be absent; out having a track the inputs lack is
  * PB_ERR_NULL). ref may be NULL except for the *_REF methods (PB_ERR_NULL).
- * out must not overlap any input (PB_ERR_ALIAS). k == 0, joints above
- * PB_MAX_COUNT: PB_ERR_SIZE; unknown method: PB_ERR_ARG; joints == 0 (with a
- * valid k and method) does nothing and returns PB_OK, pointers unchecked. Accuracy: that of
- * the average used; positions and scales to float rounding of the sums. */
+ * out must not overlap any input (PB_ERR_ALIAS). k == 0 or an unknown method:
+ * PB_ERR_ARG (as for the averages); joints or k above PB_MAX_COUNT:
+ * PB_ERR_SIZE; joints == 0 (with a valid k and method) does nothing and
+ * returns PB_OK, pointers unchecked. Accuracy: that of the average used;
+ * positions and scales to float rounding of the sums (s_i / ref.scale is
+ * formed as s_i * (1 / ref.scale), so a denormal ref.scale component, whose
+ * reciprocal overflows, gives Inf or NaN in that component). */
 PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
                                const pb_cvec3s *scale, const float *weights,
                                pb_blend_method method, const pb_cpose *ref, const pb_pose *out);

@@ -316,7 +316,9 @@ static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_
                              const pb_cvec3s *scale, const float *weights,
                              pb_blend_method method, const pb_cpose *ref, const pb_pose *out)
 {
-    if (k == 0 || n > PB_MAX_COUNT || k > PB_MAX_COUNT)
+    if (k == 0) /* as for the averages */
+        return PB_ERR_ARG;
+    if (n > PB_MAX_COUNT || k > PB_MAX_COUNT)
         return PB_ERR_SIZE;
     if ((unsigned)method >= PB_BLEND_METHOD_COUNT)
         return PB_ERR_ARG;

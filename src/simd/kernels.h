@@ -314,10 +314,11 @@ PB_INLINE vq q_slerp(vq a, vq b, float tf)
     vf d = q_dot(a, b);
     vq c = q_chord(a, b, d);
     vq e = q_fma(a, vf_neg(q_dot(a, c)), c);
-    vf s = vf_sqrt(q_dot(e, e));
+    vf s2 = q_dot(e, e);
     vf th;
-    vf ratio = atan2_ratio(s, d, &th);
-    vm opposite = vm_and(vm_lt(s, vf_set(PB_SLERP_OPPOSITE)), vm_lt(d, vf_zero()));
+    vf ratio = atan2_ratio(s2, d, &th);
+    vm opposite = vm_and(vm_lt(s2, vf_set(PB_SLERP_OPPOSITE * PB_SLERP_OPPOSITE)),
+                         vm_lt(d, vf_zero()));
     if (vm_any(opposite)) {
         vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
         e = q_sel(opposite, perp, e);
@@ -504,25 +505,68 @@ static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const fl
     PB_BLOCKS(n, blk, b_average_accurate(k, s, w, out, blk));
 }
 
+/* Weighted sums over k samples run sample-major over chunks of PB_CHUNK
+ * joints, the running sums kept in a small buffer: each block's work for one
+ * sample (a log, a ln) is then independent of the next block's, so the
+ * out-of-order core overlaps many of them. Block-major, a block's k logs and
+ * its final exp form one long chain the core cannot see past. The sums are
+ * formed in the same order either way (same results). */
+#define PB_CHUNK 64
+PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
+PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
+PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
+PB_INLINE pb_cvec3s v3_const(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return r; }
+
 /* Pose blend of translations (sum w_i (p_i - ref) + ref) or scales in log
- * space (ref exp(sum w_i ln(s_i / ref))); ref absent: zero / one. */
-PB_INLINE void b_vec3_blend(size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
-                            int log_space, pb_vec3s out, pb_blk blk)
+ * space (ref exp(sum w_i ln(s_i / ref))); ref absent: zero / one. s_i / ref
+ * is formed as s_i (1 / ref): one division per joint instead of one per
+ * sample; the extra rounding (an ulp of the ratio) is far inside the scale
+ * accuracy. */
+PB_INLINE v3 blend_term(v3 p, pb_cvec3s ref, pb_cvec3s inv, int log_space, pb_blk blk)
 {
-    v3 r = ref.x ? v3_ld(ref, blk) : v3_splat(log_space ? 1.0f : 0.0f);
-    v3 acc = v3_splat(0.0f);
-    for (size_t i = 0; i < k; i++) {
-        v3 p = v3_ld(s[i], blk);
-        v3 d = log_space ? v3_ln_ratio(p, r) : v3_sub(p, r);
-        acc = v3_fma(d, weight_at(w, i), acc);
-    }
-    v3 o = log_space ? v3_mul(v3_exp(acc), r) : v3_add(acc, r);
+    if (!log_space)
+        return ref.x ? v3_sub(p, v3_ld(ref, blk)) : p;
+    v3 q = ref.x ? v3_mul(p, v3_ld(inv, blk)) : p;
+    v3 d = {vf_ln(q.x), vf_ln(q.y), vf_ln(q.z)};
+    return d;
+}
+PB_INLINE void b_vec3_blend_finish(pb_cvec3s ref, pb_cvec3s acc, int log_space, pb_vec3s out,
+                                   pb_blk blk)
+{
+    v3 a = v3_ld(acc, blk);
+    v3 o;
+    if (log_space)
+        o = ref.x ? v3_mul(v3_exp(a), v3_ld(ref, blk)) : v3_exp(a);
+    else
+        o = ref.x ? v3_add(a, v3_ld(ref, blk)) : a;
     v3_st(out, o, blk);
 }
 static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                          int log_space, pb_vec3s out)
 {
-    PB_BLOCKS(n, blk, b_vec3_blend(k, ref, s, w, log_space, out, blk));
+    float buf[6][PB_CHUNK];
+    pb_vec3s acc = {buf[0], buf[1], buf[2]}, inv = {buf[3], buf[4], buf[5]};
+    vf one = vf_set(1.0f);
+    for (size_t c = 0; c < n; c += PB_CHUNK) {
+        size_t m = chunk_len(n, c);
+        pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref;
+        if (log_space && ref.x)
+            PB_BLOCKS(m, blk, {
+                v3 r = v3_ld(rc, blk);
+                v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
+                v3_st(inv, ir, blk);
+            });
+        for (size_t i = 0; i < k; i++) {
+            pb_cvec3s si = cv3_offset(s[i], c);
+            vf wi = weight_at(w, i);
+            PB_BLOCKS(m, blk, {
+                v3 a = i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f);
+                v3 d = blend_term(v3_ld(si, blk), rc, v3_const(inv), log_space, blk);
+                v3_st(acc, v3_fma(d, wi, a), blk);
+            });
+        }
+        PB_BLOCKS(m, blk, b_vec3_blend_finish(rc, v3_const(acc), log_space, v3_offset(out, c), blk));
+    }
 }
 
 PB_INLINE void b_sin_half_angle(pb_cquats a, pb_cquats b, float *out, pb_blk blk)

@@ -108,57 +108,65 @@ PB_INLINE vq q_normalize(vq q)
 /* ------------------------------------------------------------- atan */
 /* atan(t)/t for t in [0, 1] as 1 + z P(z), z = t^2: Chebyshev fit of
  * (atan(sqrt z)/sqrt z - 1)/z (degree 8, 1.1e-8 relative), so that the ratio is
- * exactly 1 at t = 0 and needs no division for small angles. */
+ * exactly 1 at t = 0 and needs no division for small angles. P is evaluated
+ * in Estrin's scheme: it sits on the critical path of every log, and five
+ * dependent operations instead of nine let more blocks overlap in flight. */
 PB_INLINE vf atan_ratio(vf z)
 {
-    vf p = vf_set(-2.386997317e-03f);
-    p = hs(p, z, 1.350777143e-02f);
-    p = hs(p, z, -3.587153898e-02f);
-    p = hs(p, z, 6.250169445e-02f);
-    p = hs(p, z, -8.656880430e-02f);
-    p = hs(p, z, 1.103376412e-01f);
-    p = hs(p, z, -1.427856875e-01f);
-    p = hs(p, z, 1.999973933e-01f);
-    p = hs(p, z, -3.333333173e-01f);
+    vf z2 = vf_mul(z, z), z4 = vf_mul(z2, z2);
+    vf p01 = hs(vf_set(1.999973933e-01f), z, -3.333333173e-01f);
+    vf p23 = hs(vf_set(1.103376412e-01f), z, -1.427856875e-01f);
+    vf p45 = hs(vf_set(6.250169445e-02f), z, -8.656880430e-02f);
+    vf p67 = hs(vf_set(1.350777143e-02f), z, -3.587153898e-02f);
+    vf p48 = vf_fma(z2, p67, p45);
+    p48 = vf_fma(z4, vf_set(-2.386997317e-03f), p48);
+    vf p = vf_fma(z4, p48, vf_fma(z2, p23, p01));
     return vf_fma(p, z, vf_set(1.0f));
 }
 
 #define PB_PI_F 3.14159265358979f
 #define PB_PI_2_F 1.57079632679490f
 
-/* For s >= 0 (a vector-part norm) and c (a scalar part): the angle
- * h = atan2(s, c) in [0, pi], returned as the ratio h/s (finite when s == 0:
- * 1/|c| for c > 0, and 0 for c <= 0, so that v*ratio is 0 there). */
-PB_INLINE vf atan2_ratio(vf s, vf c, vf *angle)
+/* For s2 = s^2 (s >= 0 a vector-part norm) and c (a scalar part), with
+ * c^2 finite: the angle h = atan2(s, c) in [0, pi] (in *angle unless NULL),
+ * returned as the ratio h/s (finite when s == 0: 1/|c| for c > 0, and 0 for
+ * c <= 0, so that v*ratio is 0 there). atan(t)/t takes z = t^2 as s2/c^2 (or
+ * c^2/s2), so the common case needs no square root and keeps the sqrt's
+ * latency off the critical path. */
+PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
 {
-    vf a = vf_abs(c);
-    vm swap = vm_gt(s, a);
-    vm plain = vm_andnot(vm_gt(c, vf_zero()), swap);
+    vf a = vf_abs(c), a2 = vf_mul(c, c);
+    vm swap = vm_gt(s2, a2);
+    /* plain: no swap, c > 0 and c^2 > 0, so h = t r with t = s/|c| and
+     * h/s = r/|c|, without a 0/0 at s == 0 */
+    vm plain = vm_andnot(vm_and(vm_gt(c, vf_zero()), vm_gt(a2, vf_zero())), swap);
     if (vm_all(plain)) {
-        /* every lane in the plain case (angle within pi/4, c > 0), as for
-         * offsets between nearby keys: the operations the general path below
-         * performs for these lanes, without its selects and third division */
-        vf t = vf_div(s, a);
-        vf r = atan_ratio(vf_mul(t, t));
-        *angle = vf_mul(t, r);
+        /* every lane plain (angle within pi/4), as for offsets between nearby
+         * keys: the operations the general path below performs for these
+         * lanes, without its selects, square root and third division */
+        vf r = atan_ratio(vf_div(s2, a2));
+        if (angle)
+            *angle = vf_mul(vf_div(vf_sqrt(s2), a), r);
         return vf_div(r, a);
     }
+    vf s = vf_sqrt(s2);
     vf num = vf_sel(swap, a, s), den = vf_sel(swap, s, a);
+    vf num2 = vf_sel(swap, a2, s2), den2 = vf_sel(swap, s2, a2);
     vm zero = vm_eq(den, vf_zero());
-    vf den1 = vf_sel(zero, vf_set(1.0f), den);
-    vf t = vf_div(num, den1);
-    vf r = atan_ratio(vf_mul(t, t)); /* atan(t)/t */
-    vf at = vf_mul(t, r);            /* atan(num/den) */
+    vf t = vf_div(num, vf_sel(zero, vf_set(1.0f), den));
+    vf z = vf_div(num2, vf_sel(vm_eq(den2, vf_zero()), vf_set(1.0f), den2));
+    vf r = atan_ratio(z);     /* atan(t)/t */
+    vf at = vf_mul(t, r);     /* atan(num/den) */
     vf h = vf_sel(swap, vf_sub(vf_set(PB_PI_2_F), at), at);
     vm neg = vm_lt(c, vf_zero());
     h = vf_sel(neg, vf_sub(vf_set(PB_PI_F), h), h);
-    /* h/s: in the plain case (no swap, c > 0) h = t r with t = s/a, so h/s = r/a
-     * without a 0/0 at s == 0. Otherwise s > 0.7 |q| or c <= 0 and divide. */
+    /* h/s: r/|c| in the plain case; otherwise s > 0.7 |q| or c <= 0: divide */
     vf ratio_plain = vf_div(r, vf_sel(zero, vf_set(1.0f), a));
     vf s1 = vf_sel(vm_eq(s, vf_zero()), vf_set(1.0f), s);
     vf ratio_div = vf_div(h, s1);
     ratio_div = vf_sel(vm_eq(s, vf_zero()), vf_zero(), ratio_div);
-    *angle = h;
+    if (angle)
+        *angle = h;
     return vf_sel(plain, ratio_plain, ratio_div);
 }
 
@@ -168,15 +176,15 @@ PB_INLINE v3 q_log(vq q)
     v3 v = q_vec(q);
     vf n2 = v3_dot(v, v);
     /* |v|^2 underflows below |v| ~ 1e-19, where w < 0 still means a half-angle
-     * near pi: scale v and w together by 2^100 (atan2 is unchanged) */
+     * near pi: scale v and w together by 2^100 (atan2 is unchanged). w^2
+     * overflows above |w| ~ 1.8e19: scale both by 2^-70 there. */
     vm tiny = vm_lt(n2, vf_set(7.8886091e-31f));
-    vf h;
-    if (!vm_any(tiny)) /* the general path with sc = 1, which is exact */
-        return v3_scale(v, atan2_ratio(vf_sqrt(n2), q.w, &h));
-    vf sc = vf_sel(tiny, vf_set(1.2676506e30f), vf_set(1.0f));
+    vm huge = vm_gt(vf_abs(q.w), vf_set(1.0e18f));
+    if (!vm_any(vm_or(tiny, huge))) /* the general path with sc = 1, which is exact */
+        return v3_scale(v, atan2_ratio(n2, q.w, NULL));
+    vf sc = vf_sel(tiny, vf_set(1.2676506e30f), vf_sel(huge, vf_set(0x1p-70f), vf_set(1.0f)));
     v3 vs = v3_scale(v, sc);
-    vf s = vf_sqrt(v3_dot(vs, vs));
-    vf ratio = atan2_ratio(s, vf_mul(q.w, sc), &h);
+    vf ratio = atan2_ratio(v3_dot(vs, vs), vf_mul(q.w, sc), NULL);
     return v3_scale(vs, ratio);
 }
 
@@ -185,20 +193,9 @@ PB_INLINE v3 q_log(vq q)
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
 #define PB_LN2_LO 1.428606765330187e-06f
 
-/* Natural log for x > 0 (scales). ln(m 2^e) with m in [sqrt(1/2), sqrt 2) and
- * ln m = 2 atanh(f/(2+f)), series to the 11th power (remainder < 5e-11).
- * 0 -> -Inf, negative or NaN -> NaN, +Inf -> +Inf; denormals handled. */
-PB_INLINE vf vf_ln(vf x)
+/* ln m of m = 1 + f in [sqrt(1/2), sqrt 2) */
+PB_INLINE vf ln_mant(vf f)
 {
-    vm denorm = vm_lt(x, vf_set(1.17549435e-38f));
-    vf xs = vf_sel(denorm, vf_mul(x, vf_set(16777216.0f)), x);
-    vf e;
-    vf m = vf_mant_exp(xs, &e);
-    e = vf_sel(denorm, vf_sub(e, vf_set(24.0f)), e);
-    vm hi = vm_gt(m, vf_set(1.41421356f));
-    m = vf_sel(hi, vf_mul(m, vf_set(0.5f)), m);
-    e = vf_sel(hi, vf_add(e, vf_set(1.0f)), e);
-    vf f = vf_sub(m, vf_set(1.0f));
     vf s = vf_div(f, vf_add(f, vf_set(2.0f)));
     vf z = vf_mul(s, s);
     vf p = vf_set(1.0f / 11.0f);
@@ -207,8 +204,31 @@ PB_INLINE vf vf_ln(vf x)
     p = hs(p, z, 1.0f / 5.0f);
     p = hs(p, z, 1.0f / 3.0f);
     vf s2 = vf_add(s, s);
-    vf lnm = vf_fma(vf_mul(s2, z), p, s2);
-    vf r = vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm));
+    return vf_fma(vf_mul(s2, z), p, s2);
+}
+/* ln(m 2^e) for normal x > 0 */
+PB_INLINE vf ln_normal(vf x, vf e_bias)
+{
+    vf e;
+    vf m = vf_mant_exp(x, &e);
+    e = vf_sub(e, e_bias);
+    vm hi = vm_gt(m, vf_set(1.41421356f));
+    m = vf_sel(hi, vf_mul(m, vf_set(0.5f)), m);
+    e = vf_sel(hi, vf_add(e, vf_set(1.0f)), e);
+    vf lnm = ln_mant(vf_sub(m, vf_set(1.0f)));
+    return vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm));
+}
+/* Natural log for x > 0 (scales). ln(m 2^e) with m in [sqrt(1/2), sqrt 2) and
+ * ln m = 2 atanh(f/(2+f)), series to the 11th power (remainder < 5e-11).
+ * 0 -> -Inf, negative or NaN -> NaN, +Inf -> +Inf; denormals handled. */
+PB_INLINE vf vf_ln(vf x)
+{
+    vm normal = vm_and(vm_ge(x, vf_set(1.17549435e-38f)), vm_lt(x, vf_set(HUGE_VALF)));
+    if (vm_all(normal)) /* the usual case: no denormal scaling, no specials */
+        return ln_normal(x, vf_zero());
+    vm denorm = vm_lt(x, vf_set(1.17549435e-38f));
+    vf xs = vf_sel(denorm, vf_mul(x, vf_set(16777216.0f)), x);
+    vf r = ln_normal(xs, vf_sel(denorm, vf_set(24.0f), vf_zero()));
     /* specials: the bit tricks above only see finite positive normals */
     r = vf_sel(vm_eq(x, vf_zero()), vf_set(-HUGE_VALF), r);
     r = vf_sel(vm_eq(x, vf_set(HUGE_VALF)), x, r);
@@ -266,18 +286,15 @@ typedef struct { vf s, c, sinc; } pb_sincos;
  * 2e-9) */
 PB_INLINE void sincos_poly(vf r, vf *sinc, vf *c)
 {
-    vf z = vf_mul(r, r);
-    vf ps = vf_set(2.7557319224e-06f); /* 1/9! */
-    ps = hs(ps, z, -1.9841269841e-04f);
-    ps = hs(ps, z, 8.3333333333e-03f);
-    ps = hs(ps, z, -1.6666666667e-01f);
-    *sinc = vf_fma(ps, z, vf_set(1.0f));
-    vf pc = vf_set(-2.7557319224e-07f); /* -1/10! */
-    pc = hs(pc, z, 2.4801587302e-05f);
-    pc = hs(pc, z, -1.3888888889e-03f);
-    pc = hs(pc, z, 4.1666666667e-02f);
-    pc = hs(pc, z, -0.5f);
-    *c = vf_fma(pc, z, vf_set(1.0f));
+    /* Estrin's scheme in z = r^2 (three dependent steps instead of five) */
+    vf z = vf_mul(r, r), z2 = vf_mul(z, z);
+    vf s01 = hs(vf_set(8.3333333333e-03f), z, -1.6666666667e-01f);
+    vf s23 = hs(vf_set(2.7557319224e-06f), z, -1.9841269841e-04f);
+    *sinc = vf_fma(vf_fma(z2, s23, s01), z, vf_set(1.0f));
+    vf c01 = hs(vf_set(4.1666666667e-02f), z, -0.5f);
+    vf c23 = hs(vf_set(-2.7557319224e-07f), z, 2.4801587302e-05f);
+    c23 = hs(c23, z, -1.3888888889e-03f);
+    *c = vf_fma(vf_fma(z2, c23, c01), z, vf_set(1.0f));
 }
 
 PB_INLINE pb_sincos sincos_sinc(vf x)
