@@ -352,51 +352,72 @@ static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
 
 /* ------------------------------------------------------------ averages */
 
+/* Weighted sums over k samples run sample-major over chunks of PB_CHUNK
+ * joints, the running sums kept in a small buffer: each block's work for one
+ * sample (a log, a ln) is then independent of the next block's, so the
+ * out-of-order core overlaps many of them. Block-major, a block's k logs and
+ * its final exp form one long chain the core cannot see past. The sums are
+ * formed in the same order either way (same results). */
+#define PB_CHUNK 64
+PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
+PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
+PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
+PB_INLINE pb_cvec3s v3_const(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return r; }
+
+
 /* acc + w s with the product rounded before the sum, not fused: samples that
  * cancel (w and -w on equal samples) then sum to exactly zero on FMA and
  * non-FMA backends alike, and zero has a documented result. */
 PB_INLINE vq q_add_weighted(vq acc, vq s, vf w) { return q_add(acc, q_scale(s, w)); }
 
-/* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))) */
-PB_INLINE void b_average_raw(size_t k, pb_cquats ref, const pb_samples *smp, const float *w,
-                             pb_quats out, pb_blk blk)
-{
-    vq r = ref.w ? q_ld(ref, blk) : q_identity();
-    vq acc = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    for (size_t i = 0; i < k; i++) {
-        vq s = q_ld(pb_sample_at(smp, i), blk);
-        if (ref.w)
-            s = q_inv_mul(r, s);
-        /* w abs(s) as (w with s.w's sign) s: the same products, fewer ops */
-        acc = q_add_weighted(acc, s, vf_xorsign(weight_at(w, i), s.w));
+/* The rotation averages' sample-major loop: per chunk, STEP for every sample
+ * i (weight wi, quaternion q = rc^-1 s_i, or s_i without a reference) and
+ * block, then FINISH for every block; rc is the chunk's reference. */
+#define PB_SAMPLE_MAJOR(n, k, ref, smp, w, STEP, FINISH)                       \
+    for (size_t c = 0; c < (n); c += PB_CHUNK) {                               \
+        size_t m = chunk_len((n), c);                                          \
+        pb_cquats rc = (ref).w ? cq_offset((ref), c) : (ref);                  \
+        for (size_t i = 0; i < (k); i++) {                                     \
+            pb_cquats si = cq_offset(pb_sample_at((smp), i), c);               \
+            vf wi = weight_at((w), i);                                         \
+            PB_BLOCKS(m, blk, {                                                \
+                vq q = q_ld(si, blk);                                          \
+                if (rc.w)                                                      \
+                    q = q_inv_mul(q_ld(rc, blk), q);                           \
+                STEP;                                                          \
+            });                                                                \
+        }                                                                      \
+        PB_BLOCKS(m, blk, FINISH);                                             \
     }
-    vq m = q_normalize(acc);
-    q_st(out, ref.w ? q_abs(q_mul(r, m)) : m, blk);
-}
+
+/* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))) */
 static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
-    PB_BLOCKS(n, blk, b_average_raw(k, ref, s, w, out, blk));
+    float buf[4][PB_CHUNK];
+    pb_quats acc = {buf[0], buf[1], buf[2], buf[3]};
+    pb_cquats cacc = {buf[0], buf[1], buf[2], buf[3]};
+    vq zero = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+    /* w abs(q) as (w with q.w's sign) q: the same products, fewer ops */
+    PB_SAMPLE_MAJOR(n, k, ref, s, w,
+        q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, q.w)), blk),
+        {
+            vq mq = q_normalize(q_ld(cacc, blk));
+            q_st(q_offset(out, c), rc.w ? q_abs(q_mul(q_ld(rc, blk), mq)) : mq, blk);
+        });
 }
 /* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
-PB_INLINE void b_average_log(size_t k, pb_cquats ref, const pb_samples *smp, const float *w,
-                             pb_quats out, pb_blk blk)
-{
-    vq r = ref.w ? q_ld(ref, blk) : q_identity();
-    v3 acc = {vf_zero(), vf_zero(), vf_zero()};
-    for (size_t i = 0; i < k; i++) {
-        vq s = q_ld(pb_sample_at(smp, i), blk);
-        if (ref.w)
-            s = q_inv_mul(r, s);
-        acc = v3_fma(q_log(q_abs(s)), weight_at(w, i), acc);
-    }
-    vq m = q_exp(acc);
-    q_st(out, ref.w ? q_abs(q_mul(r, m)) : m, blk);
-}
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
-    PB_BLOCKS(n, blk, b_average_log(k, ref, s, w, out, blk));
+    float buf[3][PB_CHUNK];
+    pb_vec3s acc = {buf[0], buf[1], buf[2]};
+    PB_SAMPLE_MAJOR(n, k, ref, s, w,
+        v3_st(acc, v3_fma(q_log(q_abs(q)), wi, i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f)), blk),
+        {
+            vq mq = q_exp(v3_ld(v3_const(acc), blk));
+            q_st(q_offset(out, c), rc.w ? q_abs(q_mul(q_ld(rc, blk), mq)) : mq, blk);
+        });
 }
 
 PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_quats out,
@@ -504,18 +525,6 @@ static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const fl
 {
     PB_BLOCKS(n, blk, b_average_accurate(k, s, w, out, blk));
 }
-
-/* Weighted sums over k samples run sample-major over chunks of PB_CHUNK
- * joints, the running sums kept in a small buffer: each block's work for one
- * sample (a log, a ln) is then independent of the next block's, so the
- * out-of-order core overlaps many of them. Block-major, a block's k logs and
- * its final exp form one long chain the core cannot see past. The sums are
- * formed in the same order either way (same results). */
-#define PB_CHUNK 64
-PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
-PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
-PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
-PB_INLINE pb_cvec3s v3_const(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return r; }
 
 /* Pose blend of translations (sum w_i (p_i - ref) + ref) or scales in log
  * space (ref exp(sum w_i ln(s_i / ref))); ref absent: zero / one. s_i / ref
