@@ -363,32 +363,37 @@ PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c
 PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
 PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
 PB_INLINE pb_cvec3s v3_const(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return r; }
-
+/* The sample-major loop: per chunk (elements c .. c+m), PREP once, then STEP
+ * for every sample i (weight wi) and block, then FINISH for every block. */
+#define PB_SAMPLE_MAJOR(n, k, w, PREP, STEP, FINISH)                           \
+    for (size_t c = 0; c < (n); c += PB_CHUNK) {                               \
+        size_t m = chunk_len((n), c);                                          \
+        PREP;                                                                  \
+        for (size_t i = 0; i < (k); i++) {                                     \
+            vf wi = weight_at((w), i);                                         \
+            PB_BLOCKS(m, blk, STEP);                                           \
+        }                                                                      \
+        PB_BLOCKS(m, blk, FINISH);                                             \
+    }
 
 /* acc + w s with the product rounded before the sum, not fused: samples that
  * cancel (w and -w on equal samples) then sum to exactly zero on FMA and
  * non-FMA backends alike, and zero has a documented result. */
 PB_INLINE vq q_add_weighted(vq acc, vq s, vf w) { return q_add(acc, q_scale(s, w)); }
 
-/* The rotation averages' sample-major loop: per chunk, STEP for every sample
- * i (weight wi, quaternion q = rc^-1 s_i, or s_i without a reference) and
- * block, then FINISH for every block; rc is the chunk's reference. */
-#define PB_SAMPLE_MAJOR(n, k, ref, smp, w, STEP, FINISH)                       \
-    for (size_t c = 0; c < (n); c += PB_CHUNK) {                               \
-        size_t m = chunk_len((n), c);                                          \
-        pb_cquats rc = (ref).w ? cq_offset((ref), c) : (ref);                  \
-        for (size_t i = 0; i < (k); i++) {                                     \
-            pb_cquats si = cq_offset(pb_sample_at((smp), i), c);               \
-            vf wi = weight_at((w), i);                                         \
-            PB_BLOCKS(m, blk, {                                                \
-                vq q = q_ld(si, blk);                                          \
-                if (rc.w)                                                      \
-                    q = q_inv_mul(q_ld(rc, blk), q);                           \
-                STEP;                                                          \
-            });                                                                \
-        }                                                                      \
-        PB_BLOCKS(m, blk, FINISH);                                             \
-    }
+/* sample i of the averages in the chunk at c, relative to the chunk's
+ * reference rc when there is one: rc^-1 s_i */
+PB_INLINE vq sample_rel(pb_cquats rc, const pb_samples *smp, size_t i, size_t c, pb_blk blk)
+{
+    vq q = q_ld(cq_offset(pb_sample_at(smp, i), c), blk);
+    return rc.w ? q_inv_mul(q_ld(rc, blk), q) : q;
+}
+/* and back: abs(rc m) stored to the chunk at c, or m without a reference */
+PB_INLINE void store_rel(pb_quats out, size_t c, pb_cquats rc, vq m, pb_blk blk)
+{
+    q_st(q_offset(out, c), rc.w ? q_abs(q_mul(q_ld(rc, blk), m)) : m, blk);
+}
+#define PB_CHUNK_REF pb_cquats rc = ref.w ? cq_offset(ref, c) : ref
 
 /* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))) */
 static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
@@ -399,12 +404,10 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
     pb_cquats cacc = {buf[0], buf[1], buf[2], buf[3]};
     vq zero = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
     /* w abs(q) as (w with q.w's sign) q: the same products, fewer ops */
-    PB_SAMPLE_MAJOR(n, k, ref, s, w,
-        q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, q.w)), blk),
-        {
-            vq mq = q_normalize(q_ld(cacc, blk));
-            q_st(q_offset(out, c), rc.w ? q_abs(q_mul(q_ld(rc, blk), mq)) : mq, blk);
-        });
+    PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
+            vq q = sample_rel(rc, s, i, c, blk);
+            q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, q.w)), blk);
+        }, store_rel(out, c, rc, q_normalize(q_ld(cacc, blk)), blk));
 }
 /* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
@@ -412,12 +415,10 @@ static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s
 {
     float buf[3][PB_CHUNK];
     pb_vec3s acc = {buf[0], buf[1], buf[2]};
-    PB_SAMPLE_MAJOR(n, k, ref, s, w,
-        v3_st(acc, v3_fma(q_log(q_abs(q)), wi, i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f)), blk),
-        {
-            vq mq = q_exp(v3_ld(v3_const(acc), blk));
-            q_st(q_offset(out, c), rc.w ? q_abs(q_mul(q_ld(rc, blk), mq)) : mq, blk);
-        });
+    PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
+            vq q = sample_rel(rc, s, i, c, blk);
+            v3_st(acc, v3_fma(q_log(q_abs(q)), wi, i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f)), blk);
+        }, store_rel(out, c, rc, q_exp(v3_ld(v3_const(acc), blk)), blk));
 }
 
 PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_quats out,
@@ -556,26 +557,19 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
     float buf[6][PB_CHUNK];
     pb_vec3s acc = {buf[0], buf[1], buf[2]}, inv = {buf[3], buf[4], buf[5]};
     vf one = vf_set(1.0f);
-    for (size_t c = 0; c < n; c += PB_CHUNK) {
-        size_t m = chunk_len(n, c);
+    /* PREP: the chunk's reference, and in log space its reciprocal */
+    PB_SAMPLE_MAJOR(n, k, w,
         pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref;
         if (log_space && ref.x)
             PB_BLOCKS(m, blk, {
                 v3 r = v3_ld(rc, blk);
                 v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
                 v3_st(inv, ir, blk);
-            });
-        for (size_t i = 0; i < k; i++) {
-            pb_cvec3s si = cv3_offset(s[i], c);
-            vf wi = weight_at(w, i);
-            PB_BLOCKS(m, blk, {
-                v3 a = i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f);
-                v3 d = blend_term(v3_ld(si, blk), rc, v3_const(inv), log_space, blk);
-                v3_st(acc, v3_fma(d, wi, a), blk);
-            });
-        }
-        PB_BLOCKS(m, blk, b_vec3_blend_finish(rc, v3_const(acc), log_space, v3_offset(out, c), blk));
-    }
+            }), {
+            v3 a = i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f);
+            v3 d = blend_term(v3_ld(cv3_offset(s[i], c), blk), rc, v3_const(inv), log_space, blk);
+            v3_st(acc, v3_fma(d, wi, a), blk);
+        }, b_vec3_blend_finish(rc, v3_const(acc), log_space, v3_offset(out, c), blk));
 }
 
 PB_INLINE void b_sin_half_angle(pb_cquats a, pb_cquats b, float *out, pb_blk blk)
