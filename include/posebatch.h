@@ -319,7 +319,10 @@ PB_API pb_status pb_quat_average_raw(size_t n, size_t k, const pb_cquats *sample
 PB_API pb_status pb_quat_average_log(size_t n, size_t k, const pb_cquats *samples,
                                      const float *weights, pb_quats out);
 /* Reference-relative raw average (_raw_ref):
- * abs(ref normalize(sum_i w_i abs(ref^-1 s_i))). */
+ * abs(ref normalize(sum_i w_i abs(ref^-1 s_i))). For a unit ref this equals
+ * abs(normalize(sum_i w_i sigma_i s_i)), sigma_i = sign(ref . s_i), which is
+ * how it is computed: ref picks each sample's hemisphere and nothing else, so
+ * out is unit whatever ref's norm (a zero sum gives abs(ref) as given). */
 PB_API pb_status pb_quat_average_raw_ref(size_t n, size_t k, pb_cquats ref,
                                          const pb_cquats *samples, const float *weights,
                                          pb_quats out);

@@ -241,8 +241,8 @@ static void k_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_c
 
 PB_INLINE v3 v3_ln_ratio(v3 a, v3 b) /* ln(a / b) */
 {
-    v3 r = {vf_ln(vf_div(a.x, b.x)), vf_ln(vf_div(a.y, b.y)), vf_ln(vf_div(a.z, b.z))};
-    return r;
+    v3 q = {vf_div(a.x, b.x), vf_div(a.y, b.y), vf_div(a.z, b.z)};
+    return v3_ln(q);
 }
 PB_INLINE v3 v3_exp(v3 a)
 {
@@ -395,7 +395,24 @@ PB_INLINE void store_rel(pb_quats out, size_t c, pb_cquats rc, vq m, pb_blk blk)
 }
 #define PB_CHUNK_REF pb_cquats rc = ref.w ? cq_offset(ref, c) : ref
 
-/* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))) */
+/* raw and raw_ref: abs(ref normalize(sum w_i abs(ref^-1 s_i))). The rotation
+ * by a unit ref commutes with the sum and the normalisation, so this is
+ * abs(normalize(sum w_i sigma_i s_i)) with sigma_i the sign of
+ * (ref^-1 s_i).w = ref.s_i: no quaternion product per sample or per joint,
+ * and two fewer roundings. A zero sum gives the reference, as documented. */
+PB_INLINE vq raw_finish(vq a, pb_cquats rc, pb_blk blk)
+{
+    vq m = q_normalize(a);
+    if (!rc.w)
+        return m;
+    vq r = q_ld(rc, blk);
+    /* the reference enters the sum only through signs: a NaN or Inf in it
+     * must still reach the output, as the formula's products would carry it */
+    vf poison = vf_mul(q_dot(r, r), vf_zero());
+    m = q_sel(vm_eq(q_dot(a, a), vf_zero()), r, m);
+    vq p = {vf_add(m.w, poison), vf_add(m.x, poison), vf_add(m.y, poison), vf_add(m.z, poison)};
+    return q_abs(p);
+}
 static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
@@ -403,11 +420,12 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
     pb_quats acc = {buf[0], buf[1], buf[2], buf[3]};
     pb_cquats cacc = {buf[0], buf[1], buf[2], buf[3]};
     vq zero = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    /* w abs(q) as (w with q.w's sign) q: the same products, fewer ops */
+    /* w sigma_i as w with the sign of sigma_i's argument folded in */
     PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
-            vq q = sample_rel(rc, s, i, c, blk);
-            q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, q.w)), blk);
-        }, store_rel(out, c, rc, q_normalize(q_ld(cacc, blk)), blk));
+            vq q = q_ld(cq_offset(pb_sample_at(s, i), c), blk);
+            vf side = rc.w ? q_dot(q_ld(rc, blk), q) : q.w;
+            q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, side)), blk);
+        }, q_st(q_offset(out, c), raw_finish(q_ld(cacc, blk), rc, blk), blk));
 }
 /* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
@@ -537,8 +555,7 @@ PB_INLINE v3 blend_term(v3 p, pb_cvec3s ref, pb_cvec3s inv, int log_space, pb_bl
     if (!log_space)
         return ref.x ? v3_sub(p, v3_ld(ref, blk)) : p;
     v3 q = ref.x ? v3_mul(p, v3_ld(inv, blk)) : p;
-    v3 d = {vf_ln(q.x), vf_ln(q.y), vf_ln(q.z)};
-    return d;
+    return v3_ln(q);
 }
 PB_INLINE void b_vec3_blend_finish(pb_cvec3s ref, pb_cvec3s acc, int log_space, pb_vec3s out,
                                    pb_blk blk)

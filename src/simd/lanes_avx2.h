@@ -36,6 +36,7 @@ PB_INLINE vf vf_bor(vf a, vf b) { return simde_mm256_or_ps(a, b); }
 PB_INLINE vf vf_bxor(vf a, vf b) { return simde_mm256_xor_ps(a, b); }
 PB_INLINE vf vf_shr23(vf a) { return simde_mm256_castsi256_ps(simde_mm256_srli_epi32(simde_mm256_castps_si256(a), 23)); }
 PB_INLINE vf vf_shl23(vf a) { return simde_mm256_castsi256_ps(simde_mm256_slli_epi32(simde_mm256_castps_si256(a), 23)); }
+PB_INLINE vf vf_iadd(vf a, vf b) { return simde_mm256_castsi256_ps(simde_mm256_add_epi32(simde_mm256_castps_si256(a), simde_mm256_castps_si256(b))); }
 
 PB_INLINE vm vm_lt(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ); }
 PB_INLINE vm vm_le(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LE_OQ); }

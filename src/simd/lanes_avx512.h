@@ -39,6 +39,7 @@ PB_INLINE vf vf_bor(vf a, vf b) { return PB_F(simde_mm512_or_si512(PB_I(a), PB_I
 PB_INLINE vf vf_bxor(vf a, vf b) { return PB_F(simde_mm512_xor_si512(PB_I(a), PB_I(b))); }
 PB_INLINE vf vf_shr23(vf a) { return PB_F(simde_mm512_srli_epi32(PB_I(a), 23)); }
 PB_INLINE vf vf_shl23(vf a) { return PB_F(simde_mm512_slli_epi32(PB_I(a), 23)); }
+PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_mm512_add_epi32(PB_I(a), PB_I(b))); }
 #undef PB_I
 #undef PB_F
 

@@ -1,7 +1,8 @@
 /* Lane operations built once from each layer's primitives, so every backend
  * computes them the same way (bit-identical in deterministic builds).
  * Included at the end of every lanes_<isa>.h. Needs: vf_set, vf_load,
- * vf_store, vf_add, vf_sub, vf_band, vf_bor, vf_bxor, vf_shr23, vf_shl23. */
+ * vf_store, vf_add, vf_sub, vf_band, vf_bor, vf_bxor, vf_shr23, vf_shl23 (vf_iadd
+ * is also per layer: 32-bit integer addition of the bit patterns). */
 #ifndef PB_LANES_COMMON_H
 #define PB_LANES_COMMON_H
 
@@ -34,16 +35,6 @@ PB_INLINE vf vf_round(vf a)
 {
     vf big = vf_set(12582912.0f);
     return vf_sub(vf_add(a, big), big);
-}
-/* For normal x > 0: the mantissa m in [1, 2) with x = m 2^e, *e integral.
- * The biased exponent (0..255) becomes a float by OR-ing it into 2^23's
- * mantissa, so no int/float conversion instruction is needed. */
-PB_INLINE vf vf_mant_exp(vf x, vf *e)
-{
-    vf biased = vf_band(vf_shr23(x), pb__bitconst(0xffu));
-    vf two23 = vf_set(8388608.0f);
-    *e = vf_sub(vf_sub(vf_bor(biased, pb__bitconst(0x4b000000u)), two23), vf_set(127.0f));
-    return vf_bor(vf_band(x, pb__bitconst(0x007fffffu)), pb__bitconst(0x3f800000u));
 }
 /* 2^k for integral k in [-126, 127], the reverse trick */
 PB_INLINE vf vf_pow2i(vf k)

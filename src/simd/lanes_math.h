@@ -193,42 +193,53 @@ PB_INLINE v3 q_log(vq q)
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
 #define PB_LN2_LO 1.428606765330187e-06f
 
-/* ln m of m = 1 + f in [sqrt(1/2), sqrt 2) */
+/* ln m of m = 1 + f in [sqrt(1/2), sqrt 2): 2 atanh(s), s = f/(2+f) with
+ * |s| <= 0.1716, as the series to s^9 (remainder below 8e-10) */
 PB_INLINE vf ln_mant(vf f)
 {
     vf s = vf_div(f, vf_add(f, vf_set(2.0f)));
     vf z = vf_mul(s, s);
-    vf p = vf_set(1.0f / 11.0f);
-    p = hs(p, z, 1.0f / 9.0f);
+    vf p = vf_set(1.0f / 9.0f);
     p = hs(p, z, 1.0f / 7.0f);
     p = hs(p, z, 1.0f / 5.0f);
     p = hs(p, z, 1.0f / 3.0f);
     vf s2 = vf_add(s, s);
     return vf_fma(vf_mul(s2, z), p, s2);
 }
-/* ln(m 2^e) for normal x > 0 */
-PB_INLINE vf ln_normal(vf x, vf e_bias)
+/* For normal x > 0: x = m 2^e with m in [sqrt(1/2), sqrt 2), returns ln m and
+ * sets *e. Integer arithmetic on the bits: adding 1's bits less sqrt(1/2)'s
+ * leaves e + 127 in the exponent field (positive for every normal x) and m's
+ * offset from sqrt(1/2) in the mantissa field, so no compare, select or
+ * halving is needed to fold m. */
+#define PB_SQRT1_2_BITS 0x3f3504f3u
+PB_INLINE vf ln_split(vf x, vf *e)
+{
+    vf ix = vf_iadd(x, pb__bitconst(0x3f800000u - PB_SQRT1_2_BITS));
+    /* e + 127 OR-ed into 2^23's mantissa: a float without a conversion */
+    *e = vf_sub(vf_bor(vf_shr23(ix), pb__bitconst(0x4b000000u)), vf_set(8388735.0f));
+    vf m = vf_iadd(vf_band(ix, pb__bitconst(0x007fffffu)), pb__bitconst(PB_SQRT1_2_BITS));
+    return ln_mant(vf_sub(m, vf_set(1.0f))); /* m - 1 is exact (Sterbenz) */
+}
+PB_INLINE vf ln_join(vf e, vf lnm) { return vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm)); }
+PB_INLINE vm ln_plain(vf x) { return vm_and(vm_ge(x, vf_set(1.17549435e-38f)), vm_lt(x, vf_set(HUGE_VALF))); }
+/* ln x of x a positive finite normal */
+PB_INLINE vf ln_normal(vf x)
 {
     vf e;
-    vf m = vf_mant_exp(x, &e);
-    e = vf_sub(e, e_bias);
-    vm hi = vm_gt(m, vf_set(1.41421356f));
-    m = vf_sel(hi, vf_mul(m, vf_set(0.5f)), m);
-    e = vf_sel(hi, vf_add(e, vf_set(1.0f)), e);
-    vf lnm = ln_mant(vf_sub(m, vf_set(1.0f)));
-    return vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm));
+    vf lnm = ln_split(x, &e);
+    return ln_join(e, lnm);
 }
 /* Natural log for x > 0 (scales). ln(m 2^e) with m in [sqrt(1/2), sqrt 2) and
- * ln m = 2 atanh(f/(2+f)), series to the 11th power (remainder < 5e-11).
- * 0 -> -Inf, negative or NaN -> NaN, +Inf -> +Inf; denormals handled. */
+ * ln m = 2 atanh(f/(2+f)) (ln_mant). 0 -> -Inf, negative or NaN -> NaN,
+ * +Inf -> +Inf; denormals handled. */
 PB_INLINE vf vf_ln(vf x)
 {
-    vm normal = vm_and(vm_ge(x, vf_set(1.17549435e-38f)), vm_lt(x, vf_set(HUGE_VALF)));
-    if (vm_all(normal)) /* the usual case: no denormal scaling, no specials */
-        return ln_normal(x, vf_zero());
+    if (vm_all(ln_plain(x))) /* the usual case: no denormal scaling, no specials */
+        return ln_normal(x);
+    vf e;
     vm denorm = vm_lt(x, vf_set(1.17549435e-38f));
-    vf xs = vf_sel(denorm, vf_mul(x, vf_set(16777216.0f)), x);
-    vf r = ln_normal(xs, vf_sel(denorm, vf_set(24.0f), vf_zero()));
+    vf lnm = ln_split(vf_sel(denorm, vf_mul(x, vf_set(16777216.0f)), x), &e);
+    vf r = ln_join(vf_sub(e, vf_sel(denorm, vf_set(24.0f), vf_zero())), lnm);
     /* specials: the bit tricks above only see finite positive normals */
     r = vf_sel(vm_eq(x, vf_zero()), vf_set(-HUGE_VALF), r);
     r = vf_sel(vm_eq(x, vf_set(HUGE_VALF)), x, r);
@@ -236,29 +247,53 @@ PB_INLINE vf vf_ln(vf x)
     r = vf_sel(vm_eq(x, x), r, x); /* NaN stays NaN */
     return r;
 }
-
-/* e^u: k = round(u/ln2), Taylor to r^8 on |r| <= ln2/2 (remainder < 2e-10),
- * scaled by 2^k in two steps so that subnormal results come out right.
- * u > 88.73 -> +Inf, u < -104 -> 0, NaN -> NaN. */
-PB_INLINE vf vf_exp(vf u)
+/* vf_ln per component, with one test for the usual case of three normals */
+PB_INLINE v3 v3_ln(v3 a)
 {
-    vf uc = vf_max(vf_set(-104.0f), vf_min(vf_set(89.0f), u));
-    vf k = vf_round(vf_mul(uc, vf_set(1.44269504f)));
-    k = vf_sel(vm_eq(k, k), k, vf_zero()); /* NaN: r carries it; keep 2^k defined */
-    vf r = vf_fnma(k, vf_set(PB_LN2_HI), uc);
-    r = vf_fnma(k, vf_set(PB_LN2_LO), r);
-    vf p = vf_set(1.0f / 40320.0f);
-    p = hs(p, r, 1.0f / 5040.0f);
+    if (vm_all(vm_and(ln_plain(a.x), vm_and(ln_plain(a.y), ln_plain(a.z))))) {
+        v3 r = {ln_normal(a.x), ln_normal(a.y), ln_normal(a.z)};
+        return r;
+    }
+    v3 r = {vf_ln(a.x), vf_ln(a.y), vf_ln(a.z)};
+    return r;
+}
+
+/* e^r for |r| <= ln2/2: Taylor to r^7 (remainder below 6e-9 relative) */
+PB_INLINE vf exp_poly(vf r)
+{
+    vf p = vf_set(1.0f / 5040.0f);
     p = hs(p, r, 1.0f / 720.0f);
     p = hs(p, r, 1.0f / 120.0f);
     p = hs(p, r, 1.0f / 24.0f);
     p = hs(p, r, 1.0f / 6.0f);
     p = hs(p, r, 0.5f);
     p = hs(p, r, 1.0f);
-    p = hs(p, r, 1.0f);
+    return hs(p, r, 1.0f);
+}
+/* u log2(e) + 1.5 2^23 + 127 rounds to an integer whose low mantissa bits
+ * are k + 127, k = round(u / ln2): shifted into the exponent field they are
+ * 2^k, with no conversion instruction. */
+#define PB_EXP_SHIFT 12583039.0f
+/* e^u = 2^k e^r, r = u - k ln2 (two-part ln2). u > 88.73 -> +Inf,
+ * u < -104 -> 0, NaN -> NaN; subnormal results are scaled by 2^k in two
+ * steps so that they round once. */
+PB_INLINE vf vf_exp(vf u)
+{
+    if (vm_all(vm_lt(vf_abs(u), vf_set(87.0f)))) {
+        /* the usual case: 2^k a normal number, one scaling; the general path
+         * below gives bit-identical results for these lanes */
+        vf t = vf_fma(u, vf_set(1.44269504f), vf_set(PB_EXP_SHIFT));
+        vf k = vf_sub(t, vf_set(PB_EXP_SHIFT));
+        vf r = vf_fnma(k, vf_set(PB_LN2_LO), vf_fnma(k, vf_set(PB_LN2_HI), u));
+        return vf_mul(exp_poly(r), vf_shl23(t));
+    }
+    vf uc = vf_max(vf_set(-104.0f), vf_min(vf_set(89.0f), u));
+    vf k = vf_sub(vf_fma(uc, vf_set(1.44269504f), vf_set(PB_EXP_SHIFT)), vf_set(PB_EXP_SHIFT));
+    k = vf_sel(vm_eq(k, k), k, vf_zero()); /* NaN: r carries it; keep 2^k defined */
+    vf r = vf_fnma(k, vf_set(PB_LN2_LO), vf_fnma(k, vf_set(PB_LN2_HI), uc));
     vf k1 = vf_round(vf_mul(k, vf_set(0.5f)));
     vf k2 = vf_sub(k, k1);
-    vf y = vf_mul(vf_mul(p, vf_pow2i(k1)), vf_pow2i(k2));
+    vf y = vf_mul(vf_mul(exp_poly(r), vf_pow2i(k1)), vf_pow2i(k2));
     y = vf_sel(vm_gt(u, vf_set(88.7228394f)), vf_set(HUGE_VALF), y);
     y = vf_sel(vm_lt(u, vf_set(-104.0f)), vf_zero(), y);
     return y;

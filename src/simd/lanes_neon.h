@@ -79,6 +79,7 @@ PB_INLINE vf vf_bor(vf a, vf b) { return PB_F(simde_vorrq_u32(PB_U(a), PB_U(b)))
 PB_INLINE vf vf_bxor(vf a, vf b) { return PB_F(simde_veorq_u32(PB_U(a), PB_U(b))); }
 PB_INLINE vf vf_shr23(vf a) { return PB_F(simde_vshrq_n_u32(PB_U(a), 23)); }
 PB_INLINE vf vf_shl23(vf a) { return PB_F(simde_vshlq_n_u32(PB_U(a), 23)); }
+PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_vaddq_u32(PB_U(a), PB_U(b))); }
 #undef PB_U
 #undef PB_F
 

@@ -39,6 +39,7 @@ PB_INLINE vf vf_bor(vf a, vf b) { return pb__float(pb__bits(a) | pb__bits(b)); }
 PB_INLINE vf vf_bxor(vf a, vf b) { return pb__float(pb__bits(a) ^ pb__bits(b)); }
 PB_INLINE vf vf_shr23(vf a) { return pb__float(pb__bits(a) >> 23); }
 PB_INLINE vf vf_shl23(vf a) { return pb__float(pb__bits(a) << 23); }
+PB_INLINE vf vf_iadd(vf a, vf b) { return pb__float(pb__bits(a) + pb__bits(b)); }
 
 PB_INLINE vm vm_lt(vf a, vf b) { return a < b ? ~0u : 0u; }
 PB_INLINE vm vm_le(vf a, vf b) { return a <= b ? ~0u : 0u; }

@@ -30,6 +30,7 @@ PB_INLINE vf vf_bor(vf a, vf b) { return simde_mm_or_ps(a, b); }
 PB_INLINE vf vf_bxor(vf a, vf b) { return simde_mm_xor_ps(a, b); }
 PB_INLINE vf vf_shr23(vf a) { return simde_mm_castsi128_ps(simde_mm_srli_epi32(simde_mm_castps_si128(a), 23)); }
 PB_INLINE vf vf_shl23(vf a) { return simde_mm_castsi128_ps(simde_mm_slli_epi32(simde_mm_castps_si128(a), 23)); }
+PB_INLINE vf vf_iadd(vf a, vf b) { return simde_mm_castsi128_ps(simde_mm_add_epi32(simde_mm_castps_si128(a), simde_mm_castps_si128(b))); }
 
 PB_INLINE vm vm_lt(vf a, vf b) { return simde_mm_cmplt_ps(a, b); }
 PB_INLINE vm vm_le(vf a, vf b) { return simde_mm_cmple_ps(a, b); }
