@@ -14,7 +14,7 @@ PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()
 PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
 PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
 /* scaled angle-axis of the shortest rotation from a to b: 2 log(abs(b a^-1)) */
-PB_INLINE v3 q_sub_saa(vq b, vq a) { return v3_scale(q_log(q_abs(q_mul_inv(b, a))), vf_set(2.0f)); }
+PB_INLINE v3 q_sub_saa(vq b, vq a) { return q_log_k(q_mul_inv(b, a), vf_set(2.0f), 1); }
 
 /* ------------------------------------------------------------ primitives */
 
@@ -41,7 +41,7 @@ static void k_quat_normalize(size_t n, pb_cquats q, pb_quats out)
 /* out = scale * log(q): scale 1 is log, 2 the scaled angle-axis */
 static void k_quat_log(size_t n, pb_cquats q, float scale, pb_vec3s out)
 {
-    PB_BLOCKS(n, blk, v3_st(out, v3_scale(q_log(q_ld(q, blk)), vf_set(scale)), blk));
+    PB_BLOCKS(n, blk, v3_st(out, q_log_k(q_ld(q, blk), vf_set(scale), 0), blk));
 }
 /* out = exp(scale * v): scale 1 is exp, 1/2 from the scaled angle-axis */
 static void k_quat_exp(size_t n, pb_cvec3s v, float scale, pb_quats out)
@@ -444,7 +444,7 @@ static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s
     pb_vec3s acc = {buf[0], buf[1], buf[2]};
     PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
             vq q = sample_rel(rc, s, i, c, blk);
-            v3_st(acc, v3_fma(q_log(q_abs(q)), wi, i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f)), blk);
+            v3_st(acc, v3_fma(q_log_abs(q), wi, i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f)), blk);
         }, store_rel(out, c, rc, q_exp(v3_ld(v3_const(acc), blk)), blk));
 }
 
@@ -615,8 +615,8 @@ static void k_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
 PB_INLINE v3 tangent_log(pb_cquats prev, pb_cquats cur, pb_cquats next, pb_blk blk, vq *qc)
 {
     vq c = q_ld(cur, blk);
-    v3 lin = q_log(q_abs(q_mul_inv(c, q_ld(prev, blk))));
-    v3 lout = q_log(q_abs(q_mul_inv(q_ld(next, blk), c)));
+    v3 lin = q_log_abs(q_mul_inv(c, q_ld(prev, blk)));
+    v3 lout = q_log_abs(q_mul_inv(q_ld(next, blk), c));
     *qc = c;
     return v3_scale(v3_add(lin, lout), vf_set(0.5f));
 }

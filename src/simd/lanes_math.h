@@ -170,24 +170,34 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
     return vf_sel(plain, ratio_plain, ratio_div);
 }
 
-/* log(q) = atan2(|v|, w) v/|v| (half-angle * axis); scale-invariant. */
-PB_INLINE v3 q_log(vq q)
+/* k log(q), or k log(abs(q)) with fold_abs: log(q) = atan2(|v|, w) v/|v|
+ * (half-angle * axis), scale-invariant. abs(q) = sign(w) q is folded in as
+ * atan2 of |w| and the sign of w on the ratio, and k on the ratio too: the
+ * same floats as abs, log and scale by k (k a power of two) in fewer steps. */
+PB_INLINE v3 q_log_k(vq q, vf k, int fold_abs)
 {
     v3 v = q_vec(q);
+    vf c = fold_abs ? vf_abs(q.w) : q.w;
     vf n2 = v3_dot(v, v);
     /* |v|^2 underflows below |v| ~ 1e-19, where w < 0 still means a half-angle
      * near pi: scale v and w together by 2^100 (atan2 is unchanged). w^2
      * overflows above |w| ~ 1.8e19: scale both by 2^-70 there. */
     vm tiny = vm_lt(n2, vf_set(7.8886091e-31f));
     vm huge = vm_gt(vf_abs(q.w), vf_set(1.0e18f));
-    if (!vm_any(vm_or(tiny, huge))) /* the general path with sc = 1, which is exact */
-        return v3_scale(v, atan2_ratio(n2, q.w, NULL));
-    vf sc = vf_sel(tiny, vf_set(1.2676506e30f), vf_sel(huge, vf_set(0x1p-70f), vf_set(1.0f)));
-    v3 vs = v3_scale(v, sc);
-    vf ratio = atan2_ratio(v3_dot(vs, vs), vf_mul(q.w, sc), NULL);
-    return v3_scale(vs, ratio);
+    vf ratio;
+    if (!vm_any(vm_or(tiny, huge))) { /* the general path with sc = 1, which is exact */
+        ratio = atan2_ratio(n2, c, NULL);
+    } else {
+        vf sc = vf_sel(tiny, vf_set(1.2676506e30f), vf_sel(huge, vf_set(0x1p-70f), vf_set(1.0f)));
+        v = v3_scale(v, sc);
+        ratio = atan2_ratio(v3_dot(v, v), vf_mul(c, sc), NULL);
+    }
+    ratio = vf_mul(ratio, k);
+    return v3_scale(v, fold_abs ? vf_xorsign(ratio, q.w) : ratio);
 }
-
+PB_INLINE v3 q_log(vq q) { return q_log_k(q, vf_set(1.0f), 0); }
+/* log(abs(q)) */
+PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, vf_set(1.0f), 1); }
 
 /* ------------------------------------------------------ ln / exp of scalars */
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
