@@ -691,6 +691,40 @@ Test(average, zero_accumulation_gives_identity_or_reference)
         }
 }
 
+/* raw_ref: ref picks each sample's hemisphere and nothing else (header), so a
+ * ref scaled by 3 or by 1e-3 gives the unit ref's result, unit */
+Test(average, raw_ref_independent_of_ref_norm)
+{
+    const size_t n = 1000, k = 4;
+    rng_t r = rng_seed(77);
+    av_set d;
+    set_alloc(&d, n, k);
+    gen_data(&r, &d, DATA_WIDE);
+    gen_weights(&r, k, W_NORM, d.w);
+    pb_quats unit_out = fq_alloc(n);
+    cr_assert_eq(pb_quat_average_raw_ref(n, k, pb_cq(d.ref), d.cs, d.w, unit_out), PB_OK);
+    static const double scales[2] = {3.0, 1e-3};
+    for (int si = 0; si < 2; si++) {
+        pb_quats ref = fq_alloc(n);
+        for (size_t j = 0; j < n; j++)
+            fq_set(ref, j, rq_scale(fq_get(d.ref, j), scales[si]));
+        cr_assert_eq(pb_quat_average_raw_ref(n, k, pb_cq(ref), d.cs, d.w, d.out), PB_OK);
+        size_t bad = 0;
+        for (size_t j = 0; j < n; j++) {
+            rq want = fq_get(unit_out, j), got = fq_get(d.out, j);
+            if (!(rq_angle_between(want, got) <= TOL_ROT && fabs(rq_norm(got) - 1) < 1e-6) &&
+                bad++ < 3)
+                cr_expect(0, "ref scaled by %g: joint %zu got (%.9g, %.9g, %.9g, %.9g), unit ref "
+                          "gives (%.9g, %.9g, %.9g, %.9g)", scales[si], j, got.w, got.x, got.y,
+                          got.z, want.w, want.x, want.y, want.z);
+        }
+        cr_expect(bad == 0, "ref scaled by %g: %zu of %zu joints differ", scales[si], bad, n);
+        fq_free(ref);
+    }
+    fq_free(unit_out);
+    set_free(&d);
+}
+
 /* 180-degree rotations about x, y, z with equal weights: every sample is
  * orthogonal to the identity (the text's power iteration returns zero there).
  * The top eigenspace is span{x, y, z}: any unit vector in it is valid. */
