@@ -195,7 +195,6 @@ PB_INLINE v3 q_log_k(vq q, vf k, int fold_abs)
     ratio = vf_mul(ratio, k);
     return v3_scale(v, fold_abs ? vf_xorsign(ratio, q.w) : ratio);
 }
-PB_INLINE v3 q_log(vq q) { return q_log_k(q, vf_set(1.0f), 0); }
 /* log(abs(q)) */
 PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, vf_set(1.0f), 1); }
 
