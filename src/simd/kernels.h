@@ -8,13 +8,15 @@
 #include "lanes_math.h"
 
 PB_INLINE vf weight_at(const float *w, size_t i) { return vf_set(w ? w[i] : 1.0f); }
-PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, vf_sel(m, vf_set(-0.0f), vf_zero())); }
+/* -0 where m is set, +0 elsewhere: xorsign by it flips exactly those lanes */
+PB_INLINE vf flip_sign(vm m) { return vf_sel(m, vf_set(-0.0f), vf_zero()); }
+PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, flip_sign(m)); }
 /* b brought into a's hemisphere */
 PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()), b); }
 PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
 PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
 /* scaled angle-axis of the shortest rotation from a to b: 2 log(abs(b a^-1)) */
-PB_INLINE v3 q_sub_saa(vq b, vq a) { return q_log_k(q_mul_inv(b, a), vf_set(2.0f), 1); }
+PB_INLINE v3 q_sub_saa(vq b, vq a) { return q_log_k(q_mul_inv(b, a), 2.0f, 1); }
 
 /* ------------------------------------------------------------ primitives */
 
@@ -41,7 +43,7 @@ static void k_quat_normalize(size_t n, pb_cquats q, pb_quats out)
 /* out = scale * log(q): scale 1 is log, 2 the scaled angle-axis */
 static void k_quat_log(size_t n, pb_cquats q, float scale, pb_vec3s out)
 {
-    PB_BLOCKS(n, blk, v3_st(out, q_log_k(q_ld(q, blk), vf_set(scale), 0), blk));
+    PB_BLOCKS(n, blk, v3_st(out, q_log_k(q_ld(q, blk), scale, 0), blk));
 }
 /* out = exp(scale * v): scale 1 is exp, 1/2 from the scaled angle-axis */
 static void k_quat_exp(size_t n, pb_cvec3s v, float scale, pb_quats out)
@@ -285,13 +287,13 @@ static void k_scale_catmull_rom(size_t n, float x, float vscale, pb_cvec3s s0, p
 
 /* ------------------------------------------------------- slerp / nlerp */
 
-/* b with the hemisphere the path rule asks for: shortest (flip when dot < 0)
- * or long (flip when dot > 0). */
-PB_INLINE vq q_path(vq a, vq b, unsigned flags)
+/* Where b must flip for the path rule: shortest (flip when a.b < 0) or long
+ * (flip when a.b > 0); *d = a.b. Flipping b negates a.b exactly, so callers
+ * flip d along with b instead of forming the dot product again. */
+PB_INLINE vm path_flip(vq a, vq b, unsigned flags, vf *d)
 {
-    vf d = q_dot(a, b);
-    vm flip = (flags & PB_LONG_PATH) ? vm_gt(d, vf_zero()) : vm_lt(d, vf_zero());
-    return q_flip_if(flip, b);
+    *d = q_dot(a, b);
+    return (flags & PB_LONG_PATH) ? vm_gt(*d, vf_zero()) : vm_lt(*d, vf_zero());
 }
 /* b - a, or b + a when b is on a's far hemisphere (d = a.b < 0): whichever of
  * the two nearly cancels is then exact, so the part of b orthogonal to a keeps
@@ -314,9 +316,9 @@ PB_INLINE vq q_chord(vq a, vq b, vf d) { return q_sub(b, q_xorsign(a, d)); }
 PB_INLINE vq q_slerp_path(vq a, vq b, float tf, unsigned flags)
 {
     int lng = (flags & PB_LONG_PATH) != 0;
-    vf d = q_dot(a, b);
-    vm flip = lng ? vm_gt(d, vf_zero()) : vm_lt(d, vf_zero());
-    vf fs = vf_sel(flip, vf_set(-0.0f), vf_zero());
+    vf d;
+    vm flip = path_flip(a, b, flags, &d);
+    vf fs = flip_sign(flip);
     if (tf == 1.0f) /* exact end point: b on its path (t = 0 already gives a) */
         return q_xorsign(b, fs);
     vf t = vf_set(tf);
@@ -351,9 +353,11 @@ static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
      * b ~ -a at t ~ 1/2 is formed from the exact chord. */
     vf tv = vf_set(t), one = vf_set(1.0f), k_far = vf_set(1.0f - 2.0f * t);
     PB_BLOCKS(n, blk, {
-        vq qa = q_ld(a, blk);
-        vq qb = q_path(qa, q_ld(b, blk), flags);
-        vf d = q_dot(qa, qb);
+        vq qa = q_ld(a, blk), qb = q_ld(b, blk);
+        vf d;
+        vf fs = flip_sign(path_flip(qa, qb, flags, &d));
+        qb = q_xorsign(qb, fs);
+        d = vf_xorsign(d, fs);
         vf k = vf_sel(vm_lt(d, vf_zero()), k_far, one);
         q_st(out, q_normalize(q_fma(q_chord(qa, qb, d), tv, q_scale(qa, k))), blk);
     });
@@ -390,11 +394,15 @@ PB_INLINE pb_cvec3s v3_const(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return
  * non-FMA backends alike, and zero has a documented result. */
 PB_INLINE vq q_add_weighted(vq acc, vq s, vf w) { return q_add(acc, q_scale(s, w)); }
 
-/* sample i of the averages in the chunk at c, relative to the chunk's
- * reference rc when there is one: rc^-1 s_i */
+/* sample i of the averages in the chunk at c */
+PB_INLINE vq sample_ld(const pb_samples *smp, size_t i, size_t c, pb_blk blk)
+{
+    return q_ld(cq_offset(pb_sample_at(smp, i), c), blk);
+}
+/* and relative to the chunk's reference rc when there is one: rc^-1 s_i */
 PB_INLINE vq sample_rel(pb_cquats rc, const pb_samples *smp, size_t i, size_t c, pb_blk blk)
 {
-    vq q = q_ld(cq_offset(pb_sample_at(smp, i), c), blk);
+    vq q = sample_ld(smp, i, c, blk);
     return rc.w ? q_inv_mul(q_ld(rc, blk), q) : q;
 }
 /* and back: abs(rc m) stored to the chunk at c, or m without a reference */
@@ -431,7 +439,7 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
     vq zero = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
     /* w sigma_i as w with the sign of sigma_i's argument folded in */
     PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
-            vq q = q_ld(cq_offset(pb_sample_at(s, i), c), blk);
+            vq q = sample_ld(s, i, c, blk);
             vf side = rc.w ? q_dot(q_ld(rc, blk), q) : q.w;
             q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, side)), blk);
         }, q_st(q_offset(out, c), raw_finish(q_ld(cacc, blk), rc, blk), blk));

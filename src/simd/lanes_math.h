@@ -174,7 +174,7 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
  * (half-angle * axis), scale-invariant. abs(q) = sign(w) q is folded in as
  * atan2 of |w| and the sign of w on the ratio, and k on the ratio too: the
  * same floats as abs, log and scale by k (k a power of two) in fewer steps. */
-PB_INLINE v3 q_log_k(vq q, vf k, int fold_abs)
+PB_INLINE v3 q_log_k(vq q, float k, int fold_abs)
 {
     v3 v = q_vec(q);
     vf c = fold_abs ? vf_abs(q.w) : q.w;
@@ -192,11 +192,12 @@ PB_INLINE v3 q_log_k(vq q, vf k, int fold_abs)
         v = v3_scale(v, sc);
         ratio = atan2_ratio(v3_dot(v, v), vf_mul(c, sc), NULL);
     }
-    ratio = vf_mul(ratio, k);
+    if (k != 1.0f)
+        ratio = vf_mul(ratio, vf_set(k));
     return v3_scale(v, fold_abs ? vf_xorsign(ratio, q.w) : ratio);
 }
 /* log(abs(q)) */
-PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, vf_set(1.0f), 1); }
+PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, 1.0f, 1); }
 
 /* ------------------------------------------------------ ln / exp of scalars */
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
