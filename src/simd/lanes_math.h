@@ -284,23 +284,27 @@ PB_INLINE vf exp_poly(vf r)
  * are k + 127, k = round(u / ln2): shifted into the exponent field they are
  * 2^k, with no conversion instruction. */
 #define PB_EXP_SHIFT 12583039.0f
-/* e^u = 2^k e^r, r = u - k ln2 (two-part ln2). u > 88.73 -> +Inf,
- * u < -104 -> 0, NaN -> NaN; subnormal results are scaled by 2^k in two
- * steps so that they round once. */
+/* k = round(u / ln2) (in *k, and shifted in *t) and r = u - k ln2 (two-part
+ * ln2) */
+PB_INLINE vf exp_reduce(vf u, vf *t, vf *k)
+{
+    *t = vf_fma(u, vf_set(1.44269504f), vf_set(PB_EXP_SHIFT));
+    *k = vf_sub(*t, vf_set(PB_EXP_SHIFT));
+    return vf_fnma(*k, vf_set(PB_LN2_LO), vf_fnma(*k, vf_set(PB_LN2_HI), u));
+}
+/* e^u = 2^k e^r. u > 88.73 -> +Inf, u < -104 -> 0, NaN -> NaN; subnormal
+ * results are scaled by 2^k in two steps so that they round once. */
 PB_INLINE vf vf_exp(vf u)
 {
+    vf t, k;
     if (vm_all(vm_lt(vf_abs(u), vf_set(87.0f)))) {
         /* the usual case: 2^k a normal number, one scaling; the general path
          * below gives bit-identical results for these lanes */
-        vf t = vf_fma(u, vf_set(1.44269504f), vf_set(PB_EXP_SHIFT));
-        vf k = vf_sub(t, vf_set(PB_EXP_SHIFT));
-        vf r = vf_fnma(k, vf_set(PB_LN2_LO), vf_fnma(k, vf_set(PB_LN2_HI), u));
+        vf r = exp_reduce(u, &t, &k);
         return vf_mul(exp_poly(r), vf_shl23(t));
     }
-    vf uc = vf_max(vf_set(-104.0f), vf_min(vf_set(89.0f), u));
-    vf k = vf_sub(vf_fma(uc, vf_set(1.44269504f), vf_set(PB_EXP_SHIFT)), vf_set(PB_EXP_SHIFT));
-    k = vf_sel(vm_eq(k, k), k, vf_zero()); /* NaN: r carries it; keep 2^k defined */
-    vf r = vf_fnma(k, vf_set(PB_LN2_LO), vf_fnma(k, vf_set(PB_LN2_HI), uc));
+    vf r = exp_reduce(vf_max(vf_set(-104.0f), vf_min(vf_set(89.0f), u)), &t, &k);
+    k = vf_sel(vm_eq(k, k), k, vf_zero()); /* NaN (r carries it): keep 2^k defined */
     vf k1 = vf_round(vf_mul(k, vf_set(0.5f)));
     vf k2 = vf_sub(k, k1);
     vf y = vf_mul(vf_mul(exp_poly(r), vf_pow2i(k1)), vf_pow2i(k2));
