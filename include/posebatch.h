@@ -472,8 +472,9 @@ typedef struct pb_clip_vel {
  * NULL), PB_ERR_SIZE (frames or joints 0, count 0, or a count above
  * PB_MAX_COUNT), PB_ERR_ARG (dst->frames != count, frame_time not finite and
  * > 0, a time not finite, unknown flags, joints differ; times is read before
- * anything is written, so it may not overlap an output), PB_ERR_ALIAS (an output overlapping src or another
- * output), PB_ERR_NOMEM (the J-sized per-segment workspace).
+ * anything is written, so it may not overlap an output), PB_ERR_ALIAS (an
+ * output overlapping src or another output), PB_ERR_NOMEM (the J-sized
+ * per-segment workspace).
  * Accuracy: that of pb_quat_catmull_rom (rotation, velocity), vec3 and scale
  * Catmull-Rom; velocities per second are those divided by frame_time. */
 PB_API pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times,
