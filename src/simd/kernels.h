@@ -118,22 +118,22 @@ static void k_vec3_catmull_rom(size_t n, float x, float vscale, pb_cvec3s p0, pb
 
 /* The offset-form Hermite shared by quat_hermite and quat_catmull_rom:
  * u = w1 d + w2 v0 + w3 v1, rot = exp(u/2) r0, vel = u' or J_l(u) u'. */
-/* u' (or J_l(u) u' with PB_EXACT_VELOCITY); half is the sincos of |u|/2 */
+/* u' (or J_l(u) u' with PB_EXACT_VELOCITY); e = exp(u/2), sinc = sinc(|u|/2) */
 PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 u, v3 d, v3 v0, v3 v1, unsigned flags,
-                              pb_sincos half)
+                              vq e, vf sinc)
 {
     v3 du = hermite_deriv(h, d, v0, v1);
-    return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(u, du, half) : du;
+    return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(u, du, sinc, e.w) : du;
 }
 /* The rotation exp(u/2) r0; the velocity is stored (when wanted) here. */
 PB_INLINE vq quat_hermite_eval(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
                                pb_vec3s vel, pb_blk blk)
 {
     v3 u = hermite_value(h, d, v0, v1);
-    pb_sincos half;
-    vq e = q_exp_sc(v3_scale(u, vf_set(0.5f)), &half);
+    vf sinc;
+    vq e = q_exp_sc(v3_scale(u, vf_set(0.5f)), &sinc);
     if (vel.x)
-        v3_st(vel, hermite_velocity(h, u, d, v0, v1, flags, half), blk);
+        v3_st(vel, hermite_velocity(h, u, d, v0, v1, flags, e, sinc), blk);
     return q_mul(e, r0);
 }
 PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,

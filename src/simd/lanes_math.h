@@ -328,15 +328,12 @@ PB_INLINE vf vf_exp(vf u)
 
 typedef struct { vf s, c, sinc; } pb_sincos;
 
-/* sin, cos and sin(x)/x of x (any sign; |x| > 2^20 is clamped). The sinc needs
- * no division while |x| <= pi/4. Taylor polynomials on [-pi/4, pi/4] (remainder
- * below 2e-9). */
-/* sin(r)/r and cos(r) for |r| <= pi/4: Taylor polynomials (remainder below
- * 2e-9) */
-PB_INLINE void sincos_poly(vf r, vf *sinc, vf *c)
+/* sin(r)/r and cos(r) of z = r^2 for |r| <= pi/4: Taylor polynomials
+ * (remainder below 2e-9) */
+PB_INLINE void sincos_poly_z(vf z, vf *sinc, vf *c)
 {
-    /* Estrin's scheme in z = r^2 (three dependent steps instead of five) */
-    vf z = vf_mul(r, r), z2 = vf_mul(z, z);
+    /* Estrin's scheme in z (three dependent steps instead of five) */
+    vf z2 = vf_mul(z, z);
     vf s01 = hs(vf_set(8.3333333333e-03f), z, -1.6666666667e-01f);
     vf s23 = hs(vf_set(2.7557319224e-06f), z, -1.9841269841e-04f);
     *sinc = vf_fma(vf_fma(z2, s23, s01), z, vf_set(1.0f));
@@ -345,7 +342,10 @@ PB_INLINE void sincos_poly(vf r, vf *sinc, vf *c)
     c23 = hs(c23, z, -1.3888888889e-03f);
     *c = vf_fma(vf_fma(z2, c23, c01), z, vf_set(1.0f));
 }
+PB_INLINE void sincos_poly(vf r, vf *sinc, vf *c) { sincos_poly_z(vf_mul(r, r), sinc, c); }
 
+/* sin, cos and sin(x)/x of x (any sign; |x| > 2^20 is clamped). The sinc needs
+ * no division while |x| <= pi/4. */
 PB_INLINE pb_sincos sincos_sinc(vf x)
 {
     vf xc = vf_max(vf_set(-PB_ANGLE_MAX), vf_min(vf_set(PB_ANGLE_MAX), x));
@@ -388,33 +388,47 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
     return out;
 }
 
-/* exp(v) = (cos|v|, sin|v| v/|v|); exp(0) = identity. */
-PB_INLINE vq q_exp_sc(v3 v, pb_sincos *sc_out)
+/* Below this z = |v|^2 (pi/4 squared, rounded down) sincos_poly_z applies */
+#define PB_SINCOS_Z_MAX 0.6168f
+/* exp(v) = (cos|v|, sin|v| v/|v|); exp(0) = identity. sin|v|/|v| in *sinc
+ * unless NULL. Within pi/4 the polynomials take |v|^2 itself: no square root
+ * on the path of every interpolation, and no rounding of |v| to square again.
+ * Lanes beyond take the reduction; each lane's path depends on its own |v|
+ * only. */
+PB_INLINE vq q_exp_sc(v3 v, vf *sinc_out)
 {
-    vf th = vf_sqrt(v3_dot(v, v));
-    pb_sincos sc = sincos_sinc(th);
-    if (sc_out)
-        *sc_out = sc;
-    vq r = {sc.c, vf_mul(v.x, sc.sinc), vf_mul(v.y, sc.sinc), vf_mul(v.z, sc.sinc)};
+    vf n2 = v3_dot(v, v);
+    vf sinc, c;
+    sincos_poly_z(n2, &sinc, &c);
+    vm near = vm_lt(n2, vf_set(PB_SINCOS_Z_MAX));
+    if (!vm_all(near)) {
+        pb_sincos sc = sincos_sinc(vf_sqrt(n2));
+        sinc = vf_sel(near, sinc, sc.sinc);
+        c = vf_sel(near, c, sc.c);
+    }
+    if (sinc_out)
+        *sinc_out = sinc;
+    vq r = {c, vf_mul(v.x, sinc), vf_mul(v.y, sinc), vf_mul(v.z, sinc)};
     return r;
 }
 PB_INLINE vq q_exp(v3 v) { return q_exp_sc(v, 0); }
 
 /* Exact angular velocity J_l(u) du for rot = exp(u/2) r0, u the scaled
- * angle-axis offset, given the sincos of the half angle |u|/2 from q_exp_sc:
+ * angle-axis offset, given sinc and cos of the half angle |u|/2 (q_exp_sc):
  * J_l = I + a [u]x + b [u]x^2 with a = (1 - cos t)/t^2 = sinc(t/2)^2 / 2 and
  * b = (t - sin t)/t^3 (a series below t = 1, where the difference cancels). */
-PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, pb_sincos half)
+PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, vf half_sinc, vf half_c)
 {
     vf t2 = v3_dot(u, u);
     vf t = vf_sqrt(t2);
-    vf a = vf_mul(vf_set(0.5f), vf_mul(half.sinc, half.sinc));
+    vf a = vf_mul(vf_set(0.5f), vf_mul(half_sinc, half_sinc));
     vf bs = vf_set(2.5052108385e-08f); /* 1/11! */
     bs = hs(bs, t2, -2.7557319224e-06f);
     bs = hs(bs, t2, 1.9841269841e-04f);
     bs = hs(bs, t2, -8.3333333333e-03f);
     bs = hs(bs, t2, 1.6666666667e-01f);
-    vf sin_t = vf_mul(vf_set(2.0f), vf_mul(half.s, half.c));
+    /* sin t = 2 sin(t/2) cos(t/2) = t sinc(t/2) cos(t/2) */
+    vf sin_t = vf_mul(vf_mul(t, half_sinc), half_c);
     vm big = vm_ge(t, vf_set(1.0f));
     vf t3 = vf_sel(big, vf_mul(t2, t), vf_set(1.0f));
     vf bd = vf_div(vf_sub(t, sin_t), t3);
