@@ -132,7 +132,9 @@ PB_INLINE vf atan_ratio(vf z)
  * returned as the ratio h/s (finite when s == 0: 1/|c| for c > 0, and 0 for
  * c <= 0, so that v*ratio is 0 there). atan(t)/t takes z = t^2 as s2/c^2 (or
  * c^2/s2), so the common case needs no square root and keeps the sqrt's
- * latency off the critical path. */
+ * latency off the critical path. Where |c| >= s it takes 1/|c| once, early
+ * (c is known before s2), so z and the ratio are products: no division on
+ * the path from s2 to the result. */
 PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
 {
     vf a = vf_abs(c), a2 = vf_mul(c, c);
@@ -140,34 +142,36 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
     /* plain: no swap, c > 0 and c^2 > 0, so h = t r with t = s/|c| and
      * h/s = r/|c|, without a 0/0 at s == 0 */
     vm plain = vm_andnot(vm_and(vm_gt(c, vf_zero()), vm_gt(a2, vf_zero())), swap);
+    /* 1/|c|, kept finite where c^2 underflows (there s2 <= c^2 is 0 too, or
+     * the lane swaps) */
+    vf ia = vf_div(vf_set(1.0f), vf_sel(vm_eq(a2, vf_zero()), vf_set(1.0f), a));
     if (vm_all(plain)) {
         /* every lane plain (angle within pi/4), as for offsets between nearby
          * keys: the operations the general path below performs for these
-         * lanes, without its selects, square root and third division */
-        vf r = atan_ratio(vf_div(s2, a2));
+         * lanes, without its selects, square root and divisions */
+        vf r = atan_ratio(vf_mul(vf_mul(s2, ia), ia));
         if (angle)
-            *angle = vf_mul(vf_div(vf_sqrt(s2), a), r);
-        return vf_div(r, a);
+            *angle = vf_mul(vf_mul(vf_sqrt(s2), ia), r);
+        return vf_mul(r, ia);
     }
     vf s = vf_sqrt(s2);
-    vf num = vf_sel(swap, a, s), den = vf_sel(swap, s, a);
-    vf num2 = vf_sel(swap, a2, s2), den2 = vf_sel(swap, s2, a2);
-    vm zero = vm_eq(den, vf_zero());
-    vf t = vf_div(num, vf_sel(zero, vf_set(1.0f), den));
-    vf z = vf_div(num2, vf_sel(vm_eq(den2, vf_zero()), vf_set(1.0f), den2));
+    /* atan(t) with t = num/den <= 1: s/|c| as above, or |c|/s when swapped
+     * (s > 0 there) */
+    vf sd = vf_sel(swap, s, vf_set(1.0f)), s2d = vf_sel(swap, s2, vf_set(1.0f));
+    vf t = vf_sel(swap, vf_div(a, sd), vf_mul(s, ia));
+    vf z = vf_sel(swap, vf_div(a2, s2d), vf_mul(vf_mul(s2, ia), ia));
     vf r = atan_ratio(z);     /* atan(t)/t */
     vf at = vf_mul(t, r);     /* atan(num/den) */
     vf h = vf_sel(swap, vf_sub(vf_set(PB_PI_2_F), at), at);
     vm neg = vm_lt(c, vf_zero());
     h = vf_sel(neg, vf_sub(vf_set(PB_PI_F), h), h);
     /* h/s: r/|c| in the plain case; otherwise s > 0.7 |q| or c <= 0: divide */
-    vf ratio_plain = vf_div(r, vf_sel(zero, vf_set(1.0f), a));
     vf s1 = vf_sel(vm_eq(s, vf_zero()), vf_set(1.0f), s);
     vf ratio_div = vf_div(h, s1);
     ratio_div = vf_sel(vm_eq(s, vf_zero()), vf_zero(), ratio_div);
     if (angle)
         *angle = h;
-    return vf_sel(plain, ratio_plain, ratio_div);
+    return vf_sel(plain, vf_mul(r, ia), ratio_div);
 }
 
 /* k log(q), or k log(abs(q)) with fold_abs: log(q) = atan2(|v|, w) v/|v|
