@@ -15,8 +15,9 @@ PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, flip_sign(m)); }
 PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()), b); }
 PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
 PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
-/* scaled angle-axis of the shortest rotation from a to b: 2 log(abs(b a^-1)) */
-PB_INLINE v3 q_sub_saa(vq b, vq a) { return q_log_k(q_mul_inv(b, a), 2.0f, 1); }
+/* log of the shortest rotation from a to b, log(abs(b a^-1)): half its scaled
+ * angle-axis */
+PB_INLINE v3 q_sub_log(vq b, vq a) { return q_log_abs(q_mul_inv(b, a)); }
 
 /* ------------------------------------------------------------ primitives */
 
@@ -117,49 +118,51 @@ static void k_vec3_catmull_rom(size_t n, float x, float vscale, pb_cvec3s p0, pb
 /* ---------------------------------------------------- quaternion cubics */
 
 /* The offset-form Hermite shared by quat_hermite and quat_catmull_rom:
- * u = w1 d + w2 v0 + w3 v1, rot = exp(u/2) r0, vel = u' or J_l(u) u'. */
+ * u = w1 d + w2 v0 + w3 v1, rot = exp(u/2) r0, vel = u' or J_l(u) u'. Taken
+ * in the half form (hermite_basis_half): the offset as its log l = d/2, and
+ * u/2 formed directly. */
 /* u' (or J_l(u) u' with PB_EXACT_VELOCITY); e = exp(u/2), sinc = sinc(|u|/2) */
-PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 u, v3 d, v3 v0, v3 v1, unsigned flags,
+PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 uh, v3 l, v3 v0, v3 v1, unsigned flags,
                               vq e, vf sinc)
 {
-    v3 du = hermite_deriv(h, d, v0, v1);
-    return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(u, du, sinc, e.w) : du;
+    v3 du = hermite_deriv(h, l, v0, v1);
+    return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(v3_add(uh, uh), du, sinc, e.w) : du;
 }
 /* The rotation exp(u/2) r0; the velocity is stored (when wanted) here. */
-PB_INLINE vq quat_hermite_eval(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
+PB_INLINE vq quat_hermite_eval(pb_hermite_basis h, vq r0, v3 l, v3 v0, v3 v1, unsigned flags,
                                pb_vec3s vel, pb_blk blk)
 {
-    v3 u = hermite_value(h, d, v0, v1);
+    v3 uh = hermite_value(h, l, v0, v1);
     vf sinc;
-    vq e = q_exp_sc(v3_scale(u, vf_set(0.5f)), &sinc);
+    vq e = q_exp_sc(uh, &sinc);
     if (vel.x)
-        v3_st(vel, hermite_velocity(h, u, d, v0, v1, flags, e, sinc), blk);
+        v3_st(vel, hermite_velocity(h, uh, l, v0, v1, flags, e, sinc), blk);
     return q_mul(e, r0);
 }
-PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 d, v3 v0, v3 v1, unsigned flags,
+PB_INLINE void quat_hermite_finish(pb_hermite_basis h, vq r0, v3 l, v3 v0, v3 v1, unsigned flags,
                                    pb_quats rot, pb_vec3s vel, pb_blk blk)
 {
-    q_st(rot, quat_hermite_eval(h, r0, d, v0, v1, flags, vel, blk), blk);
+    q_st(rot, quat_hermite_eval(h, r0, l, v0, v1, flags, vel, blk), blk);
 }
 static void k_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0,
                            pb_cvec3s v1, unsigned flags, pb_quats rot, pb_vec3s vel)
 {
-    pb_hermite_basis h = hermite_basis(x);
+    pb_hermite_basis h = hermite_basis_half(x, 1.0);
     PB_BLOCKS(n, blk, {
         vq a = q_ld(r0, blk);
-        quat_hermite_finish(h, a, q_sub_saa(q_ld(r1, blk), a), v3_ld(v0, blk), v3_ld(v1, blk),
+        quat_hermite_finish(h, a, q_sub_log(q_ld(r1, blk), a), v3_ld(v0, blk), v3_ld(v1, blk),
                             flags, rot, vel, blk);
     });
 }
-/* Catmull-Rom of r0..r3 in offset form: d12 the offset r1 -> r2 and the
- * central-difference tangents t1, t2 (scaled angle-axis, shortest arcs). */
-PB_INLINE void cr_offsets(vq a, vq b, vq c, vq d, v3 *d12, v3 *t1, v3 *t2)
+/* Catmull-Rom of r0..r3 in the half offset form: l12 the log of the offset
+ * r1 -> r2 and the central-difference tangents t1, t2 (scaled angle-axis,
+ * shortest arcs): (d01 + d12)/2 = l01 + l12. */
+PB_INLINE void cr_offsets(vq a, vq b, vq c, vq d, v3 *l12, v3 *t1, v3 *t2)
 {
-    vf half = vf_set(0.5f);
-    v3 d01 = q_sub_saa(b, a), d23 = q_sub_saa(d, c);
-    *d12 = q_sub_saa(c, b);
-    *t1 = v3_scale(v3_add(d01, *d12), half);
-    *t2 = v3_scale(v3_add(*d12, d23), half);
+    v3 l01 = q_sub_log(b, a), l23 = q_sub_log(d, c);
+    *l12 = q_sub_log(c, b);
+    *t1 = v3_add(l01, *l12);
+    *t2 = v3_add(*l12, l23);
 }
 PB_INLINE void b_quat_catmull_rom(pb_hermite_basis h, pb_cquats r0, pb_cquats r1, pb_cquats r2,
                                   pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel,
@@ -173,33 +176,32 @@ PB_INLINE void b_quat_catmull_rom(pb_hermite_basis h, pb_cquats r0, pb_cquats r1
 static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
                                pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel)
 {
-    pb_hermite_basis h = hermite_basis(x);
+    pb_hermite_basis h = hermite_basis_half(x, 1.0);
     PB_BLOCKS(n, blk, b_quat_catmull_rom(h, r0, r1, r2, r3, flags, rot, vel, blk));
 }
 
 /* Clip resampling in two steps: the offset of each pair of consecutive
  * source frames once (a segment shares two of its three with its neighbours),
  * then per output sample only the tangents, the Hermite sum, one exp and one
- * mul. */
+ * mul. The offsets are kept as logs (q_sub_log), the half form. */
 static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
 {
-    PB_BLOCKS(n, blk, v3_st(out, q_sub_saa(q_ld(b, blk), q_ld(a, blk)), blk));
+    PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), blk));
 }
-/* The Catmull-Rom of pb_quat_catmull_rom from the offsets d01, d12, d23 of its
- * four keys (same operations, same results). prev (absent: w NULL) is the
+/* The Catmull-Rom of pb_quat_catmull_rom from the offset logs l01, l12, l23
+ * of its four keys (same operations, same results). prev (absent: w NULL) is the
  * previous output frame: rot is put in its hemisphere, so output tracks come
  * out unrolled in the same pass. */
-static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s d01,
-                              pb_cvec3s d12, pb_cvec3s d23, unsigned flags, pb_cquats prev,
+static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
+                              pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
                               pb_quats rot, pb_vec3s vel)
 {
-    pb_hermite_basis h = hermite_basis_scaled(x, vscale);
-    vf half = vf_set(0.5f);
+    pb_hermite_basis h = hermite_basis_half(x, vscale);
     PB_BLOCKS(n, blk, {
-        v3 d = v3_ld(d12, blk);
-        v3 a = v3_scale(v3_add(v3_ld(d01, blk), d), half);
-        v3 b = v3_scale(v3_add(d, v3_ld(d23, blk)), half);
-        vq r = quat_hermite_eval(h, q_ld(r1, blk), d, a, b, flags, vel, blk);
+        v3 l = v3_ld(l12, blk);
+        v3 a = v3_add(v3_ld(l01, blk), l);
+        v3 b = v3_add(l, v3_ld(l23, blk));
+        vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, blk);
         q_st(rot, prev.w ? q_align(q_ld(prev, blk), r) : r, blk);
     });
 }

@@ -454,19 +454,26 @@ typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
  * (they multiply the tangents, which may be huge). The derivative weights
  * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
  * poses) for the same reason. */
-PB_INLINE pb_hermite_basis hermite_basis_scaled(float xs, double dscale)
+PB_INLINE pb_hermite_basis hermite_basis_k(float xs, double dscale, double k)
 {
     double x = xs, x2 = x * x, xm1 = x - 1.0;
     pb_hermite_basis h;
     h.w1 = vf_set((float)(x2 * (3.0 - 2.0 * x)));
-    h.w2 = vf_set((float)(x * xm1 * xm1));
-    h.w3 = vf_set((float)(x2 * xm1));
-    h.q1 = vf_set((float)(dscale * 6.0 * x * (1.0 - x)));
+    h.w2 = vf_set((float)(k * x * xm1 * xm1));
+    h.w3 = vf_set((float)(k * x2 * xm1));
+    h.q1 = vf_set((float)(dscale / k * 6.0 * x * (1.0 - x)));
     h.q2 = vf_set((float)(dscale * (3.0 * x - 1.0) * xm1));
     h.q3 = vf_set((float)(dscale * x * (3.0 * x - 2.0)));
     return h;
 }
+PB_INLINE pb_hermite_basis hermite_basis_scaled(float xs, double dscale) { return hermite_basis_k(xs, dscale, 1.0); }
 PB_INLINE pb_hermite_basis hermite_basis(float xs) { return hermite_basis_scaled(xs, 1.0); }
+/* The bases of the rotation cubics' half form: the offset enters as its log
+ * l = d/2 (the scaled angle-axis halved), the tangents whole, and the value
+ * comes out as u/2, which is what exp takes: w2 and w3 halved, q1 doubled.
+ * Powers of two, so u/2 and u' are the floats the whole form gives, without
+ * the doublings and halvings on the path of every rotation. */
+PB_INLINE pb_hermite_basis hermite_basis_half(float xs, double dscale) { return hermite_basis_k(xs, dscale, 0.5); }
 PB_INLINE v3 hermite_value(pb_hermite_basis h, v3 d, v3 v0, v3 v1)
 {
     return v3_fma(v1, h.w3, v3_fma(v0, h.w2, v3_scale(d, h.w1)));
