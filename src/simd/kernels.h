@@ -331,18 +331,20 @@ PB_INLINE vq q_slerp_path(vq a, vq b, float tf, unsigned flags)
     d = vf_xorsign(d, fs);
     vq e = q_fma(a, vf_neg(ac), c);
     vf s2 = q_dot(e, e);
-    vf th;
-    vf ratio = atan2_ratio(s2, d, &th);
+    vf th, th2;
+    vf ratio = atan2_ratio(s2, d, &th, &th2);
     vm opposite = vm_and(vm_lt(s2, vf_set(PB_SLERP_OPPOSITE * PB_SLERP_OPPOSITE)),
                          vm_lt(d, vf_zero()));
     if (vm_any(opposite)) {
         vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
         e = q_sel(opposite, perp, e);
         th = vf_sel(opposite, vf_set(PB_PI_F), th);
+        th2 = vf_sel(opposite, vf_set(PB_PI_F * PB_PI_F), th2);
         ratio = vf_sel(opposite, th, ratio);
     }
-    pb_sincos sc = sincos_sinc(vf_mul(t, th));
-    return q_fma(e, vf_mul(vf_mul(t, sc.sinc), ratio), q_scale(a, sc.c));
+    vf sinc, cs;
+    PB_SINCOS_SQ(vf_mul(vf_mul(t, t), th2), vf_mul(t, th), sinc, cs);
+    return q_fma(e, vf_mul(vf_mul(t, sinc), ratio), q_scale(a, cs));
 }
 static void k_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
 {

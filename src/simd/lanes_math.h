@@ -128,14 +128,15 @@ PB_INLINE vf atan_ratio(vf z)
 #define PB_PI_2_F 1.57079632679490f
 
 /* For s2 = s^2 (s >= 0 a vector-part norm) and c (a scalar part), with
- * c^2 finite: the angle h = atan2(s, c) in [0, pi] (in *angle unless NULL),
- * returned as the ratio h/s (finite when s == 0: 1/|c| for c > 0, and 0 for
+ * c^2 finite: the angle h = atan2(s, c) in [0, pi] (in *angle unless NULL,
+ * and h^2 in *angle2 unless NULL: z r^2 where |c| >= s, needing no square
+ * root), returned as the ratio h/s (finite when s == 0: 1/|c| for c > 0, and 0 for
  * c <= 0, so that v*ratio is 0 there). atan(t)/t takes z = t^2 as s2/c^2 (or
  * c^2/s2), so the common case needs no square root and keeps the sqrt's
  * latency off the critical path. Where |c| >= s it takes 1/|c| once, early
  * (c is known before s2), so z and the ratio are products: no division on
  * the path from s2 to the result. */
-PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
+PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle, vf *angle2)
 {
     vf a = vf_abs(c), a2 = vf_mul(c, c);
     vm swap = vm_gt(s2, a2);
@@ -149,9 +150,12 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
         /* every lane plain (angle within pi/4), as for offsets between nearby
          * keys: the operations the general path below performs for these
          * lanes, without its selects, square root and divisions */
-        vf r = atan_ratio(vf_mul(vf_mul(s2, ia), ia));
+        vf z = vf_mul(vf_mul(s2, ia), ia);
+        vf r = atan_ratio(z);
         if (angle)
             *angle = vf_mul(vf_mul(vf_sqrt(s2), ia), r);
+        if (angle2)
+            *angle2 = vf_mul(z, vf_mul(r, r));
         return vf_mul(r, ia);
     }
     vf s = vf_sqrt(s2);
@@ -171,6 +175,8 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle)
     ratio_div = vf_sel(vm_eq(s, vf_zero()), vf_zero(), ratio_div);
     if (angle)
         *angle = h;
+    if (angle2)
+        *angle2 = vf_sel(plain, vf_mul(z, vf_mul(r, r)), vf_mul(h, h));
     return vf_sel(plain, vf_mul(r, ia), ratio_div);
 }
 
@@ -190,11 +196,11 @@ PB_INLINE v3 q_log_k(vq q, float k, int fold_abs)
     vm huge = vm_gt(vf_abs(q.w), vf_set(1.0e18f));
     vf ratio;
     if (!vm_any(vm_or(tiny, huge))) { /* the general path with sc = 1, which is exact */
-        ratio = atan2_ratio(n2, c, NULL);
+        ratio = atan2_ratio(n2, c, NULL, NULL);
     } else {
         vf sc = vf_sel(tiny, vf_set(1.2676506e30f), vf_sel(huge, vf_set(0x1p-70f), vf_set(1.0f)));
         v = v3_scale(v, sc);
-        ratio = atan2_ratio(v3_dot(v, v), vf_mul(c, sc), NULL);
+        ratio = atan2_ratio(v3_dot(v, v), vf_mul(c, sc), NULL, NULL);
     }
     if (k != 1.0f)
         ratio = vf_mul(ratio, vf_set(k));
@@ -392,24 +398,31 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
     return out;
 }
 
-/* Below this z = |v|^2 (pi/4 squared, rounded down) sincos_poly_z applies */
+/* Below this x^2 (pi/4 squared, rounded down) sincos_poly_z applies */
 #define PB_SINCOS_Z_MAX 0.6168f
+/* sinc and cos of x given X2 = x^2, into SINC and COS: while X2 is below
+ * PB_SINCOS_Z_MAX the polynomials take X2 itself (no square root, no
+ * reduction, no rounding of x to square again); lanes beyond take sincos_sinc(X), X an expression for x
+ * that is evaluated only when some lane needs it. Each lane's path depends on
+ * its own X2 only. */
+#define PB_SINCOS_SQ(X2, X, SINC, COS)                                         \
+    do {                                                                       \
+        vf pb_x2_ = (X2);                                                      \
+        sincos_poly_z(pb_x2_, &(SINC), &(COS));                                \
+        vm pb_near_ = vm_lt(pb_x2_, vf_set(PB_SINCOS_Z_MAX));                  \
+        if (!vm_all(pb_near_)) {                                               \
+            pb_sincos pb_sc_ = sincos_sinc(X);                                 \
+            (SINC) = vf_sel(pb_near_, (SINC), pb_sc_.sinc);                    \
+            (COS) = vf_sel(pb_near_, (COS), pb_sc_.c);                         \
+        }                                                                      \
+    } while (0)
 /* exp(v) = (cos|v|, sin|v| v/|v|); exp(0) = identity. sin|v|/|v| in *sinc
- * unless NULL. Within pi/4 the polynomials take |v|^2 itself: no square root
- * on the path of every interpolation, and no rounding of |v| to square again.
- * Lanes beyond take the reduction; each lane's path depends on its own |v|
- * only. */
+ * unless NULL. */
 PB_INLINE vq q_exp_sc(v3 v, vf *sinc_out)
 {
     vf n2 = v3_dot(v, v);
     vf sinc, c;
-    sincos_poly_z(n2, &sinc, &c);
-    vm near = vm_lt(n2, vf_set(PB_SINCOS_Z_MAX));
-    if (!vm_all(near)) {
-        pb_sincos sc = sincos_sinc(vf_sqrt(n2));
-        sinc = vf_sel(near, sinc, sc.sinc);
-        c = vf_sel(near, c, sc.c);
-    }
+    PB_SINCOS_SQ(n2, vf_sqrt(n2), sinc, c);
     if (sinc_out)
         *sinc_out = sinc;
     vq r = {c, vf_mul(v.x, sinc), vf_mul(v.y, sinc), vf_mul(v.z, sinc)};
