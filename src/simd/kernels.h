@@ -589,9 +589,24 @@ PB_INLINE void b_vec3_blend_finish(pb_cvec3s ref, pb_cvec3s acc, int log_space, 
         o = ref.x ? v3_add(a, v3_ld(ref, blk)) : a;
     v3_st(out, o, blk);
 }
+/* Linear blend, block-major: with nothing slow per sample to overlap, the
+ * sums stay in registers (the same operations and order as the log-space
+ * loop, so the same results as forming them through a buffer). */
+PB_INLINE void b_vec3_blend_linear(size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
+                                   pb_vec3s out, pb_blk blk)
+{
+    v3 a = v3_splat(0.0f);
+    for (size_t i = 0; i < k; i++)
+        a = v3_fma(blend_term(v3_ld(s[i], blk), ref, ref, 0, blk), weight_at(w, i), a);
+    v3_st(out, ref.x ? v3_add(a, v3_ld(ref, blk)) : a, blk);
+}
 static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                          int log_space, pb_vec3s out)
 {
+    if (!log_space) {
+        PB_BLOCKS(n, blk, b_vec3_blend_linear(k, ref, s, w, out, blk));
+        return;
+    }
     float buf[6][PB_CHUNK];
     pb_vec3s acc = {buf[0], buf[1], buf[2]}, inv = {buf[3], buf[4], buf[5]};
     vf one = vf_set(1.0f);
