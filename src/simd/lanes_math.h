@@ -138,18 +138,17 @@ PB_INLINE vf atan_ratio(vf z)
  * the path from s2 to the result. */
 PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle, vf *angle2)
 {
-    vf a = vf_abs(c), a2 = vf_mul(c, c);
+    vf a2 = vf_mul(c, c);
     vm swap = vm_gt(s2, a2);
     /* plain: no swap, c > 0 and c^2 > 0, so h = t r with t = s/|c| and
      * h/s = r/|c|, without a 0/0 at s == 0 */
     vm plain = vm_andnot(vm_and(vm_gt(c, vf_zero()), vm_gt(a2, vf_zero())), swap);
-    /* 1/|c|, kept finite where c^2 underflows (there s2 <= c^2 is 0 too, or
-     * the lane swaps) */
-    vf ia = vf_div(vf_set(1.0f), vf_sel(vm_eq(a2, vf_zero()), vf_set(1.0f), a));
     if (vm_all(plain)) {
         /* every lane plain (angle within pi/4), as for offsets between nearby
          * keys: the operations the general path below performs for these
-         * lanes, without its selects, square root and divisions */
+         * lanes (c = |c| there), without its selects, square root and
+         * divisions */
+        vf ia = vf_div(vf_set(1.0f), c);
         vf z = vf_mul(vf_mul(s2, ia), ia);
         vf r = atan_ratio(z);
         if (angle)
@@ -158,6 +157,10 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle, vf *angle2)
             *angle2 = vf_mul(z, vf_mul(r, r));
         return vf_mul(r, ia);
     }
+    /* 1/|c|, kept finite where c^2 underflows (there s2 <= c^2 is 0 too, or
+     * the lane swaps) */
+    vf a = vf_abs(c);
+    vf ia = vf_div(vf_set(1.0f), vf_sel(vm_eq(a2, vf_zero()), vf_set(1.0f), a));
     vf s = vf_sqrt(s2);
     /* atan(t) with t = num/den <= 1: s/|c| as above, or |c|/s when swapped
      * (s > 0 there) */
