@@ -130,12 +130,12 @@ PB_INLINE vf atan_ratio(vf z)
 /* For s2 = s^2 (s >= 0 a vector-part norm) and c (a scalar part), with
  * c^2 finite: the angle h = atan2(s, c) in [0, pi] (in *angle unless NULL,
  * and h^2 in *angle2 unless NULL: z r^2 where |c| >= s, needing no square
- * root), returned as the ratio h/s (finite when s == 0: 1/|c| for c > 0, and 0 for
- * c <= 0, so that v*ratio is 0 there). atan(t)/t takes z = t^2 as s2/c^2 (or
- * c^2/s2), so the common case needs no square root and keeps the sqrt's
- * latency off the critical path. Where |c| >= s it takes 1/|c| once, early
- * (c is known before s2), so z and the ratio are products: no division on
- * the path from s2 to the result. */
+ * root), returned as the ratio h/s (finite when s == 0: 1/|c| for c > 0, and
+ * 0 for c <= 0, so that v*ratio is 0 there). atan(t)/t takes z = t^2 as
+ * s2/c^2 (or c^2/s2), so the common case needs no square root and keeps the
+ * sqrt's latency off the critical path. Where |c| >= s it takes 1/|c| once,
+ * early (c is known before s2), so z and the ratio are products: no division
+ * on the path from s2 to the result. */
 PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle, vf *angle2)
 {
     vf a2 = vf_mul(c, c);
@@ -405,9 +405,9 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
 #define PB_SINCOS_Z_MAX 0.6168f
 /* sinc and cos of x given X2 = x^2, into SINC and COS: while X2 is below
  * PB_SINCOS_Z_MAX the polynomials take X2 itself (no square root, no
- * reduction, no rounding of x to square again); lanes beyond take sincos_sinc(X), X an expression for x
- * that is evaluated only when some lane needs it. Each lane's path depends on
- * its own X2 only. */
+ * reduction, no rounding of x to square again); lanes beyond take
+ * sincos_sinc(X), X an expression for x that is evaluated only when some lane
+ * needs it. Each lane's path depends on its own X2 only. */
 #define PB_SINCOS_SQ(X2, X, SINC, COS)                                         \
     do {                                                                       \
         vf pb_x2_ = (X2);                                                      \
@@ -469,7 +469,8 @@ typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
  * carries half an ulp instead of the two or three a float evaluation adds
  * (they multiply the tangents, which may be huge). The derivative weights
  * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
- * poses) for the same reason. */
+ * poses) for the same reason, and k scales the tangent weights and 1/k the
+ * offset's derivative weight (hermite_basis_half). */
 PB_INLINE pb_hermite_basis hermite_basis_k(float xs, double dscale, double k)
 {
     double x = xs, x2 = x * x, xm1 = x - 1.0;
@@ -482,14 +483,20 @@ PB_INLINE pb_hermite_basis hermite_basis_k(float xs, double dscale, double k)
     h.q3 = vf_set((float)(dscale * x * (3.0 * x - 2.0)));
     return h;
 }
-PB_INLINE pb_hermite_basis hermite_basis_scaled(float xs, double dscale) { return hermite_basis_k(xs, dscale, 1.0); }
+PB_INLINE pb_hermite_basis hermite_basis_scaled(float xs, double dscale)
+{
+    return hermite_basis_k(xs, dscale, 1.0);
+}
 PB_INLINE pb_hermite_basis hermite_basis(float xs) { return hermite_basis_scaled(xs, 1.0); }
 /* The bases of the rotation cubics' half form: the offset enters as its log
  * l = d/2 (the scaled angle-axis halved), the tangents whole, and the value
  * comes out as u/2, which is what exp takes: w2 and w3 halved, q1 doubled.
  * Powers of two, so u/2 and u' are the floats the whole form gives, without
  * the doublings and halvings on the path of every rotation. */
-PB_INLINE pb_hermite_basis hermite_basis_half(float xs, double dscale) { return hermite_basis_k(xs, dscale, 0.5); }
+PB_INLINE pb_hermite_basis hermite_basis_half(float xs, double dscale)
+{
+    return hermite_basis_k(xs, dscale, 0.5);
+}
 PB_INLINE v3 hermite_value(pb_hermite_basis h, v3 d, v3 v0, v3 v1)
 {
     return v3_fma(v1, h.w3, v3_fma(v0, h.w2, v3_scale(d, h.w1)));
