@@ -189,9 +189,9 @@ static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
     PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), blk));
 }
 /* The Catmull-Rom of pb_quat_catmull_rom from the offset logs l01, l12, l23
- * of its four keys (same operations, same results). prev (absent: w NULL) is the
- * previous output frame: rot is put in its hemisphere, so output tracks come
- * out unrolled in the same pass. */
+ * of its four keys (same operations, same results). prev (absent: w NULL) is
+ * the previous output frame: rot is put in its hemisphere, so output tracks
+ * come out unrolled in the same pass. */
 static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
                               pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
                               pb_quats rot, pb_vec3s vel)
@@ -567,39 +567,28 @@ static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const fl
 }
 
 /* Pose blend of translations (sum w_i (p_i - ref) + ref) or scales in log
- * space (ref exp(sum w_i ln(s_i / ref))); ref absent: zero / one. s_i / ref
- * is formed as s_i (1 / ref): one division per joint instead of one per
- * sample; the extra rounding (an ulp of the ratio) is far inside the scale
- * accuracy. */
-PB_INLINE v3 blend_term(v3 p, pb_cvec3s ref, pb_cvec3s inv, int log_space, pb_blk blk)
-{
-    if (!log_space)
-        return ref.x ? v3_sub(p, v3_ld(ref, blk)) : p;
-    v3 q = ref.x ? v3_mul(p, v3_ld(inv, blk)) : p;
-    return v3_ln(q);
-}
-PB_INLINE void b_vec3_blend_finish(pb_cvec3s ref, pb_cvec3s acc, int log_space, pb_vec3s out,
-                                   pb_blk blk)
-{
-    v3 a = v3_ld(acc, blk);
-    v3 o;
-    if (log_space)
-        o = ref.x ? v3_mul(v3_exp(a), v3_ld(ref, blk)) : v3_exp(a);
-    else
-        o = ref.x ? v3_add(a, v3_ld(ref, blk)) : a;
-    v3_st(out, o, blk);
-}
-/* Linear blend, block-major: with nothing slow per sample to overlap, the
- * sums stay in registers (the same operations and order as the log-space
- * loop, so the same results as forming them through a buffer). */
+ * space (ref exp(sum w_i ln(s_i / ref))); ref absent: zero / one. */
+/* Translations block-major: with nothing slow per sample to overlap, the sums
+ * stay in registers. */
 PB_INLINE void b_vec3_blend_linear(size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                                    pb_vec3s out, pb_blk blk)
 {
     v3 a = v3_splat(0.0f);
+    if (!ref.x) {
+        for (size_t i = 0; i < k; i++)
+            a = v3_fma(v3_ld(s[i], blk), weight_at(w, i), a);
+        v3_st(out, a, blk);
+        return;
+    }
+    v3 r = v3_ld(ref, blk);
     for (size_t i = 0; i < k; i++)
-        a = v3_fma(blend_term(v3_ld(s[i], blk), ref, ref, 0, blk), weight_at(w, i), a);
-    v3_st(out, ref.x ? v3_add(a, v3_ld(ref, blk)) : a, blk);
+        a = v3_fma(v3_sub(v3_ld(s[i], blk), r), weight_at(w, i), a);
+    v3_st(out, v3_add(a, r), blk);
 }
+/* Scales sample-major (PB_SAMPLE_MAJOR), so that the logs of neighbouring
+ * blocks overlap. s_i / ref is formed as s_i (1 / ref): one division per
+ * joint instead of one per sample; the extra rounding (an ulp of the ratio)
+ * is far inside the scale accuracy. */
 static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                          int log_space, pb_vec3s out)
 {
@@ -610,19 +599,23 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
     float buf[6][PB_CHUNK];
     pb_vec3s acc = {buf[0], buf[1], buf[2]}, inv = {buf[3], buf[4], buf[5]};
     vf one = vf_set(1.0f);
-    /* PREP: the chunk's reference, and in log space its reciprocal */
+    /* PREP: the chunk's reference and its reciprocal */
     PB_SAMPLE_MAJOR(n, k, w,
         pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref;
-        if (log_space && ref.x)
+        if (ref.x)
             PB_BLOCKS(m, blk, {
                 v3 r = v3_ld(rc, blk);
                 v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
                 v3_st(inv, ir, blk);
             }), {
             v3 a = i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f);
-            v3 d = blend_term(v3_ld(cv3_offset(s[i], c), blk), rc, v3_const(inv), log_space, blk);
+            v3 p = v3_ld(cv3_offset(s[i], c), blk);
+            v3 d = v3_ln(rc.x ? v3_mul(p, v3_ld(v3_const(inv), blk)) : p);
             v3_st(acc, v3_fma(d, wi, a), blk);
-        }, b_vec3_blend_finish(rc, v3_const(acc), log_space, v3_offset(out, c), blk));
+        }, {
+            v3 e = v3_exp(v3_ld(v3_const(acc), blk));
+            v3_st(v3_offset(out, c), rc.x ? v3_mul(e, v3_ld(rc, blk)) : e, blk);
+        });
 }
 
 PB_INLINE void b_sin_half_angle(pb_cquats a, pb_cquats b, float *out, pb_blk blk)
