@@ -339,7 +339,7 @@ PB_INLINE vf vf_exp(vf u)
  * result stays a valid unit rotation. */
 #define PB_ANGLE_MAX 1048576.0f
 
-typedef struct { vf s, c, sinc; } pb_sincos;
+typedef struct { vf c, sinc; } pb_sincos;
 
 /* sin(r)/r and cos(r) of z = r^2 for |r| <= pi/4: Taylor polynomials
  * (remainder below 2e-9) */
@@ -357,19 +357,17 @@ PB_INLINE void sincos_poly_z(vf z, vf *sinc, vf *c)
 }
 PB_INLINE void sincos_poly(vf r, vf *sinc, vf *c) { sincos_poly_z(vf_mul(r, r), sinc, c); }
 
-/* sin, cos and sin(x)/x of x (any sign; |x| > 2^20 is clamped). The sinc needs
- * no division while |x| <= pi/4. */
+/* cos and sin(x)/x of x (any sign; |x| > 2^20 is clamped). The sinc needs no
+ * division while |x| <= pi/4. */
 PB_INLINE pb_sincos sincos_sinc(vf x)
 {
     vf xc = vf_max(vf_set(-PB_ANGLE_MAX), vf_min(vf_set(PB_ANGLE_MAX), x));
     vf k = vf_round(vf_mul(xc, vf_set(PB_2_PI_F)));
     pb_sincos out;
     if (vm_all(vm_eq(k, vf_zero()))) {
-        /* every lane within pi/4, the common case of interpolation: no
-         * reduction, no quadrant, no division; the general path below gives
-         * bit-identical results for these lanes */
+        /* every lane within pi/4: no reduction, no quadrant, no division; the
+         * general path below gives bit-identical results for these lanes */
         sincos_poly(xc, &out.sinc, &out.c);
-        out.s = vf_mul(xc, out.sinc);
         return out;
     }
     vf kh = vf_mul(vf_round(vf_mul(k, vf_set(0x1p-10f))), vf_set(0x1p10f));
@@ -393,7 +391,6 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
     s = vf_sel(vm_ge(m4, vf_set(2.0f)), vf_neg(s), s);
     vm cneg = vm_and(vm_ge(m4, vf_set(1.0f)), vm_le(m4, vf_set(2.0f)));
     c = vf_sel(cneg, vf_neg(c), c);
-    out.s = s;
     out.c = c;
     vm small = vm_eq(k, vf_zero());
     vf x1 = vf_sel(small, vf_set(1.0f), x);
