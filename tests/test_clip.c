@@ -1208,7 +1208,22 @@ typedef struct {
     float w[BK];
 } blend_data;
 
-static void blend_data_new(blend_data *d, rng_t *r)
+/* near: scales as an animation has them, within e^+-0.25 of the reference
+ * (itself within e^+-0.05 of one), the ratios the scale blend's short ln path
+ * takes with and without the reference; joint 12 off by up to e^+-1.2, so
+ * that one block of every width takes the general path. Otherwise
+ * log-uniform in [0.5, 2] each. */
+static rv3 blend_scale_sample(rng_t *r, int near, rv3 ref, size_t j)
+{
+    if (!near)
+        return rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0),
+                        rng_logrange(r, 0.5, 2.0));
+    double spread = j == 12 ? 1.2 : 0.25, e[3];
+    for (int c = 0; c < 3; c++) /* drawn in sequence, not as arguments */
+        e[c] = exp(rng_range(r, -spread, spread));
+    return rv3_make(ref.x * e[0], ref.y * e[1], ref.z * e[2]);
+}
+static void blend_data_new(blend_data *d, rng_t *r, int near)
 {
     rq base = rng_quat(r);
     for (size_t i = 0; i < BK; i++) {
@@ -1221,9 +1236,8 @@ static void blend_data_new(blend_data *d, rng_t *r)
         for (size_t j = 0; j < BJ; j++) {
             fq_set(d->rot[i], j, rq_scale(rng_quat_near(r, base, 1.5), rng_sign(r)));
             fv_set(d->pos[i], j, rng_vec3(r, 3.0));
-            fv_set(d->scale[i], j,
-                   rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0),
-                            rng_logrange(r, 0.5, 2.0)));
+            if (!near)
+                fv_set(d->scale[i], j, blend_scale_sample(r, 0, rv3_make(1, 1, 1), j));
         }
     }
     d->rref = fq_alloc(BJ);
@@ -1232,9 +1246,13 @@ static void blend_data_new(blend_data *d, rng_t *r)
     for (size_t j = 0; j < BJ; j++) {
         fq_set(d->rref, j, rng_quat(r));
         fv_set(d->pref, j, rng_vec3(r, 3.0));
-        fv_set(d->sref, j,
-               rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0),
-                        rng_logrange(r, 0.5, 2.0)));
+        rv3 one = rv3_make(1, 1, 1);
+        fv_set(d->sref, j, blend_scale_sample(r, 0, one, j));
+        if (near) /* the reference within e^+-0.05 of one, the samples around it */
+            fv_set(d->sref, j, rv3_make(pow(fv_get(d->sref, j).x, 0.07), pow(fv_get(d->sref, j).y, 0.07),
+                                        pow(fv_get(d->sref, j).z, 0.07)));
+        for (size_t i = 0; near && i < BK; i++)
+            fv_set(d->scale[i], j, blend_scale_sample(r, 1, fv_get(d->sref, j), j));
     }
 }
 static void blend_data_free(blend_data *d)
@@ -1283,11 +1301,11 @@ static double ref_scale_blend(const blend_data *d, size_t k, const float *w, int
  * k = 1, 2, 3, 5, weights normalised or not (some negative), ref with
  * positions and scales, with rotations only, or NULL (non-ref methods), pos
  * and scale tracks present or all absent. */
-Test(clip, blend_matches_averages_and_sums, .timeout = 60)
+static void blend_check(uint64_t seed, int near)
 {
-    rng_t r = rng_seed(6060);
+    rng_t r = rng_seed(seed);
     blend_data d;
-    blend_data_new(&d, &r);
+    blend_data_new(&d, &r, near);
     static const size_t ks[] = {1, 2, 3, 5};
     ref_track trot, tpos, tscl;
     rt_init(&trot, "blend rotation bitwise = pb_quat_average_* (1 = differs)");
@@ -1375,6 +1393,8 @@ Test(clip, blend_matches_averages_and_sums, .timeout = 60)
     fv_free(oscl);
     blend_data_free(&d);
 }
+Test(clip, blend_matches_averages_and_sums, .timeout = 60) { blend_check(6060, 0); }
+Test(clip, blend_near_scales_match_averages_and_sums, .timeout = 60) { blend_check(6062, 1); }
 
 /* One weight 1, the others 0: every method reproduces that pose (rotation
  * within 2e-6 rad, sign-insensitive; position within 1e-6 relative + 1e-6
@@ -1384,7 +1404,7 @@ Test(clip, blend_one_hot_reproduces_input)
 {
     rng_t r = rng_seed(6161);
     blend_data d;
-    blend_data_new(&d, &r);
+    blend_data_new(&d, &r, 0);
     size_t k = 4;
     ref_track trot, tpos, tscl;
     rt_init(&trot, "one-hot blend: rotation (rad, tol 2e-6)");

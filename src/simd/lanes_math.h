@@ -216,11 +216,14 @@ PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, 1.0f, 1); }
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
 #define PB_LN2_LO 1.428606765330187e-06f
 
-/* ln m of m = 1 + f in [sqrt(1/2), sqrt 2): 2 atanh(s), s = f/(2+f) with
- * |s| <= 0.1716, as the series to s^9 (remainder below 8e-10) */
-PB_INLINE vf ln_mant(vf f)
+/* ln m of m in [sqrt(1/2), sqrt 2): 2 atanh(s), s = (m - 1)/(m + 1) with
+ * |s| <= 0.1716, as the series to s^9 (remainder below 8e-10). m - 1 is
+ * exact (Sterbenz); m + 1 is formed from m, not from m - 1, to keep it off
+ * the subtraction's latency. */
+PB_INLINE vf ln_mant(vf m)
 {
-    vf s = vf_div(f, vf_add(f, vf_set(2.0f)));
+    vf one = vf_set(1.0f);
+    vf s = vf_div(vf_sub(m, one), vf_add(m, one));
     vf z = vf_mul(s, s);
     vf p = vf_set(1.0f / 9.0f);
     p = hs(p, z, 1.0f / 7.0f);
@@ -241,7 +244,7 @@ PB_INLINE vf ln_split(vf x, vf *e)
     /* e + 127 OR-ed into 2^23's mantissa: a float without a conversion */
     *e = vf_sub(vf_bor(vf_shr23(ix), pb__bitconst(0x4b000000u)), vf_set(8388735.0f));
     vf m = vf_iadd(vf_band(ix, pb__bitconst(0x007fffffu)), pb__bitconst(PB_SQRT1_2_BITS));
-    return ln_mant(vf_sub(m, vf_set(1.0f))); /* m - 1 is exact (Sterbenz) */
+    return ln_mant(m);
 }
 PB_INLINE vf ln_join(vf e, vf lnm) { return vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm)); }
 PB_INLINE vm ln_plain(vf x) { return vm_and(vm_ge(x, vf_set(1.17549435e-38f)), vm_lt(x, vf_set(HUGE_VALF))); }
@@ -253,7 +256,7 @@ PB_INLINE vf ln_normal(vf x)
     return ln_join(e, lnm);
 }
 /* Natural log for x > 0 (scales). ln(m 2^e) with m in [sqrt(1/2), sqrt 2) and
- * ln m = 2 atanh(f/(2+f)) (ln_mant). 0 -> -Inf, negative or NaN -> NaN,
+ * ln m = 2 atanh((m - 1)/(m + 1)) (ln_mant). 0 -> -Inf, negative or NaN -> NaN,
  * +Inf -> +Inf; denormals handled. */
 PB_INLINE vf vf_ln(vf x)
 {
@@ -270,9 +273,26 @@ PB_INLINE vf vf_ln(vf x)
     r = vf_sel(vm_eq(x, x), r, x); /* NaN stays NaN */
     return r;
 }
-/* vf_ln per component, with one test for the usual case of three normals */
+/* All three in [sqrt(1/2), sqrt 2): exactly the x for which ln_split gives
+ * e = 0 and m = x, so ln_mant(x) alone is bit-identical to ln_normal
+ * there. As integers, x - sqrt(1/2)'s bits is below 2^23 there and only
+ * there (NaN and negatives included), so one shift of the OR tests all three. */
+PB_INLINE int v3_near_one(v3 a)
+{
+    vf lo = pb__bitconst(0u - PB_SQRT1_2_BITS);
+    vf t = vf_bor(vf_iadd(a.x, lo), vf_bor(vf_iadd(a.y, lo), vf_iadd(a.z, lo)));
+    /* the high 9 bits, added to 1's bits: 1 exactly where they are zero */
+    return vm_all(vm_eq(vf_iadd(vf_shr23(t), pb__bitconst(0x3f800000u)), vf_set(1.0f)));
+}
+/* vf_ln per component. Scales relative to a reference sit near one, so the
+ * first test skips the exponent split and join; the second is the usual
+ * case of three normals. */
 PB_INLINE v3 v3_ln(v3 a)
 {
+    if (v3_near_one(a)) {
+        v3 r = {ln_mant(a.x), ln_mant(a.y), ln_mant(a.z)};
+        return r;
+    }
     if (vm_all(vm_and(ln_plain(a.x), vm_and(ln_plain(a.y), ln_plain(a.z))))) {
         v3 r = {ln_normal(a.x), ln_normal(a.y), ln_normal(a.z)};
         return r;
