@@ -1208,21 +1208,23 @@ typedef struct {
     float w[BK];
 } blend_data;
 
-/* near: scales as an animation has them, within e^+-0.25 of the reference
- * (itself within e^+-0.05 of one), the ratios the scale blend's short ln path
- * takes with and without the reference; joint 12 off by up to e^+-1.2, so
- * that one block of every width takes the general path. Otherwise
- * log-uniform in [0.5, 2] each. */
-static rv3 blend_scale_sample(rng_t *r, int near, rv3 ref, size_t j)
+static rv3 scale_logrange(rng_t *r)
 {
-    if (!near)
-        return rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0),
-                        rng_logrange(r, 0.5, 2.0));
-    double spread = j == 12 ? 1.2 : 0.25, e[3];
+    return rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0));
+}
+/* base times e^u per component, u uniform in [-spread, spread] */
+static rv3 scale_around(rng_t *r, rv3 base, double spread)
+{
+    double e[3];
     for (int c = 0; c < 3; c++) /* drawn in sequence, not as arguments */
         e[c] = exp(rng_range(r, -spread, spread));
-    return rv3_make(ref.x * e[0], ref.y * e[1], ref.z * e[2]);
+    return rv3_make(base.x * e[0], base.y * e[1], base.z * e[2]);
 }
+/* Scales log-uniform in [0.5, 2] each, or with near as an animation has
+ * them: the reference within e^+-0.05 of one and the samples within e^+-0.25
+ * of it, the ratios the scale blend's short ln path takes with and without
+ * the reference; joint 12 off by up to e^+-1.2, so that one block of every
+ * width takes the general path. */
 static void blend_data_new(blend_data *d, rng_t *r, int near)
 {
     rq base = rng_quat(r);
@@ -1237,7 +1239,7 @@ static void blend_data_new(blend_data *d, rng_t *r, int near)
             fq_set(d->rot[i], j, rq_scale(rng_quat_near(r, base, 1.5), rng_sign(r)));
             fv_set(d->pos[i], j, rng_vec3(r, 3.0));
             if (!near)
-                fv_set(d->scale[i], j, blend_scale_sample(r, 0, rv3_make(1, 1, 1), j));
+                fv_set(d->scale[i], j, scale_logrange(r));
         }
     }
     d->rref = fq_alloc(BJ);
@@ -1246,13 +1248,14 @@ static void blend_data_new(blend_data *d, rng_t *r, int near)
     for (size_t j = 0; j < BJ; j++) {
         fq_set(d->rref, j, rng_quat(r));
         fv_set(d->pref, j, rng_vec3(r, 3.0));
-        rv3 one = rv3_make(1, 1, 1);
-        fv_set(d->sref, j, blend_scale_sample(r, 0, one, j));
-        if (near) /* the reference within e^+-0.05 of one, the samples around it */
-            fv_set(d->sref, j, rv3_make(pow(fv_get(d->sref, j).x, 0.07), pow(fv_get(d->sref, j).y, 0.07),
-                                        pow(fv_get(d->sref, j).z, 0.07)));
-        for (size_t i = 0; near && i < BK; i++)
-            fv_set(d->scale[i], j, blend_scale_sample(r, 1, fv_get(d->sref, j), j));
+        if (!near) {
+            fv_set(d->sref, j, scale_logrange(r));
+            continue;
+        }
+        rv3 sref = scale_around(r, rv3_make(1, 1, 1), 0.05);
+        fv_set(d->sref, j, sref);
+        for (size_t i = 0; i < BK; i++)
+            fv_set(d->scale[i], j, scale_around(r, sref, j == 12 ? 1.2 : 0.25));
     }
 }
 static void blend_data_free(blend_data *d)
