@@ -45,7 +45,7 @@
 
 namespace {
 
-constexpr size_t kJointCounts[] = {16, 64, 256, 1024, 16384};
+constexpr size_t kJointCounts[] = {16, 24, 31, 32, 33, 48, 64, 100, 256, 1024, 16384};
 constexpr size_t kSampleCounts[] = {2, 4, 8};
 constexpr size_t kMaxK = 8;
 constexpr size_t kCheckJoints = 256;

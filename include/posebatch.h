@@ -534,6 +534,63 @@ PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, co
                                const pb_cvec3s *scale, const float *weights,
                                pb_blend_method method, const pb_cpose *ref, const pb_pose *out);
 
+/* One layer of pb_pose_blend_layers: a pose of the call's J joints, its
+ * weight, and optionally a weight per joint (a mask: the layer's weight at
+ * joint j is weight * joint_weights[j]). pose.rot is required; pose.pos and
+ * pose.scale are read when the output has that track (absent there in a
+ * blended layer: PB_ERR_NULL; absent in an additive layer: no delta). */
+typedef struct pb_blend_layer {
+    float weight;
+    const float *joint_weights; /* NULL: 1 at every joint; else J floats */
+    pb_cpose pose;
+} pb_blend_layer;
+
+/* pb_blend_desc.flags */
+#define PB_BLEND_LINEAR_SCALE 1u /* scales blend linearly (ozz's semantics), not in log space */
+
+typedef struct pb_blend_desc {
+    size_t joints;                  /* J */
+    const pb_blend_layer *layers;   /* layer_count >= 1 blended layers */
+    size_t layer_count;
+    const pb_blend_layer *additive; /* additive_count layers applied on top (may be 0) */
+    size_t additive_count;
+    pb_blend_method method;         /* any but PB_BLEND_ACCURATE */
+    unsigned flags;                 /* 0 or PB_BLEND_LINEAR_SCALE */
+    const pb_cpose *ref;            /* rest pose: required for the *_REF methods, else may be NULL */
+} pb_blend_desc;
+
+/* Layered pose blend, one pass over the joints (what a runtime's blending
+ * job does per character per frame; n may also be characters x joints).
+ * Blended layers: at joint j, layer i weighs e_ij = weight_i *
+ * joint_weights_i[j], and the weights are relative: each is divided by
+ * T_j = sum_i e_ij. Rotations by the method's average with the weights
+ * e_ij / T_j (PB_BLEND_RAW_REF: abs(ref normalize(sum e_ij abs(ref^-1 q_i))),
+ * as pb_quat_average_raw_ref), positions ref.pos + sum (e_ij / T_j)(p_i -
+ * ref.pos), scales ref.scale exp(sum (e_ij / T_j) ln(s_i / ref.scale)), or
+ * with PB_BLEND_LINEAR_SCALE ref.scale + sum (e_ij / T_j)(s_i - ref.scale)
+ * (ref's tracks taken as identity, zero and one where ref or a track of it is
+ * absent). Where T_j is not > 0 (every layer masked out there) the joint gets
+ * the reference pose. Additive layers then apply in order with their weights
+ * as given (a_aj = weight_a * joint_weights_a[j], not normalised): rotation
+ * q <- exp(a_aj log(d)) q (d's shortest arc; a_aj = 1 applies d, 0 nothing,
+ * -1 removes it), position p <- p + a_aj d_p, scale s <- s exp(a_aj ln d_s),
+ * or with PB_BLEND_LINEAR_SCALE s <- s (1 + a_aj (d_s - 1)) as ozz does.
+ * Out tracks: rot required, pos and scale optional (blended when present).
+ * With plain layer weights (no masks), no additive layers and weights that
+ * sum to 1, the result is pb_pose_blend's. Errors, nothing written: desc or
+ * out NULL, a NULL layer array with a count > 0, a missing rotation, or a
+ * track the output has and a blended layer lacks: PB_ERR_NULL; layer_count
+ * == 0, PB_BLEND_ACCURATE, an unknown method or flag: PB_ERR_ARG; joints or a
+ * count above PB_MAX_COUNT: PB_ERR_SIZE; out overlapping any input
+ * (PB_ERR_ALIAS). joints == 0 does nothing and returns PB_OK. Accuracy: the
+ * method's average (rotations), float rounding of the sums (positions,
+ * scales; the log-space scale as pb_pose_blend), and each additive layer's
+ * log and exp (3e-7 relative). Cost: a 31-joint skeleton with 4 layers
+ * takes about 0.25 microseconds on one AVX2 core (raw_ref, full transforms);
+ * the cost per joint is nearly flat from 16 joints up, so one call per
+ * character per frame is the intended use. */
+PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
+
 #ifdef __cplusplus
 }
 #endif

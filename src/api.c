@@ -47,7 +47,8 @@ const char *pb_status_str(pb_status status)
     pb_status fn(size_t n, pb_cquats a, pb_cquats b, pb_quats out)             \
     {                                                                          \
         PROLOGUE(n);                                                           \
-        chk c = {{0}, {0}, 0, PB_OK};                                          \
+        chk c;                                                                 \
+        CHK_INIT(c);                                                           \
         out_q(&c, out, n);                                                     \
         in_q(&c, a, n);                                                        \
         in_q(&c, b, n);                                                        \
@@ -64,7 +65,8 @@ static pb_status unary_q(size_t n, pb_cquats q, pb_quats out,
                          void (*kern)(size_t, pb_cquats, pb_quats))
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, out, n);
     in_q(&c, q, n);
     if (c.st != PB_OK)
@@ -84,7 +86,8 @@ pb_status pb_quat_normalize(size_t n, pb_cquats q, pb_quats out)
 static pb_status log_scaled(size_t n, pb_cquats q, float scale, pb_vec3s out)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_v(&c, out, n);
     in_q(&c, q, n);
     if (c.st != PB_OK)
@@ -100,7 +103,8 @@ pb_status pb_quat_to_scaled_angle_axis(size_t n, pb_cquats q, pb_vec3s out)
 static pb_status exp_scaled(size_t n, pb_cvec3s v, float scale, pb_quats out)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, out, n);
     in_v(&c, v, n);
     if (c.st != PB_OK)
@@ -131,7 +135,8 @@ pb_status pb_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats ou
         return st;
     if (total == 0)
         return PB_OK;
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, out, total);
     in_q(&c, in, total);
     if (c.st != PB_OK)
@@ -143,7 +148,8 @@ pb_status pb_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats ou
 pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats delta, pb_vec3s out)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_v(&c, out, n);
     in_q(&c, ref, n);
     in_q(&c, delta, n);
@@ -159,7 +165,8 @@ pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats d
 static pb_status check_4v(size_t n, pb_cvec3s a, pb_cvec3s b, pb_cvec3s c3, pb_cvec3s d,
                           pb_vec3s out, pb_vec3s vel)
 {
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_v(&c, out, n);
     opt_out_v(&c, vel, n);
     in_v(&c, a, n);
@@ -197,7 +204,8 @@ pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec
     if (flags_ok(flags, PB_EXACT_VELOCITY) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, rot, n);
     opt_out_v(&c, vel, n);
     in_q(&c, r0, n);
@@ -214,7 +222,8 @@ pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec
 static pb_status check_4q(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb_cquats r3,
                           pb_quats rot, pb_vec3s vel, pb_quats vel4)
 {
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, rot, n);
     opt_out_v(&c, vel, n);
     opt_out_q(&c, vel4, n);
@@ -275,7 +284,8 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
 
 static pb_status lerp_check(size_t n, pb_cquats a, pb_cquats b, pb_quats out)
 {
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, out, n);
     in_q(&c, a, n);
     in_q(&c, b, n);
@@ -318,7 +328,8 @@ static pb_status average_check(size_t n, size_t k, const pb_cquats *ref, const p
         return PB_OK;
     if (!samples || !weights)
         return PB_ERR_NULL;
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, out, n);
     if (ref)
         in_q(&c, *ref, n);
@@ -389,7 +400,8 @@ pb_status pb_quat_average_basic(size_t n, size_t k, const pb_cquats *samples, co
 pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
 {
     PROLOGUE(n);
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_f(&c, out, n);
     in_q_strict(&c, a, n);
     in_q_strict(&c, b, n);
@@ -409,7 +421,8 @@ pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats pose
         return st;
     if (joints == 0)
         return PB_OK;
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, out, joints);
     in_q_strict(&c, poses, total);
     if (c.st != PB_OK)
@@ -424,7 +437,8 @@ pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats pose
 static pb_status three_key_check(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
                                  pb_quats o1, pb_quats o2)
 {
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, o1, n);
     if (!absent_q(o2))
         out_q(&c, o2, n);

@@ -10,14 +10,25 @@
 /* ------------------------------------------------------------ checking */
 
 /* Outputs are registered first; each later input is checked against them as
- * it is added, so averages over any k need no storage per sample. */
+ * it is added, so averages over any k need no storage per sample. The span
+ * [lo, hi) covering every output lets most inputs pass with one comparison
+ * (arrays allocated apart); only an input inside the span is compared with
+ * each output. Start a check with CHK_INIT: nothing else is initialised. */
 #define MAX_OUT 24
 typedef struct {
     uintptr_t p[MAX_OUT];
     size_t len[MAX_OUT];
     int nout;
+    uintptr_t lo, hi;
     pb_status st;
 } chk;
+#define CHK_INIT(c)                                                            \
+    do {                                                                       \
+        (c).nout = 0;                                                          \
+        (c).lo = UINTPTR_MAX;                                                  \
+        (c).hi = 0;                                                            \
+        (c).st = PB_OK;                                                        \
+    } while (0)
 
 static inline void chk_fail(chk *c, pb_status s)
 {
@@ -28,6 +39,18 @@ static inline int overlaps(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
 {
     return a < b + blen && b < a + alen;
 }
+/* whether [u, u + len) meets an output, not counting an exact match (same
+ * start and length) when exact_ok */
+static inline int meets_output(const chk *c, uintptr_t u, size_t len, int exact_ok)
+{
+    if (len == 0 || u >= c->hi || u + len <= c->lo)
+        return 0;
+    int bad = 0;
+    for (int i = 0; i < c->nout; i++)
+        bad |= overlaps(u, len, c->p[i], c->len[i]) &
+               !(exact_ok && u == c->p[i] && len == c->len[i]);
+    return bad;
+}
 static inline void out_f(chk *c, float *p, size_t n)
 {
     if (!p) {
@@ -36,12 +59,15 @@ static inline void out_f(chk *c, float *p, size_t n)
     }
     uintptr_t u = (uintptr_t)p;
     size_t len = n * sizeof(float);
-    for (int i = 0; i < c->nout; i++)
-        if (overlaps(u, len, c->p[i], c->len[i]))
-            chk_fail(c, PB_ERR_ALIAS);
+    if (meets_output(c, u, len, 0))
+        chk_fail(c, PB_ERR_ALIAS);
     c->p[c->nout] = u;
     c->len[c->nout] = len;
     c->nout++;
+    if (len) {
+        c->lo = u < c->lo ? u : c->lo;
+        c->hi = u + len > c->hi ? u + len : c->hi;
+    }
 }
 /* exact: an input may be exactly an output array (same start) */
 static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
@@ -50,14 +76,8 @@ static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
         chk_fail(c, PB_ERR_NULL);
         return;
     }
-    uintptr_t u = (uintptr_t)p;
-    size_t len = n * sizeof(float);
-    for (int i = 0; i < c->nout; i++) {
-        if (exact_ok && u == c->p[i] && len == c->len[i])
-            continue;
-        if (overlaps(u, len, c->p[i], c->len[i]))
-            chk_fail(c, PB_ERR_ALIAS);
-    }
+    if (meets_output(c, (uintptr_t)p, n * sizeof(float), exact_ok))
+        chk_fail(c, PB_ERR_ALIAS);
 }
 static inline void out_q(chk *c, pb_quats q, size_t n)
 {
@@ -106,6 +126,7 @@ static inline pb_status flags_ok(unsigned flags, unsigned allowed)
     return (flags & ~allowed) ? PB_ERR_ARG : PB_OK;
 }
 static inline int absent_v(pb_vec3s v) { return !v.x && !v.y && !v.z; }
+static inline int absent_cv(pb_cvec3s v) { return !v.x && !v.y && !v.z; }
 static inline int absent_q(pb_quats q) { return !q.w && !q.x && !q.y && !q.z; }
 
 /* Leading checks shared by every element-wise entry point: returns PB_OK to

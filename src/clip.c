@@ -1,6 +1,6 @@
 /* Clip-level work on the dispatched kernels: resampling (Catmull-Rom over
- * source segments, the per-segment offsets computed once per segment) and
- * pose blending. */
+ * source segments, the per-segment offsets computed once per segment). Pose
+ * blending is in blend.c. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -62,7 +62,8 @@ static pb_status sample_check(const pb_clip *src, size_t count, const pb_clip *d
     int has_pos = !absent_v(dst->pos), has_scale = !absent_v(dst->scale);
     if ((has_pos && absent_v(src->pos)) || (has_scale && absent_v(src->scale)))
         return PB_ERR_NULL;
-    chk c = {{0}, {0}, 0, PB_OK};
+    chk c;
+    CHK_INIT(c);
     out_q(&c, dst->rot, dn);
     if (has_pos)
         out_v(&c, dst->pos, dn);
@@ -302,86 +303,4 @@ pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_cl
     if (st == PB_OK)
         dst->frame_time = 1.0 / fps;
     return st;
-}
-
-/* --------------------------------------------------------------- blend */
-
-static void in_v_list(chk *c, const pb_cvec3s *v, size_t k, size_t n)
-{
-    for (size_t i = 0; i < k && c->st == PB_OK; i++)
-        in_v_strict(c, v[i], n);
-}
-
-static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
-                             const pb_cvec3s *scale, const float *weights,
-                             pb_blend_method method, const pb_cpose *ref, const pb_pose *out)
-{
-    if (k == 0) /* as for the averages */
-        return PB_ERR_ARG;
-    if (n > PB_MAX_COUNT || k > PB_MAX_COUNT)
-        return PB_ERR_SIZE;
-    if ((unsigned)method >= PB_BLEND_METHOD_COUNT)
-        return PB_ERR_ARG;
-    if (n == 0) /* nothing to read or write, as for the averages */
-        return PB_OK;
-    if (!rot || !weights || !out)
-        return PB_ERR_NULL;
-    int by_ref = method == PB_BLEND_LOG_REF || method == PB_BLEND_RAW_REF;
-    if ((by_ref && !ref) || (!absent_v(out->pos) && !pos) || (!absent_v(out->scale) && !scale))
-        return PB_ERR_NULL;
-    chk c = {{0}, {0}, 0, PB_OK};
-    out_q(&c, out->rot, n);
-    opt_out_v(&c, out->pos, n);
-    opt_out_v(&c, out->scale, n);
-    for (size_t i = 0; i < k && c.st == PB_OK; i++)
-        in_q_strict(&c, rot[i], n);
-    if (!absent_v(out->pos))
-        in_v_list(&c, pos, k, n);
-    if (!absent_v(out->scale))
-        in_v_list(&c, scale, k, n);
-    if (ref) {
-        if (by_ref)
-            in_q_strict(&c, ref->rot, n);
-        if (ref->pos.x && !absent_v(out->pos))
-            in_v_list(&c, &ref->pos, 1, n);
-        if (ref->scale.x && !absent_v(out->scale))
-            in_v_list(&c, &ref->scale, 1, n);
-    }
-    in_f(&c, weights, k, 0);
-    return c.st;
-}
-
-pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
-                        const pb_cvec3s *scale, const float *weights, pb_blend_method method,
-                        const pb_cpose *ref, const pb_pose *out)
-{
-    pb_status st = blend_check(joints, k, rot, pos, scale, weights, method, ref, out);
-    if (st != PB_OK || joints == 0)
-        return st;
-    const pb_kernels *K_ = pb_active_kernels();
-    pb_samples s = {rot, {0, 0, 0, 0}, 0};
-    pb_cquats no_ref = {0, 0, 0, 0};
-    switch (method) {
-    case PB_BLEND_LOG_REF:
-        K_->average_log(joints, k, ref->rot, &s, weights, out->rot);
-        break;
-    case PB_BLEND_RAW_REF:
-        K_->average_raw(joints, k, ref->rot, &s, weights, out->rot);
-        break;
-    case PB_BLEND_LOG:
-        K_->average_log(joints, k, no_ref, &s, weights, out->rot);
-        break;
-    case PB_BLEND_RAW:
-        K_->average_raw(joints, k, no_ref, &s, weights, out->rot);
-        break;
-    default:
-        K_->average_accurate(joints, k, &s, weights, out->rot);
-        break;
-    }
-    pb_cvec3s none = {0, 0, 0};
-    if (!absent_v(out->pos))
-        K_->vec3_blend(joints, k, ref ? ref->pos : none, pos, weights, 0, out->pos);
-    if (!absent_v(out->scale))
-        K_->vec3_blend(joints, k, ref ? ref->scale : none, scale, weights, 1, out->scale);
-    return PB_OK;
 }

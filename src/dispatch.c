@@ -106,6 +106,10 @@ static const int backend_lanes[PB_BACKEND_COUNT] = {1, 4, 8, 16, 4};
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 static _Atomic int active_backend = PB_BACKEND_SCALAR;
+/* every runnable backend's kernels, filled once by resolve (then ready):
+ * a call reads the active index and this table, no CPU query per call */
+static const pb_kernels *tables[PB_BACKEND_COUNT];
+static _Atomic int ready = 0;
 static pb_status init_status = PB_OK;
 
 int pb_backend_supported(pb_backend b)
@@ -139,7 +143,10 @@ static void resolve(void)
             best = want;
         }
     }
+    for (int b = 0; b < PB_BACKEND_COUNT; b++)
+        tables[b] = built_in((pb_backend)b);
     atomic_store(&active_backend, (int)best);
+    atomic_store_explicit(&ready, 1, memory_order_release);
 }
 
 pb_backend pb_backend_active(void)
@@ -150,7 +157,9 @@ pb_backend pb_backend_active(void)
 
 const pb_kernels *pb_active_kernels(void)
 {
-    return built_in(pb_backend_active());
+    if (!atomic_load_explicit(&ready, memory_order_acquire))
+        pthread_once(&resolve_once, resolve);
+    return tables[atomic_load_explicit(&active_backend, memory_order_relaxed)];
 }
 
 pb_status pb_backend_init_status(void)

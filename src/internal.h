@@ -24,6 +24,45 @@ static inline pb_cquats pb_sample_at(const pb_samples *s, size_t i)
     return q;
 }
 
+/* The layers of a pose blend: either pb_blend_layer structs
+ * (pb_pose_blend_layers) or k parallel batches and weights (pb_pose_blend;
+ * pos / scale NULL when that track is not blended). */
+typedef struct pb_layer_set {
+    size_t k;
+    const pb_blend_layer *layers;
+    const pb_cquats *rot;
+    const pb_cvec3s *pos, *scale;
+    const float *w;
+} pb_layer_set;
+
+static inline pb_cquats ls_rot(const pb_layer_set *s, size_t i)
+{
+    return s->layers ? s->layers[i].pose.rot : s->rot[i];
+}
+static inline pb_cvec3s ls_pos(const pb_layer_set *s, size_t i)
+{
+    return s->layers ? s->layers[i].pose.pos : s->pos[i];
+}
+static inline pb_cvec3s ls_scale(const pb_layer_set *s, size_t i)
+{
+    return s->layers ? s->layers[i].pose.scale : s->scale[i];
+}
+static inline float ls_weight(const pb_layer_set *s, size_t i)
+{
+    return s->layers ? s->layers[i].weight : s->w[i];
+}
+static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
+{
+    return s->layers ? s->layers[i].joint_weights : NULL;
+}
+
+/* pose_blend options */
+#define PB_PB_LOG 1u          /* log average of the rotations (else raw) */
+#define PB_PB_NORMALIZE 2u    /* weights divided by their sum per joint */
+#define PB_PB_POS 4u          /* blend translations */
+#define PB_PB_SCALE 8u        /* blend scales */
+#define PB_PB_LINEAR_SCALE 16u /* scales linearly (else in log space) */
+
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL
  * means every weight is 1. */
@@ -83,6 +122,11 @@ typedef struct pb_kernels {
                             pb_quats rot, pb_vec3s vel);
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);
+    /* the pose blend in one pass: blended layers bl (k >= 1), additive ad
+     * (k may be 0), options PB_PB_*; ref.rot.w NULL: no rotation reference
+     * (raw / log), ref.pos.x / ref.scale.x NULL: none */
+    void (*pose_blend)(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned opts,
+                       pb_cpose ref, const pb_pose *out);
 } pb_kernels;
 
 typedef struct pb_backend_entry {

@@ -379,7 +379,15 @@ static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
 PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
 PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
 PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
-PB_INLINE pb_cvec3s v3_const(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return r; }
+/* The chunk's scratch sums (PB_CHUNK floats per component, a multiple of
+ * every lane count): whole vectors even in the tail block, so a sum stored
+ * for one sample is read back for the next by a load of the same width. */
+PB_INLINE vf ldb(const float *p, pb_blk b) { return vf_load(p + b.i); }
+PB_INLINE void stb(float *p, vf v, pb_blk b) { vf_store(p + b.i, v); }
+PB_INLINE vq q_ldb(pb_quats q, pb_blk b) { vq r = {ldb(q.w, b), ldb(q.x, b), ldb(q.y, b), ldb(q.z, b)}; return r; }
+PB_INLINE void q_stb(pb_quats q, vq v, pb_blk b) { stb(q.w, v.w, b); stb(q.x, v.x, b); stb(q.y, v.y, b); stb(q.z, v.z, b); }
+PB_INLINE v3 v3_ldb(pb_vec3s v, pb_blk b) { v3 r = {ldb(v.x, b), ldb(v.y, b), ldb(v.z, b)}; return r; }
+PB_INLINE void v3_stb(pb_vec3s v, v3 a, pb_blk b) { stb(v.x, a.x, b); stb(v.y, a.y, b); stb(v.z, a.z, b); }
 /* The sample-major loop: per chunk (elements c .. c+m), PREP once, then STEP
  * for every sample i (weight wi) and block, then FINISH for every block. */
 #define PB_SAMPLE_MAJOR(n, k, w, PREP, STEP, FINISH)                           \
@@ -439,14 +447,13 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
 {
     float buf[4][PB_CHUNK];
     pb_quats acc = {buf[0], buf[1], buf[2], buf[3]};
-    pb_cquats cacc = {buf[0], buf[1], buf[2], buf[3]};
     vq zero = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
     /* w sigma_i as w with the sign of sigma_i's argument folded in */
     PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
             vq q = sample_ld(s, i, c, blk);
             vf side = rc.w ? q_dot(q_ld(rc, blk), q) : q.w;
-            q_st(acc, q_add_weighted(i ? q_ld(cacc, blk) : zero, q, vf_xorsign(wi, side)), blk);
-        }, q_st(q_offset(out, c), raw_finish(q_ld(cacc, blk), rc, blk), blk));
+            q_stb(acc, q_add_weighted(i ? q_ldb(acc, blk) : zero, q, vf_xorsign(wi, side)), blk);
+        }, q_st(q_offset(out, c), raw_finish(q_ldb(acc, blk), rc, blk), blk));
 }
 /* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
@@ -456,8 +463,8 @@ static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s
     pb_vec3s acc = {buf[0], buf[1], buf[2]};
     PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
             vq q = sample_rel(rc, s, i, c, blk);
-            v3_st(acc, v3_fma(q_log_abs(q), wi, i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f)), blk);
-        }, store_rel(out, c, rc, q_exp(v3_ld(v3_const(acc), blk)), blk));
+            v3_stb(acc, v3_fma(q_log_abs(q), wi, i ? v3_ldb(acc, blk) : v3_splat(0.0f)), blk);
+        }, store_rel(out, c, rc, q_exp(v3_ldb(acc, blk)), blk));
 }
 
 PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_quats out,
@@ -606,14 +613,14 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
             PB_BLOCKS(m, blk, {
                 v3 r = v3_ld(rc, blk);
                 v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
-                v3_st(inv, ir, blk);
+                v3_stb(inv, ir, blk);
             }), {
-            v3 a = i ? v3_ld(v3_const(acc), blk) : v3_splat(0.0f);
+            v3 a = i ? v3_ldb(acc, blk) : v3_splat(0.0f);
             v3 p = v3_ld(cv3_offset(s[i], c), blk);
-            v3 d = v3_ln(rc.x ? v3_mul(p, v3_ld(v3_const(inv), blk)) : p);
-            v3_st(acc, v3_fma(d, wi, a), blk);
+            v3 d = v3_ln(rc.x ? v3_mul(p, v3_ldb(inv, blk)) : p);
+            v3_stb(acc, v3_fma(d, wi, a), blk);
         }, {
-            v3 e = v3_exp(v3_ld(v3_const(acc), blk));
+            v3 e = v3_exp(v3_ldb(acc, blk));
             v3_st(v3_offset(out, c), rc.x ? v3_mul(e, v3_ld(rc, blk)) : e, blk);
         });
 }
@@ -688,6 +695,8 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
     });
 }
 
+#include "kernels_blend.h"
+
 /* --------------------------------------------------------------- table */
 
 #define PB_DEFINE_KERNEL_TABLE(name)                                           \
@@ -702,7 +711,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_sin_half_angle,                                                      \
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
-        k_quat_offset, k_quat_cr_offsets, k_vec3_blend,                        \
+        k_quat_offset, k_quat_cr_offsets, k_vec3_blend, k_pose_blend,          \
     }
 
 #endif

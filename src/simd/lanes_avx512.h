@@ -17,6 +17,13 @@ typedef simde__mmask16 vm;
 PB_INLINE vf vf_set(float a) { return simde_mm512_set1_ps(a); }
 PB_INLINE vf vf_load(const float *p) { return simde_mm512_loadu_ps(p); }
 PB_INLINE void vf_store(float *p, vf v) { simde_mm512_storeu_ps(p, v); }
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+/* tails: masked loads and stores (SIMDe 0.7.4 has no emulation of them, so
+ * the emulated backend keeps the buffered tails of lanes_common.h) */
+#define PB_HAVE_PART 1
+PB_INLINE vf vf_load_part(const float *p, size_t cnt) { return _mm512_maskz_loadu_ps((__mmask16)((1u << cnt) - 1u), p); }
+PB_INLINE void vf_store_part(float *p, vf v, size_t cnt) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << cnt) - 1u), v); }
+#endif
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
 PB_INLINE vf vf_mul(vf a, vf b) { return simde_mm512_mul_ps(a, b); }

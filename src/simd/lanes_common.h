@@ -10,8 +10,12 @@
 
 PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_set(f); }
 
-/* Tails go through a small buffer: the same code for every width, and no
- * masked loads (SIMDe 0.7.4 lacks the AVX-512 ones). Unused lanes are 0. */
+/* Tails: a layer that defines PB_HAVE_PART has its own vf_load_part /
+ * vf_store_part (masked or lane-wise, no stack round trip: a vector load of
+ * a buffer just written by narrower stores stalls on store forwarding).
+ * Otherwise they go through a small buffer. Unused lanes load as 0, and
+ * nothing past cnt elements is read or written. */
+#ifndef PB_HAVE_PART
 PB_INLINE vf vf_load_part(const float *p, size_t cnt)
 {
     float b[PB_LANES] = {0};
@@ -24,6 +28,7 @@ PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
     vf_store(b, v);
     memcpy(p, b, cnt * sizeof(float));
 }
+#endif
 
 PB_INLINE vf vf_abs(vf a) { return vf_band(a, pb__bitconst(0x7fffffffu)); }
 PB_INLINE vf vf_neg(vf a) { return vf_bxor(a, pb__bitconst(0x80000000u)); }

@@ -19,6 +19,26 @@ typedef simde_uint32x4_t vm;
 PB_INLINE vf vf_set(float a) { return simde_vdupq_n_f32(a); }
 PB_INLINE vf vf_load(const float *p) { return simde_vld1q_f32(p); }
 PB_INLINE void vf_store(float *p, vf v) { simde_vst1q_f32(p, v); }
+/* tails (cnt 1..3) lane by lane: lane loads and stores straight from and to
+ * the arrays */
+#define PB_HAVE_PART 1
+PB_INLINE vf vf_load_part(const float *p, size_t cnt)
+{
+    vf v = simde_vld1q_lane_f32(p, simde_vdupq_n_f32(0.0f), 0);
+    if (cnt > 1)
+        v = simde_vld1q_lane_f32(p + 1, v, 1);
+    if (cnt > 2)
+        v = simde_vld1q_lane_f32(p + 2, v, 2);
+    return v;
+}
+PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
+{
+    simde_vst1q_lane_f32(p, v, 0);
+    if (cnt > 1)
+        simde_vst1q_lane_f32(p + 1, v, 1);
+    if (cnt > 2)
+        simde_vst1q_lane_f32(p + 2, v, 2);
+}
 PB_INLINE vf vf_add(vf a, vf b) { return simde_vaddq_f32(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_vsubq_f32(a, b); }
 PB_INLINE vf vf_mul(vf a, vf b) { return simde_vmulq_f32(a, b); }

@@ -15,6 +15,21 @@ typedef simde__m128 vm;
 PB_INLINE vf vf_set(float a) { return simde_mm_set1_ps(a); }
 PB_INLINE vf vf_load(const float *p) { return simde_mm_loadu_ps(p); }
 PB_INLINE void vf_store(float *p, vf v) { simde_mm_storeu_ps(p, v); }
+/* tails (cnt 1..3) lane by lane: scalar loads and stores straight from and
+ * to the arrays */
+#define PB_HAVE_PART 1
+PB_INLINE vf vf_load_part(const float *p, size_t cnt)
+{
+    return simde_mm_setr_ps(p[0], cnt > 1 ? p[1] : 0.0f, cnt > 2 ? p[2] : 0.0f, 0.0f);
+}
+PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
+{
+    p[0] = simde_mm_cvtss_f32(v);
+    if (cnt > 1)
+        p[1] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
+    if (cnt > 2)
+        p[2] = simde_mm_cvtss_f32(simde_mm_movehl_ps(v, v));
+}
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
 PB_INLINE vf vf_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }

@@ -1,0 +1,180 @@
+/* Pose blending: pb_pose_blend (k parallel batches, weights as given) and
+ * pb_pose_blend_layers (layer structs with joint weights, relative weights,
+ * additive layers, linear or log-space scales). Both check every argument
+ * before anything is written, then run the one-pass pose_blend kernel; the
+ * eigenvector method runs its average and the vec3 blends separately. */
+#include "check.h"
+#include "internal.h"
+
+static const pb_cvec3s no_v3 = {0, 0, 0};
+static const pb_cquats no_q = {0, 0, 0, 0};
+
+static int by_ref(pb_blend_method m) { return m == PB_BLEND_LOG_REF || m == PB_BLEND_RAW_REF; }
+
+/* the reference tracks the output uses (ref.rot only for the *_REF methods) */
+static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
+{
+    pb_cpose r = {no_q, no_v3, no_v3};
+    if (ref) {
+        r.pos = ref->pos;
+        r.scale = ref->scale;
+        if (by_ref(method))
+            r.rot = ref->rot;
+    }
+    return r;
+}
+
+/* ref's tracks as inputs: those the output uses */
+static void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method, const pb_pose *out,
+                   size_t n)
+{
+    if (!ref)
+        return;
+    if (by_ref(method))
+        in_q_strict(c, ref->rot, n);
+    if (!absent_cv(ref->pos) && !absent_v(out->pos))
+        in_v_strict(c, ref->pos, n);
+    if (!absent_cv(ref->scale) && !absent_v(out->scale))
+        in_v_strict(c, ref->scale, n);
+}
+
+static unsigned track_opts(const pb_pose *out)
+{
+    return (absent_v(out->pos) ? 0u : PB_PB_POS) | (absent_v(out->scale) ? 0u : PB_PB_SCALE);
+}
+
+/* ------------------------------------------------------------ pb_pose_blend */
+
+static void in_v_list(chk *c, const pb_cvec3s *v, size_t k, size_t n)
+{
+    for (size_t i = 0; i < k && c->st == PB_OK; i++)
+        in_v_strict(c, v[i], n);
+}
+
+static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+                             const pb_cvec3s *scale, const float *weights,
+                             pb_blend_method method, const pb_cpose *ref, const pb_pose *out)
+{
+    if (k == 0) /* as for the averages */
+        return PB_ERR_ARG;
+    if (n > PB_MAX_COUNT || k > PB_MAX_COUNT)
+        return PB_ERR_SIZE;
+    if ((unsigned)method >= PB_BLEND_METHOD_COUNT)
+        return PB_ERR_ARG;
+    if (n == 0) /* nothing to read or write, as for the averages */
+        return PB_OK;
+    if (!rot || !weights || !out)
+        return PB_ERR_NULL;
+    if ((by_ref(method) && !ref) || (!absent_v(out->pos) && !pos) ||
+        (!absent_v(out->scale) && !scale))
+        return PB_ERR_NULL;
+    chk c;
+    CHK_INIT(c);
+    out_q(&c, out->rot, n);
+    opt_out_v(&c, out->pos, n);
+    opt_out_v(&c, out->scale, n);
+    for (size_t i = 0; i < k && c.st == PB_OK; i++)
+        in_q_strict(&c, rot[i], n);
+    if (!absent_v(out->pos))
+        in_v_list(&c, pos, k, n);
+    if (!absent_v(out->scale))
+        in_v_list(&c, scale, k, n);
+    in_ref(&c, ref, method, out, n);
+    in_f(&c, weights, k, 0);
+    return c.st;
+}
+
+pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+                        const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+                        const pb_cpose *ref, const pb_pose *out)
+{
+    pb_status st = blend_check(joints, k, rot, pos, scale, weights, method, ref, out);
+    if (st != PB_OK || joints == 0)
+        return st;
+    const pb_kernels *K_ = pb_active_kernels();
+    pb_cpose r = used_ref(ref, method);
+    if (method == PB_BLEND_ACCURATE) {
+        pb_samples s = {rot, no_q, 0};
+        K_->average_accurate(joints, k, &s, weights, out->rot);
+        if (!absent_v(out->pos))
+            K_->vec3_blend(joints, k, r.pos, pos, weights, 0, out->pos);
+        if (!absent_v(out->scale))
+            K_->vec3_blend(joints, k, r.scale, scale, weights, 1, out->scale);
+        return PB_OK;
+    }
+    pb_layer_set bl = {k, NULL, rot, pos, scale, weights};
+    pb_layer_set ad = {0, NULL, NULL, NULL, NULL, NULL};
+    unsigned o = track_opts(out);
+    if (method == PB_BLEND_LOG_REF || method == PB_BLEND_LOG)
+        o |= PB_PB_LOG;
+    K_->pose_blend(joints, &bl, &ad, o, r, out);
+    return PB_OK;
+}
+
+/* ----------------------------------------------------- pb_pose_blend_layers */
+
+/* a layer's inputs: rotation always, the tracks the output has (required in
+ * a blended layer, optional in an additive one), its joint weights */
+static pb_status layer_check(chk *c, const pb_blend_layer *l, int additive, const pb_pose *out,
+                             size_t n)
+{
+    int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
+    if (!additive && ((want_pos && absent_cv(l->pose.pos)) || (want_scale && absent_cv(l->pose.scale))))
+        return PB_ERR_NULL;
+    in_q_strict(c, l->pose.rot, n);
+    if (want_pos && !absent_cv(l->pose.pos))
+        in_v_strict(c, l->pose.pos, n);
+    if (want_scale && !absent_cv(l->pose.scale))
+        in_v_strict(c, l->pose.scale, n);
+    if (l->joint_weights)
+        in_f(c, l->joint_weights, n, 0);
+    return c->st;
+}
+
+static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
+{
+    if (!d || !out)
+        return PB_ERR_NULL;
+    if ((unsigned)d->method >= PB_BLEND_METHOD_COUNT || d->method == PB_BLEND_ACCURATE ||
+        flags_ok(d->flags, PB_BLEND_LINEAR_SCALE) != PB_OK || d->layer_count == 0)
+        return PB_ERR_ARG;
+    if (d->joints > PB_MAX_COUNT || d->layer_count > PB_MAX_COUNT ||
+        d->additive_count > PB_MAX_COUNT)
+        return PB_ERR_SIZE;
+    size_t n = d->joints;
+    if (n == 0)
+        return PB_OK;
+    if (!d->layers || (d->additive_count && !d->additive) || (by_ref(d->method) && !d->ref))
+        return PB_ERR_NULL;
+    chk c;
+    CHK_INIT(c);
+    out_q(&c, out->rot, n);
+    opt_out_v(&c, out->pos, n);
+    opt_out_v(&c, out->scale, n);
+    pb_status st = c.st;
+    for (size_t i = 0; i < d->layer_count && st == PB_OK; i++)
+        st = layer_check(&c, &d->layers[i], 0, out, n);
+    for (size_t i = 0; i < d->additive_count && st == PB_OK; i++)
+        st = layer_check(&c, &d->additive[i], 1, out, n);
+    if (st != PB_OK)
+        return st;
+    in_ref(&c, d->ref, d->method, out, n);
+    return c.st;
+}
+
+pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
+{
+    pb_status st = layers_check(desc, out);
+    if (st != PB_OK || desc->joints == 0)
+        return st;
+    pb_layer_set bl = {desc->layer_count, desc->layers, NULL, NULL, NULL, NULL};
+    pb_layer_set ad = {desc->additive_count, desc->additive, NULL, NULL, NULL, NULL};
+    unsigned o = track_opts(out) | PB_PB_NORMALIZE;
+    if (desc->method == PB_BLEND_LOG_REF || desc->method == PB_BLEND_LOG)
+        o |= PB_PB_LOG;
+    if (desc->flags & PB_BLEND_LINEAR_SCALE)
+        o |= PB_PB_LINEAR_SCALE;
+    pb_active_kernels()->pose_blend(desc->joints, &bl, &ad, o, used_ref(desc->ref, desc->method),
+                                    out);
+    return PB_OK;
+}
