@@ -507,10 +507,25 @@ pb_status blend_lib(const Call &c, pb_blend_method method)
                          &ref, &out);
 }
 
-pb_status blend_naive(const Call &c, int log_average)
+// pose_blend_linear: the same k poses as pb_blend_layer structs through
+// pb_pose_blend_layers, raw_ref rotations and linear scales (ozz's semantics).
+pb_status blend_layers_lib(const Call &c)
 {
     const PoseData &d = *c.d;
-    nv_pose_blend_ref(d.n, c.k, log_average, d.nref, d.nsamples, d.nsample_pos, d.nsample_scl,
+    pb_blend_layer layers[kMaxK];
+    for (size_t i = 0; i < c.k; i++)
+        layers[i] = pb_blend_layer{d.weights[c.k][i], nullptr,
+                                   pb_cpose{d.sample_list[i], d.pos_list[i], d.scl_list[i]}};
+    pb_cpose ref{d.ref.in(), d.ref_pos.in(), d.ref_scl.in()};
+    pb_blend_desc desc{d.n, layers, c.k, nullptr, 0, PB_BLEND_RAW_REF, PB_BLEND_LINEAR_SCALE, &ref};
+    pb_pose out{d.out_q.out(), d.out_v.out(), d.out_v2.out()};
+    return pb_pose_blend_layers(&desc, &out);
+}
+
+pb_status blend_naive(const Call &c, int log_average, int log_scale = 1)
+{
+    const PoseData &d = *c.d;
+    nv_pose_blend_ref(d.n, c.k, log_average, log_scale, d.nref, d.nsamples, d.nsample_pos, d.nsample_scl,
                       d.weights[c.k], d.naccum, d.nout_q, d.nout_v, d.nout_v2);
     return PB_OK;
 }
@@ -666,6 +681,8 @@ const Kernel kKernels[] = {
     {"pose_blend", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE,
      [](const Call &c) { return blend_lib(c, PB_BLEND_LOG_REF); },
      [](const Call &c) { return blend_naive(c, 1); }, Unit::JointLayer},
+    {"pose_blend_linear", true, OUT_Q_ROT | OUT_V | OUT_V2 | OUT_POSE, blend_layers_lib,
+     [](const Call &c) { return blend_naive(c, 0, 0); }, Unit::JointLayer},
 };
 
 // The summary's note on a kernel's unit (none for Unit::Joint).

@@ -355,7 +355,7 @@ NV_INLINE void v3_weighted_sum(size_t n, size_t k, const nv_vec3 *samples, const
             out[j] = v3_exp(out[j]);
 }
 
-void nv_pose_blend_ref(size_t n, size_t k, int log_average, const nv_quat *ref,
+void nv_pose_blend_ref(size_t n, size_t k, int log_average, int log_scale, const nv_quat *ref,
                        const nv_quat *rot, const nv_vec3 *pos, const nv_vec3 *scl,
                        const float *weights, nv_vec3 *accum, nv_quat *out_rot, nv_vec3 *out_pos,
                        nv_vec3 *out_scl)
@@ -365,7 +365,7 @@ void nv_pose_blend_ref(size_t n, size_t k, int log_average, const nv_quat *ref,
     else
         average_raw(n, k, 1, ref, rot, weights, out_rot);
     v3_weighted_sum(n, k, pos, weights, 0, out_pos);
-    v3_weighted_sum(n, k, scl, weights, 1, out_scl);
+    v3_weighted_sum(n, k, scl, weights, log_scale, out_scl);
 }
 
 /* ---- clip resampling: the text's quat_catmull_rom per output sample ----- */

@@ -50,9 +50,10 @@ void nv_average_accurate(size_t n, size_t k, const nv_quat *samples, const float
 
 /* Blend of k full poses around a reference: rotations by nv_average_log_ref
  * (log_average != 0) or nv_average_raw_ref, translations by the plain
- * weighted sum sum_i w_i p_i, scales in log space, exp(sum_i w_i ln s_i).
+ * weighted sum sum_i w_i p_i, scales in log space, exp(sum_i w_i ln s_i)
+ * (log_scale != 0), or by the plain weighted sum (ozz's semantics).
  * rot/pos/scl: sample i of joint j at [i*n + j]; accum: n vec3 of scratch. */
-void nv_pose_blend_ref(size_t n, size_t k, int log_average, const nv_quat *ref,
+void nv_pose_blend_ref(size_t n, size_t k, int log_average, int log_scale, const nv_quat *ref,
                        const nv_quat *rot, const nv_vec3 *pos, const nv_vec3 *scl,
                        const float *weights, nv_vec3 *accum, nv_quat *out_rot, nv_vec3 *out_pos,
                        nv_vec3 *out_scl);

@@ -174,6 +174,9 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
         o |= PB_PB_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)
         o |= PB_PB_LINEAR_SCALE;
+    for (size_t i = 0; i < desc->layer_count; i++)
+        if (desc->layers[i].joint_weights)
+            o |= PB_PB_JOINT_WEIGHTS;
     pb_active_kernels()->pose_blend(desc->joints, &bl, &ad, o, used_ref(desc->ref, desc->method),
                                     out);
     return PB_OK;

@@ -10,34 +10,37 @@
 /* ------------------------------------------------------------ checking */
 
 /* Outputs are registered first; each later input is checked against them as
- * it is added, so averages over any k need no storage per sample. The span
- * [lo, hi) covering every output lets most inputs pass with one comparison
- * (arrays allocated apart); only an input inside the span is compared with
- * each output. Start a check with CHK_INIT: nothing else is initialised. */
+ * it is added, so averages over any k need no storage per sample. The
+ * outputs are kept sorted by start (valid outputs are disjoint, so their
+ * ends are sorted too): the only output an array can meet is then the last
+ * one starting before the array's end, found by a branch-free binary search
+ * over the padded table. The span [lo, hi) covering every output lets most
+ * inputs pass with one comparison. Start a check with CHK_INIT. */
 #define MAX_OUT 24
+#define CHK_SLOTS 32 /* MAX_OUT rounded up to a power of two, for the search */
 typedef struct {
-    uintptr_t p[MAX_OUT];
-    size_t len[MAX_OUT];
+    uintptr_t p[CHK_SLOTS]; /* starts, sorted; UINTPTR_MAX past nout */
+    size_t len[CHK_SLOTS];
     int nout;
     uintptr_t lo, hi;
     pb_status st;
 } chk;
-#define CHK_INIT(c)                                                            \
-    do {                                                                       \
-        (c).nout = 0;                                                          \
-        (c).lo = UINTPTR_MAX;                                                  \
-        (c).hi = 0;                                                            \
-        (c).st = PB_OK;                                                        \
-    } while (0)
+
+static inline void chk_init(chk *c)
+{
+    for (int i = 0; i < CHK_SLOTS; i++)
+        c->p[i] = UINTPTR_MAX;
+    c->nout = 0;
+    c->lo = UINTPTR_MAX;
+    c->hi = 0;
+    c->st = PB_OK;
+}
+#define CHK_INIT(c) chk_init(&(c))
 
 static inline void chk_fail(chk *c, pb_status s)
 {
     if (c->st == PB_OK)
         c->st = s;
-}
-static inline int overlaps(uintptr_t a, size_t alen, uintptr_t b, size_t blen)
-{
-    return a < b + blen && b < a + alen;
 }
 /* whether [u, u + len) meets an output, not counting an exact match (same
  * start and length) when exact_ok */
@@ -45,11 +48,17 @@ static inline int meets_output(const chk *c, uintptr_t u, size_t len, int exact_
 {
     if (len == 0 || u >= c->hi || u + len <= c->lo)
         return 0;
-    int bad = 0;
-    for (int i = 0; i < c->nout; i++)
-        bad |= overlaps(u, len, c->p[i], c->len[i]) &
-               !(exact_ok && u == c->p[i] && len == c->len[i]);
-    return bad;
+    uintptr_t end = u + len;
+    size_t i = 0; /* outputs starting before end */
+    for (size_t h = CHK_SLOTS / 2; h; h >>= 1)
+        i += c->p[i + h - 1] < end ? h : 0;
+    if (i == 0)
+        return 0;
+    uintptr_t op = c->p[i - 1];
+    size_t ol = c->len[i - 1];
+    if (op + ol <= u)
+        return 0;
+    return !(exact_ok && op == u && ol == len);
 }
 static inline void out_f(chk *c, float *p, size_t n)
 {
@@ -61,13 +70,17 @@ static inline void out_f(chk *c, float *p, size_t n)
     size_t len = n * sizeof(float);
     if (meets_output(c, u, len, 0))
         chk_fail(c, PB_ERR_ALIAS);
-    c->p[c->nout] = u;
-    c->len[c->nout] = len;
-    c->nout++;
-    if (len) {
-        c->lo = u < c->lo ? u : c->lo;
-        c->hi = u + len > c->hi ? u + len : c->hi;
+    if (len == 0 || c->nout == MAX_OUT)
+        return;
+    int i = c->nout++;
+    for (; i > 0 && c->p[i - 1] > u; i--) {
+        c->p[i] = c->p[i - 1];
+        c->len[i] = c->len[i - 1];
     }
+    c->p[i] = u;
+    c->len[i] = len;
+    c->lo = u < c->lo ? u : c->lo;
+    c->hi = u + len > c->hi ? u + len : c->hi;
 }
 /* exact: an input may be exactly an output array (same start) */
 static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
@@ -79,6 +92,7 @@ static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
     if (meets_output(c, (uintptr_t)p, n * sizeof(float), exact_ok))
         chk_fail(c, PB_ERR_ALIAS);
 }
+
 static inline void out_q(chk *c, pb_quats q, size_t n)
 {
     out_f(c, q.w, n);

@@ -61,7 +61,8 @@ static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
 #define PB_PB_NORMALIZE 2u    /* weights divided by their sum per joint */
 #define PB_PB_POS 4u          /* blend translations */
 #define PB_PB_SCALE 8u        /* blend scales */
-#define PB_PB_LINEAR_SCALE 16u /* scales linearly (else in log space) */
+#define PB_PB_LINEAR_SCALE 16u /* scales linearly (else in log space); with NORMALIZE */
+#define PB_PB_JOINT_WEIGHTS 32u /* some blended layer has joint weights; with NORMALIZE */
 
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL

@@ -1,0 +1,569 @@
+/*
+ * Tests of pb_pose_blend_layers (include/posebatch.h): joint weights,
+ * relative weights, additive layers, linear or log-space scales.
+ *
+ * layers/matches_double_reference
+ *     Every joint count 1..33 (every tail length 1..lanes-1 of every backend,
+ *     and whole blocks), 64 + 7 and 150 (several chunks), methods log_ref,
+ *     raw_ref, log, raw, log-space and linear scales, plain layer weights or
+ *     joint weights (some joints masked out entirely: the reference pose
+ *     there), 0, 1 or 2 additive layers (with joint weights; one without
+ *     translations and scales), reference with or without translations and
+ *     scales: rotations, translations and scales against a double
+ *     evaluation of the header's formulas. Tolerances: rotations the
+ *     averages' 2e-6 rad plus 4e-7 rad per additive layer (its log, exp and
+ *     product); translations 1e-6 of the magnitude the float sums scale
+ *     with; scales 2e-6 relative plus 1e-6 per additive layer.
+ * layers/plain_weights_equal_pose_blend
+ *     weights that sum to one exactly in float, no masks, no additive
+ *     layers: rotations bitwise those of pb_pose_blend (raw methods need
+ *     no division; log sums divided by T = 1), translations and scales
+ *     within float rounding of it.
+ * layers/identity_additive_changes_nothing
+ *     an additive layer of identity rotations, zero translations and unit
+ *     scales (any weight, any mask) leaves the blend bit for bit.
+ * layers/additive_minus_one_removes_plus_one
+ *     an additive layer applied with +1 and then with -1 returns the blend.
+ * layers/errors
+ *     every documented error returns its code and writes nothing.
+ */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "posebatch.h"
+#include "ref.h"
+#include "ref_average.h"
+
+#define LK 3      /* blended layers */
+#define LA 2      /* additive layers */
+#define LJ 160    /* joints allocated */
+
+typedef struct {
+    pb_quats rot[LK + LA];
+    pb_vec3s pos[LK + LA], scale[LK + LA];
+    float *jw[LK + LA];
+    pb_quats rref;
+    pb_vec3s pref, sref;
+    pb_quats orot;
+    pb_vec3s opos, oscl;
+} layer_data;
+
+static float *falloc(size_t n)
+{
+    float *p = calloc(n, sizeof(float));
+    cr_assert(p);
+    return p;
+}
+
+static void data_new(layer_data *d, rng_t *r)
+{
+    rq base = rng_quat(r);
+    for (size_t i = 0; i < LK + LA; i++) {
+        d->rot[i] = fq_alloc(LJ);
+        d->pos[i] = fv_alloc(LJ);
+        d->scale[i] = fv_alloc(LJ);
+        d->jw[i] = falloc(LJ);
+        for (size_t j = 0; j < LJ; j++) {
+            int add = i >= LK;
+            /* additive deltas: rotations within 1 rad of identity, small
+             * offsets, scales near one */
+            rq q = add ? rng_quat_near(r, rq_identity(), 1.0) : rng_quat_near(r, base, 1.5);
+            fq_set(d->rot[i], j, rq_scale(q, rng_sign(r)));
+            fv_set(d->pos[i], j, rng_vec3(r, add ? 0.5 : 3.0));
+            fv_set(d->scale[i], j, rv3_make(rng_logrange(r, 0.6, 1.6), rng_logrange(r, 0.6, 1.6),
+                                            rng_logrange(r, 0.6, 1.6)));
+            /* masks: 0 on some joints, partial elsewhere; layer 0's and 1's
+             * zeros overlap with layer 2's on joints 7 mod 11 (all masked) */
+            double m = rng_uniform(r);
+            d->jw[i][j] = (float)(j % 11 == 7 && !add ? 0.0 : m < 0.2 ? 0.0 : m < 0.5 ? 1.0 : m);
+        }
+    }
+    d->rref = fq_alloc(LJ);
+    d->pref = fv_alloc(LJ);
+    d->sref = fv_alloc(LJ);
+    for (size_t j = 0; j < LJ; j++) {
+        fq_set(d->rref, j, rng_quat_near(r, base, 0.5));
+        fv_set(d->pref, j, rng_vec3(r, 3.0));
+        fv_set(d->sref, j, rv3_make(rng_logrange(r, 0.8, 1.25), rng_logrange(r, 0.8, 1.25),
+                                    rng_logrange(r, 0.8, 1.25)));
+    }
+    d->orot = fq_alloc(LJ);
+    d->opos = fv_alloc(LJ);
+    d->oscl = fv_alloc(LJ);
+}
+
+static void data_free(layer_data *d)
+{
+    for (size_t i = 0; i < LK + LA; i++) {
+        fq_free(d->rot[i]);
+        fv_free(d->pos[i]);
+        fv_free(d->scale[i]);
+        free(d->jw[i]);
+    }
+    fq_free(d->rref);
+    fv_free(d->pref);
+    fv_free(d->sref);
+    fq_free(d->orot);
+    fv_free(d->opos);
+    fv_free(d->oscl);
+}
+
+static double comp(rv3 v, int c) { return c == 0 ? v.x : c == 1 ? v.y : v.z; }
+static int uses_ref(pb_blend_method m) { return m == PB_BLEND_LOG_REF || m == PB_BLEND_RAW_REF; }
+static const char *mname(pb_blend_method m)
+{
+    static const char *names[] = {"log_ref", "raw_ref", "log", "raw", "accurate"};
+    return names[m];
+}
+
+/* One case of the double reference's settings. */
+typedef struct {
+    pb_blend_method method;
+    int linear, masks, nadd, refkind; /* refkind: 0 rotations only, 1 full */
+    float w[LK + LA];
+} lcase;
+
+static void fill_layers(const layer_data *d, const lcase *cs, pb_blend_layer *bl,
+                        pb_blend_layer *al)
+{
+    for (size_t i = 0; i < LK + LA; i++) {
+        pb_blend_layer *l = i < LK ? &bl[i] : &al[i - LK];
+        memset(l, 0, sizeof *l);
+        l->weight = cs->w[i];
+        l->joint_weights = cs->masks ? d->jw[i] : NULL;
+        l->pose.rot = pb_cq(d->rot[i]);
+        if (i != LK + 1) { /* the second additive layer: rotation only */
+            l->pose.pos = pb_cv(d->pos[i]);
+            l->pose.scale = pb_cv(d->scale[i]);
+        }
+    }
+}
+
+/* The header's formulas in double at joint j. */
+static void reference(const layer_data *d, const lcase *cs, size_t j, rq *qo, rv3 *po, rv3 *so,
+                      double *pmag)
+{
+    double e[LK], t = 0;
+    for (size_t i = 0; i < LK; i++) {
+        e[i] = (double)cs->w[i] * (cs->masks ? (double)d->jw[i][j] : 1.0);
+        t += e[i];
+    }
+    rq rr = fq_get(d->rref, j);
+    rv3 pr = cs->refkind ? fv_get(d->pref, j) : rv3_make(0, 0, 0);
+    rv3 sr = cs->refkind ? fv_get(d->sref, j) : rv3_make(1, 1, 1);
+    rq q;
+    double p[3], s[3];
+    *pmag = 0;
+    if (!(t > 0)) {
+        q = uses_ref(cs->method) ? rq_abs(rr) : rq_identity();
+        for (int c = 0; c < 3; c++) {
+            p[c] = comp(pr, c);
+            s[c] = comp(sr, c);
+            *pmag += fabs(p[c]);
+        }
+    } else {
+        rq smp[LK];
+        double wn[LK];
+        for (size_t i = 0; i < LK; i++) {
+            smp[i] = fq_get(d->rot[i], j);
+            wn[i] = e[i] / t;
+        }
+        switch (cs->method) {
+        case PB_BLEND_LOG_REF: q = ra_average_log_ref(rr, LK, smp, wn); break;
+        case PB_BLEND_RAW_REF: q = ra_average_raw_ref(rr, LK, smp, wn); break;
+        case PB_BLEND_LOG: q = ra_average_log(LK, smp, wn); break;
+        default: q = ra_average_raw(LK, smp, wn); break;
+        }
+        for (int c = 0; c < 3; c++) {
+            double ps = 0, ls = 0, lin = 0;
+            for (size_t i = 0; i < LK; i++) {
+                double pi = comp(fv_get(d->pos[i], j), c), si = comp(fv_get(d->scale[i], j), c);
+                ps += wn[i] * pi;
+                *pmag += fabs(wn[i] * pi);
+                ls += wn[i] * log(si / comp(sr, c));
+                lin += wn[i] * (si - comp(sr, c));
+            }
+            p[c] = ps;
+            s[c] = cs->linear ? comp(sr, c) + lin : comp(sr, c) * exp(ls);
+        }
+    }
+    for (int a = 0; a < cs->nadd; a++) {
+        size_t i = LK + (size_t)a;
+        double wa = (double)cs->w[i] * (cs->masks ? (double)d->jw[i][j] : 1.0);
+        rq dq = rq_abs(fq_get(d->rot[i], j));
+        q = rq_mul(rq_exp(rv3_scale(rq_log(rq_normalize(dq)), wa)), q);
+        if (i == LK + 1)
+            continue;
+        for (int c = 0; c < 3; c++) {
+            double dp = comp(fv_get(d->pos[i], j), c), ds = comp(fv_get(d->scale[i], j), c);
+            p[c] += wa * dp;
+            *pmag += fabs(wa * dp);
+            s[c] *= cs->linear ? 1.0 + wa * (ds - 1.0) : exp(wa * log(ds));
+        }
+    }
+    *qo = rq_abs(q);
+    *po = rv3_make(p[0], p[1], p[2]);
+    *so = rv3_make(s[0], s[1], s[2]);
+}
+
+static pb_status run_case(const layer_data *d, const lcase *cs, size_t n)
+{
+    pb_blend_layer bl[LK], al[LA];
+    fill_layers(d, cs, bl, al);
+    pb_cpose ref;
+    memset(&ref, 0, sizeof ref);
+    ref.rot = pb_cq(d->rref);
+    if (cs->refkind) {
+        ref.pos = pb_cv(d->pref);
+        ref.scale = pb_cv(d->sref);
+    }
+    pb_blend_desc desc = {n, bl, LK, al, (size_t)cs->nadd, cs->method,
+                          cs->linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+    pb_pose out = {d->orot, d->opos, d->oscl};
+    return pb_pose_blend_layers(&desc, &out);
+}
+
+Test(layers, matches_double_reference, .timeout = 120)
+{
+    rng_t r = rng_seed(7070);
+    layer_data d;
+    data_new(&d, &r);
+    ref_track tr, tp, ts;
+    rt_init(&tr, "layered blend rotation (rad, tol 2e-6 + 4e-7 per additive layer)");
+    rt_init(&tp, "layered blend translation (tol 1e-6 of the term magnitudes)");
+    rt_init(&ts, "layered blend scale (relative, tol 2e-6 + 1e-6 per additive layer)");
+    size_t sizes[40], ns = 0;
+    for (size_t n = 1; n <= 33; n++)
+        sizes[ns++] = n;
+    sizes[ns++] = 71;
+    sizes[ns++] = 150;
+    size_t cnum = 0;
+    for (int m = 0; m < 4; m++)
+        for (int linear = 0; linear < 2; linear++)
+            for (int masks = 0; masks < 2; masks++)
+                for (int nadd = 0; nadd <= LA; nadd++)
+                    for (int refkind = 0; refkind < 2; refkind++) {
+                        lcase cs = {(pb_blend_method)m, linear, masks, nadd, refkind, {0}};
+                        for (size_t i = 0; i < LK + LA; i++) /* relative: any positive scale */
+                            cs.w[i] = (float)(i < LK ? rng_range(&r, 0.1, 3.0)
+                                                     : rng_range(&r, -1.0, 1.5));
+                        for (size_t si = 0; si < ns; si++) {
+                            size_t n = sizes[si];
+                            fq_fill_nan(d.orot, LJ);
+                            fv_fill_nan(d.opos, LJ);
+                            fv_fill_nan(d.oscl, LJ);
+                            cr_assert_eq(run_case(&d, &cs, n), PB_OK);
+                            for (size_t j = 0; j < LJ; j++) {
+                                rq qr;
+                                rv3 pr, sr;
+                                double pmag;
+                                if (j >= n) { /* nothing past n written */
+                                    rq g = fq_get(d.orot, j);
+                                    cr_assert(isnan(g.w) && isnan(comp(fv_get(d.opos, j), 0)) &&
+                                                  isnan(comp(fv_get(d.oscl, j), 2)),
+                                              "n=%zu: joint %zu written", n, j);
+                                    continue;
+                                }
+                                reference(&d, &cs, j, &qr, &pr, &sr, &pmag);
+                                rq g = fq_get(d.orot, j);
+                                double e = rq_angle_between(qr, g);
+                                double tol = 2e-6 + 4e-7 * nadd;
+                                if (rt_add(&tr, cnum, e, e / tol) || !(g.w >= 0))
+                                    rt_note(&tr, "%s linear %d masks %d nadd %d ref %d n=%zu "
+                                            "joint %zu: " RQ_FMT " vs " RQ_FMT, mname(cs.method),
+                                            linear, masks, nadd, refkind, n, j, RQ_ARG(g),
+                                            RQ_ARG(qr));
+                                cr_expect(g.w >= 0, "w < 0 at joint %zu", j);
+                                for (int c = 0; c < 3; c++) {
+                                    double pv = comp(fv_get(d.opos, j), c);
+                                    double ep = fabs(pv - comp(pr, c));
+                                    if (rt_add(&tp, cnum, ep, ep / (1e-6 * fmax(pmag, 1e-30))))
+                                        rt_note(&tp, "%s masks %d nadd %d ref %d n=%zu joint %zu "
+                                                "c%d: %.9g vs %.17g (mag %.3g)", mname(cs.method),
+                                                masks, nadd, refkind, n, j, c, pv, comp(pr, c),
+                                                pmag);
+                                    double sv = comp(fv_get(d.oscl, j), c);
+                                    double es = fabs(sv - comp(sr, c)) / fabs(comp(sr, c));
+                                    double stol = 2e-6 + 1e-6 * nadd;
+                                    if (rt_add(&ts, cnum, es, es / stol))
+                                        rt_note(&ts, "%s linear %d masks %d nadd %d ref %d n=%zu "
+                                                "joint %zu c%d: %.9g vs %.17g", mname(cs.method),
+                                                linear, masks, nadd, refkind, n, j, c, sv,
+                                                comp(sr, c));
+                                }
+                                cnum++;
+                            }
+                        }
+                    }
+    RT_EXPECT(tr);
+    RT_EXPECT(tp);
+    RT_EXPECT(ts);
+    data_free(&d);
+}
+
+/* raw rotations: sum e_i sigma_i q_i, no division: bitwise pb_pose_blend;
+ * log: the sum times 1 / T = 1: bitwise too */
+Test(layers, plain_weights_equal_pose_blend)
+{
+    rng_t r = rng_seed(7071);
+    layer_data d;
+    data_new(&d, &r);
+    const float w[LK] = {0.5f, 0.25f, 0.25f};
+    pb_quats arot = fq_alloc(LJ);
+    pb_vec3s apos = fv_alloc(LJ), ascl = fv_alloc(LJ);
+    for (int m = 0; m < 4; m++)
+        for (size_t n = 1; n <= 40; n += 3) {
+            lcase cs = {(pb_blend_method)m, 0, 0, 0, 1, {w[0], w[1], w[2]}};
+            cr_assert_eq(run_case(&d, &cs, n), PB_OK);
+            pb_cquats rot[LK];
+            pb_cvec3s pos[LK], scl[LK];
+            for (int i = 0; i < LK; i++) {
+                rot[i] = pb_cq(d.rot[i]);
+                pos[i] = pb_cv(d.pos[i]);
+                scl[i] = pb_cv(d.scale[i]);
+            }
+            pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref), pb_cv(d.sref)};
+            pb_pose out = {arot, apos, ascl};
+            cr_assert_eq(pb_pose_blend(n, LK, rot, pos, scl, w, (pb_blend_method)m, &ref, &out),
+                         PB_OK);
+            size_t B = n * sizeof(float);
+            cr_expect(!memcmp(arot.w, d.orot.w, B) && !memcmp(arot.x, d.orot.x, B) &&
+                          !memcmp(arot.y, d.orot.y, B) && !memcmp(arot.z, d.orot.z, B),
+                      "%s n=%zu: rotations differ from pb_pose_blend", mname((pb_blend_method)m), n);
+            for (size_t j = 0; j < n; j++)
+                for (int c = 0; c < 3; c++) {
+                    double a = comp(fv_get(apos, j), c), b = comp(fv_get(d.opos, j), c);
+                    cr_expect(fabs(a - b) <= 1e-6 * (fabs(a) + 3.0), "pos %zu: %.9g vs %.9g", j,
+                              a, b);
+                    a = comp(fv_get(ascl, j), c), b = comp(fv_get(d.oscl, j), c);
+                    cr_expect(fabs(a - b) <= 1e-6 * fabs(a), "scale %zu: %.9g vs %.9g", j, a, b);
+                }
+        }
+    fq_free(arot);
+    fv_free(apos);
+    fv_free(ascl);
+    data_free(&d);
+}
+
+static void snapshot(const layer_data *d, float *buf)
+{
+    for (size_t j = 0; j < LJ; j++) {
+        rq q = fq_get(d->orot, j);
+        rv3 p = fv_get(d->opos, j), s = fv_get(d->oscl, j);
+        float v[10] = {(float)q.w, (float)q.x, (float)q.y, (float)q.z, (float)p.x, (float)p.y,
+                       (float)p.z, (float)s.x, (float)s.y, (float)s.z};
+        memcpy(buf + 10 * j, v, sizeof v);
+    }
+}
+
+Test(layers, identity_additive_changes_nothing)
+{
+    rng_t r = rng_seed(7072);
+    layer_data d;
+    data_new(&d, &r);
+    static float before[10 * LJ], after[10 * LJ];
+    for (size_t j = 0; j < LJ; j++) {
+        fq_set(d.rot[LK], j, rq_identity());
+        fv_set(d.pos[LK], j, rv3_make(0, 0, 0));
+        fv_set(d.scale[LK], j, rv3_make(1, 1, 1));
+    }
+    for (int m = 0; m < 4; m++)
+        for (int linear = 0; linear < 2; linear++) {
+            lcase cs = {(pb_blend_method)m, linear, 1, 0, 1, {1.0f, 2.0f, 0.5f, 0.7f, 0.0f}};
+            cr_assert_eq(run_case(&d, &cs, 37), PB_OK);
+            snapshot(&d, before);
+            cs.nadd = 1;
+            cr_assert_eq(run_case(&d, &cs, 37), PB_OK);
+            snapshot(&d, after);
+            /* the blend's own rotation sign may differ (abs after additive) */
+            for (size_t j = 0; j < 37; j++) {
+                float sg = before[10 * j] < 0 || (before[10 * j] == 0 && signbit(before[10 * j])) ? -1.0f : 1.0f;
+                for (int c = 0; c < 4; c++)
+                    before[10 * j + c] *= sg;
+            }
+            cr_expect(!memcmp(before, after, sizeof(float) * 10 * 37),
+                      "%s linear %d: identity additive layer changed the blend",
+                      mname((pb_blend_method)m), linear);
+        }
+    data_free(&d);
+}
+
+Test(layers, additive_minus_one_removes_plus_one)
+{
+    rng_t r = rng_seed(7073);
+    layer_data d;
+    data_new(&d, &r);
+    static float base[10 * LJ], twice[10 * LJ];
+    /* second additive layer = the first, with rotations, translations, scales */
+    for (size_t j = 0; j < LJ; j++) {
+        fq_set(d.rot[LK + 1], j, fq_get(d.rot[LK], j));
+        fv_set(d.pos[LK + 1], j, fv_get(d.pos[LK], j));
+        fv_set(d.scale[LK + 1], j, fv_get(d.scale[LK], j));
+    }
+    lcase cs = {PB_BLEND_RAW_REF, 0, 0, 0, 1, {1.0f, 1.0f, 1.0f, 0.8f, -0.8f}};
+    cr_assert_eq(run_case(&d, &cs, 29), PB_OK);
+    snapshot(&d, base);
+    /* layer LK+1 is rotation-only in fill_layers: +0.8 then -0.8 of the
+     * rotation cancels; translations and scales keep the +0.8 */
+    cs.nadd = 2;
+    cr_assert_eq(run_case(&d, &cs, 29), PB_OK);
+    snapshot(&d, twice);
+    for (size_t j = 0; j < 29; j++) {
+        rq a = rq_make(base[10 * j], base[10 * j + 1], base[10 * j + 2], base[10 * j + 3]);
+        rq b = rq_make(twice[10 * j], twice[10 * j + 1], twice[10 * j + 2], twice[10 * j + 3]);
+        cr_expect(rq_angle_between(a, b) <= 1e-6, "joint %zu: %.3g rad", j,
+                  rq_angle_between(a, b));
+        rv3 dp = fv_get(d.pos[LK], j);
+        cr_expect(fabs(twice[10 * j + 4] - (base[10 * j + 4] + 0.8 * dp.x)) <=
+                      1e-6 * (fabs(base[10 * j + 4]) + 1.0),
+                  "joint %zu translation", j);
+    }
+    data_free(&d);
+}
+
+/* ------------------------------------------------------------------ errors */
+
+#define EJ 9
+static float g_mem[64 * EJ], g_copy[64 * EJ];
+static size_t g_at;
+static float *take(size_t n)
+{
+    float *p = g_mem + g_at;
+    g_at += n;
+    cr_assert(g_at <= 64 * EJ);
+    return p;
+}
+static pb_cquats tq(void) { float *p = take(4 * EJ); return (pb_cquats){p, p + EJ, p + 2 * EJ, p + 3 * EJ}; }
+static pb_cvec3s tv(void) { float *p = take(3 * EJ); return (pb_cvec3s){p, p + EJ, p + 2 * EJ}; }
+
+typedef struct {
+    pb_blend_layer bl[2], al[1];
+    pb_cpose ref;
+    pb_blend_desc desc;
+    pb_pose out;
+} eset;
+
+static void esetup(eset *ep)
+{
+    eset e;
+    memset(&e, 0, sizeof e);
+    g_at = 0;
+    for (size_t i = 0; i < 64 * EJ; i++)
+        g_mem[i] = (i % 4 == 0) ? 1.0f : 0.25f;
+    for (int i = 0; i < 3; i++) {
+        pb_blend_layer *l = i < 2 ? &e.bl[i] : &e.al[0];
+        l->weight = 0.5f;
+        l->joint_weights = take(EJ);
+        l->pose.rot = tq();
+        l->pose.pos = tv();
+        l->pose.scale = tv();
+    }
+    e.ref.rot = tq();
+    e.ref.pos = tv();
+    e.ref.scale = tv();
+    pb_cquats o = tq();
+    pb_cvec3s op = tv(), os = tv();
+    e.out.rot = (pb_quats){(float *)o.w, (float *)o.x, (float *)o.y, (float *)o.z};
+    e.out.pos = (pb_vec3s){(float *)op.x, (float *)op.y, (float *)op.z};
+    e.out.scale = (pb_vec3s){(float *)os.x, (float *)os.y, (float *)os.z};
+    *ep = e;
+    ep->desc = (pb_blend_desc){EJ, ep->bl, 2, ep->al, 1, PB_BLEND_RAW_REF, 0, &ep->ref};
+}
+
+static void expect(const char *what, pb_status want, eset *e, const pb_blend_desc *d,
+                   const pb_pose *out)
+{
+    (void)e;
+    memcpy(g_copy, g_mem, sizeof g_mem);
+    pb_status st = pb_pose_blend_layers(d, out);
+    cr_expect_eq(st, want, "%s: status %d (%s), want %d", what, (int)st, pb_status_str(st),
+                 (int)want);
+    if (want != PB_OK)
+        cr_expect(!memcmp(g_copy, g_mem, sizeof g_mem), "%s: written on error", what);
+    else if (d && d->joints)
+        cr_expect(memcmp(g_copy, g_mem, sizeof g_mem), "%s: PB_OK but nothing written", what);
+}
+#define EXPECT(what, want, e) expect(what, want, &(e), &(e).desc, &(e).out)
+
+Test(layers, errors)
+{
+    eset e;
+    esetup(&e);
+    EXPECT("valid", PB_OK, e);
+    esetup(&e);
+    expect("desc NULL", PB_ERR_NULL, &e, NULL, &e.out);
+    expect("out NULL", PB_ERR_NULL, &e, &e.desc, NULL);
+    e.desc.layer_count = 0;
+    EXPECT("no blended layer", PB_ERR_ARG, e);
+    esetup(&e);
+    e.desc.method = PB_BLEND_ACCURATE;
+    EXPECT("PB_BLEND_ACCURATE", PB_ERR_ARG, e);
+    e.desc.method = PB_BLEND_METHOD_COUNT;
+    EXPECT("unknown method", PB_ERR_ARG, e);
+    esetup(&e);
+    e.desc.flags = 2;
+    EXPECT("unknown flag", PB_ERR_ARG, e);
+    esetup(&e);
+    e.desc.joints = (size_t)PB_MAX_COUNT + 1;
+    EXPECT("joints above PB_MAX_COUNT", PB_ERR_SIZE, e);
+    esetup(&e);
+    e.desc.additive_count = (size_t)PB_MAX_COUNT + 1;
+    EXPECT("additive count above PB_MAX_COUNT", PB_ERR_SIZE, e);
+    esetup(&e);
+    e.desc.layers = NULL;
+    EXPECT("layers NULL", PB_ERR_NULL, e);
+    esetup(&e);
+    e.desc.additive = NULL;
+    EXPECT("additive NULL with a count", PB_ERR_NULL, e);
+    esetup(&e);
+    e.desc.ref = NULL;
+    EXPECT("ref NULL for raw_ref", PB_ERR_NULL, e);
+    e.desc.method = PB_BLEND_RAW;
+    EXPECT("ref NULL for raw", PB_OK, e);
+    esetup(&e);
+    e.bl[1].pose.rot.y = NULL;
+    EXPECT("layer rotation component NULL", PB_ERR_NULL, e);
+    esetup(&e);
+    e.bl[0].pose.pos = (pb_cvec3s){NULL, NULL, NULL};
+    EXPECT("blended layer without the output's translations", PB_ERR_NULL, e);
+    esetup(&e);
+    e.bl[0].pose.scale.z = NULL;
+    EXPECT("blended layer scale partly NULL", PB_ERR_NULL, e);
+    esetup(&e);
+    e.al[0].pose.pos = (pb_cvec3s){NULL, NULL, NULL};
+    e.al[0].pose.scale = (pb_cvec3s){NULL, NULL, NULL};
+    EXPECT("additive layer rotation only", PB_OK, e);
+    esetup(&e);
+    e.al[0].pose.rot.w = NULL;
+    EXPECT("additive rotation NULL", PB_ERR_NULL, e);
+    esetup(&e);
+    e.out.rot.x = NULL;
+    EXPECT("out rotation component NULL", PB_ERR_NULL, e);
+    esetup(&e);
+    e.bl[1].pose.pos.y = e.out.pos.x + 2;
+    EXPECT("input overlapping an output", PB_ERR_ALIAS, e);
+    esetup(&e);
+    e.bl[0].pose.rot.w = e.out.rot.w;
+    EXPECT("input exactly an output", PB_ERR_ALIAS, e);
+    esetup(&e);
+    e.al[0].joint_weights = e.out.scale.z + 1;
+    EXPECT("additive joint weights overlapping an output", PB_ERR_ALIAS, e);
+    esetup(&e);
+    e.out.pos.y = e.out.rot.z + 3;
+    EXPECT("outputs overlapping", PB_ERR_ALIAS, e);
+    esetup(&e);
+    e.ref.scale.x = e.out.rot.w;
+    EXPECT("ref scale an output", PB_ERR_ALIAS, e);
+    esetup(&e);
+    e.out.pos = (pb_vec3s){NULL, NULL, NULL};
+    e.out.scale = (pb_vec3s){NULL, NULL, NULL};
+    e.bl[0].pose.pos = (pb_cvec3s){NULL, NULL, NULL};
+    EXPECT("rotations only: layer tracks not read", PB_OK, e);
+    esetup(&e);
+    e.desc.joints = 0;
+    e.desc.layers = NULL;
+    EXPECT("joints == 0", PB_OK, e);
+}
