@@ -1186,6 +1186,52 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
     std::fprintf(out, "\n");
     for (const auto &row : cells)
         print_row(row);
+
+    // Small skeletons: each row's cost per unit over the same kernel's at
+    // 1024 joints (same k), per backend, from this run.
+    std::vector<std::vector<std::string>> ratio_cells;
+    std::vector<std::string> ratio_head{"benchmark"};
+    std::vector<size_t> ratio_cols;
+    for (size_t b = 0; b < reg.backends.size(); b++)
+        if (have[b] && b != naive) {
+            ratio_head.push_back(reg.backends[b].name + " / 1024");
+            ratio_cols.push_back(b);
+        }
+    for (const Row &row : rows) {
+        std::string label = row.label;
+        size_t s1 = label.find('/'), s2 = label.find('/', s1 + 1);
+        std::string joints = label.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
+        if (joints == "1024")
+            continue;
+        std::string big = label.substr(0, s1 + 1) + "1024" +
+                          (s2 == std::string::npos ? "" : label.substr(s2));
+        auto it = row_of.find(big);
+        if (it == row_of.end())
+            continue;
+        std::vector<std::string> line{label};
+        for (size_t b : ratio_cols) {
+            double v = row.ns[b] / rows[it->second].ns[b];
+            line.push_back(std::isnan(v) ? "-" : fmt_ratio(v));
+        }
+        ratio_cells.push_back(line);
+    }
+    if (ratio_cells.empty())
+        return;
+    width.assign(ratio_head.size(), 0);
+    for (size_t c = 0; c < ratio_head.size(); c++) {
+        width[c] = ratio_head[c].size();
+        for (const auto &row : ratio_cells)
+            width[c] = std::max(width[c], row[c].size());
+    }
+    std::fprintf(out, "\nsmall skeletons: cost per unit over the same kernel's at 1024 joints "
+                      "(same k, same backend, this run)\n\n");
+    print_row(ratio_head);
+    std::fprintf(out, "|");
+    for (size_t c = 0; c < ratio_head.size(); c++)
+        std::fprintf(out, c ? "%s:|" : ":%s|", std::string(width[c] + 1, '-').c_str());
+    std::fprintf(out, "\n");
+    for (const auto &row : ratio_cells)
+        print_row(row);
 }
 
 void print_help()

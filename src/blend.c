@@ -25,7 +25,7 @@ static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
 }
 
 /* ref's tracks as inputs: those the output uses */
-static void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method, const pb_pose *out,
+static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method, const pb_pose *out,
                    size_t n)
 {
     if (!ref)
@@ -115,7 +115,7 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
 
 /* a layer's inputs: rotation always, the tracks the output has (required in
  * a blended layer, optional in an additive one), its joint weights */
-static pb_status layer_check(chk *c, const pb_blend_layer *l, int additive, const pb_pose *out,
+static inline pb_status layer_check(chk *c, const pb_blend_layer *l, int additive, const pb_pose *out,
                              size_t n)
 {
     int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);

@@ -146,13 +146,21 @@ typedef struct {
     size_t a[PB_OFFSET_SLOTS], b[PB_OFFSET_SLOTS]; /* SIZE_MAX: empty */
     size_t seg;                                    /* segment of use[]; SIZE_MAX: none */
     int use[3];                                    /* slots of d01, d12, d23 */
+    pb_quats keep; /* the previous output frame, padded to whole blocks */
 } seg_cache;
+
+/* joints rounded up to whole blocks of the widest backend (16 lanes) */
+#define PB_PAD(n) (((n) + 15) & ~(size_t)15)
 
 static int cache_init(seg_cache *c, size_t joints)
 {
-    c->buf = malloc(3 * PB_OFFSET_SLOTS * joints * sizeof(float));
+    size_t pad = PB_PAD(joints);
+    c->buf = malloc((3 * PB_OFFSET_SLOTS * joints + 4 * pad) * sizeof(float));
     if (!c->buf)
         return 0;
+    float *k = c->buf + 3 * PB_OFFSET_SLOTS * joints;
+    pb_quats keep = {k, k + pad, k + 2 * pad, k + 3 * pad};
+    c->keep = keep;
     for (int i = 0; i < PB_OFFSET_SLOTS; i++) {
         float *p = c->buf + (size_t)(3 * i) * joints;
         pb_vec3s v = {p, p + joints, p + 2 * joints};
@@ -202,10 +210,9 @@ static void sample_one(const pb_kernels *k, const pb_clip *src, const seg_pos *s
     if (cache->seg != s->f)
         cache_segment(k, src, s, cache);
     float vs = (float)s->vscale;
-    pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
     k->quat_cr_offsets(J, s->x, vs, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
                        pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
-                       flags & PB_EXACT_VELOCITY, prev, rot_frame_w(dst, i),
+                       flags & PB_EXACT_VELOCITY, cache->keep, i != 0, rot_frame_w(dst, i),
                        v3_frame_w(vel ? vel->rot : no_vel, J, i));
     if (dst->pos.x)
         k->vec3_catmull_rom(J, s->x, vs, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),

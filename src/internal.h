@@ -115,11 +115,13 @@ typedef struct pb_kernels {
                               pb_quats a);
 
     /* clips (clip.c): offsets of consecutive frames as logs (half the scaled
-     * angle-axis), the Catmull-Rom from them (output put in prev's hemisphere
-     * when prev.w), vec3 pose blend (linear or log space) */
+     * angle-axis), the Catmull-Rom from them (output put in the hemisphere
+     * of the previous output, kept in the padded scratch keep, when keep.w
+     * and has_prev), vec3 pose blend (linear or log space) */
     void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
     void (*quat_cr_offsets)(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
-                            pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
+                            pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_quats keep,
+                            int has_prev,
                             pb_quats rot, pb_vec3s vel);
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);

@@ -15,6 +15,16 @@ PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, flip_sign(m)); }
 PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()), b); }
 PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
 PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
+/* Internal scratch (padded to a multiple of every lane count: the chunk sums
+ * of the averages, the resampler's previous frame): whole vectors even in
+ * the tail block, so a value stored is read back by a load of the same
+ * width (a masked store cannot forward to a later load). */
+PB_INLINE vf ldb(const float *p, pb_blk b) { return vf_load(p + b.i); }
+PB_INLINE void stb(float *p, vf v, pb_blk b) { vf_store(p + b.i, v); }
+PB_INLINE vq q_ldb(pb_quats q, pb_blk b) { vq r = {ldb(q.w, b), ldb(q.x, b), ldb(q.y, b), ldb(q.z, b)}; return r; }
+PB_INLINE void q_stb(pb_quats q, vq v, pb_blk b) { stb(q.w, v.w, b); stb(q.x, v.x, b); stb(q.y, v.y, b); stb(q.z, v.z, b); }
+PB_INLINE v3 v3_ldb(pb_vec3s v, pb_blk b) { v3 r = {ldb(v.x, b), ldb(v.y, b), ldb(v.z, b)}; return r; }
+PB_INLINE void v3_stb(pb_vec3s v, v3 a, pb_blk b) { stb(v.x, a.x, b); stb(v.y, a.y, b); stb(v.z, a.z, b); }
 /* log of the shortest rotation from a to b, log(abs(b a^-1)): half its scaled
  * angle-axis */
 PB_INLINE v3 q_sub_log(vq b, vq a) { return q_log_abs(q_mul_inv(b, a)); }
@@ -189,12 +199,14 @@ static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
     PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), blk));
 }
 /* The Catmull-Rom of pb_quat_catmull_rom from the offset logs l01, l12, l23
- * of its four keys (same operations, same results). prev (absent: w NULL) is
- * the previous output frame: rot is put in its hemisphere, so output tracks
- * come out unrolled in the same pass. */
+ * of its four keys (same operations, same results). keep (absent: w NULL)
+ * is scratch padded to whole blocks holding the previous output frame when
+ * has_prev: rot is put in its hemisphere, so output tracks come out
+ * unrolled in the same pass, and keep then holds rot. Read from the scratch,
+ * not from the output just stored: a masked tail store cannot forward. */
 static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
-                              pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
-                              pb_quats rot, pb_vec3s vel)
+                              pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_quats keep,
+                              int has_prev, pb_quats rot, pb_vec3s vel)
 {
     pb_hermite_basis h = hermite_basis_half(x, vscale);
     PB_BLOCKS(n, blk, {
@@ -202,7 +214,12 @@ static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_
         v3 a = v3_add(v3_ld(l01, blk), l);
         v3 b = v3_add(l, v3_ld(l23, blk));
         vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, blk);
-        q_st(rot, prev.w ? q_align(q_ld(prev, blk), r) : r, blk);
+        if (keep.w) {
+            if (has_prev)
+                r = q_align(q_ldb(keep, blk), r);
+            q_stb(keep, r, blk);
+        }
+        q_st(rot, r, blk);
     });
 }
 
@@ -379,15 +396,6 @@ static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
 PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
 PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
 PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
-/* The chunk's scratch sums (PB_CHUNK floats per component, a multiple of
- * every lane count): whole vectors even in the tail block, so a sum stored
- * for one sample is read back for the next by a load of the same width. */
-PB_INLINE vf ldb(const float *p, pb_blk b) { return vf_load(p + b.i); }
-PB_INLINE void stb(float *p, vf v, pb_blk b) { vf_store(p + b.i, v); }
-PB_INLINE vq q_ldb(pb_quats q, pb_blk b) { vq r = {ldb(q.w, b), ldb(q.x, b), ldb(q.y, b), ldb(q.z, b)}; return r; }
-PB_INLINE void q_stb(pb_quats q, vq v, pb_blk b) { stb(q.w, v.w, b); stb(q.x, v.x, b); stb(q.y, v.y, b); stb(q.z, v.z, b); }
-PB_INLINE v3 v3_ldb(pb_vec3s v, pb_blk b) { v3 r = {ldb(v.x, b), ldb(v.y, b), ldb(v.z, b)}; return r; }
-PB_INLINE void v3_stb(pb_vec3s v, v3 a, pb_blk b) { stb(v.x, a.x, b); stb(v.y, a.y, b); stb(v.z, a.z, b); }
 /* The sample-major loop: per chunk (elements c .. c+m), PREP once, then STEP
  * for every sample i (weight wi) and block, then FINISH for every block. */
 #define PB_SAMPLE_MAJOR(n, k, w, PREP, STEP, FINISH)                           \

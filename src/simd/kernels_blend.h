@@ -264,6 +264,9 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
 static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned o,
                          pb_cpose ref, const pb_pose *out)
 {
+#if defined(PB_EMULATED) /* test-only backends: the same body, options at run time */
+    pose_blend_body(n, bl, ad, o, ref, out);
+#else
     switch (o) { /* full transforms: pb_pose_blend, then pb_pose_blend_layers */
         PB_PB_BODY_CASE(PB_PB_TRACKS);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG);
@@ -277,6 +280,7 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
     default:
         pose_blend_body(n, bl, ad, o, ref, out);
     }
+#endif
 }
 #undef PB_PB_BODY_CASE
 
