@@ -1070,6 +1070,31 @@ std::string fmt_ratio(double v)
     return buf;
 }
 
+// A markdown table: the first column left-aligned, the others right-aligned.
+void print_markdown(FILE *out, const std::vector<std::string> &head,
+                    const std::vector<std::vector<std::string>> &cells)
+{
+    std::vector<size_t> width(head.size());
+    for (size_t c = 0; c < head.size(); c++) {
+        width[c] = head[c].size();
+        for (const auto &row : cells)
+            width[c] = std::max(width[c], row[c].size());
+    }
+    auto print_row = [&](const std::vector<std::string> &v) {
+        std::fprintf(out, "|");
+        for (size_t c = 0; c < v.size(); c++)
+            std::fprintf(out, c ? " %*s |" : " %-*s |", (int)width[c], v[c].c_str());
+        std::fprintf(out, "\n");
+    };
+    print_row(head);
+    std::fprintf(out, "|");
+    for (size_t c = 0; c < head.size(); c++)
+        std::fprintf(out, c ? "%s:|" : ":%s|", std::string(width[c] + 1, '-').c_str());
+    std::fprintf(out, "\n");
+    for (const auto &row : cells)
+        print_row(row);
+}
+
 void print_table(FILE *out, const Registry &reg, const std::map<std::string, double> &medians,
                  int repetitions, const std::string &min_time, double wall_over_cpu)
 {
@@ -1152,12 +1177,6 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
                 column(reg.backends[b].name + " vs naive",
                        [b, naive](const Row &row) { return row.ns[naive] / row.ns[b]; });
 
-    std::vector<size_t> width(head.size());
-    for (size_t c = 0; c < head.size(); c++) {
-        width[c] = head[c].size();
-        for (const auto &row : cells)
-            width[c] = std::max(width[c], row[c].size());
-    }
     std::fprintf(out, "\nposebatch %s on %s, %ld logical CPUs\n", pb_version_string(),
                  cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
     std::fprintf(out,
@@ -1173,19 +1192,7 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
                      "note: wall time was %.2fx the CPU time: the machine was busy, absolute "
                      "figures are inflated (ratios less so)\n\n",
                      wall_over_cpu);
-    auto print_row = [&](const std::vector<std::string> &v) {
-        std::fprintf(out, "|");
-        for (size_t c = 0; c < v.size(); c++)
-            std::fprintf(out, c ? " %*s |" : " %-*s |", (int)width[c], v[c].c_str());
-        std::fprintf(out, "\n");
-    };
-    print_row(head);
-    std::fprintf(out, "|");
-    for (size_t c = 0; c < head.size(); c++)
-        std::fprintf(out, c ? "%s:|" : ":%s|", std::string(width[c] + 1, '-').c_str());
-    std::fprintf(out, "\n");
-    for (const auto &row : cells)
-        print_row(row);
+    print_markdown(out, head, cells);
 
     // Small skeletons: each row's cost per unit over the same kernel's at
     // 1024 joints (same k), per backend, from this run.
@@ -1217,21 +1224,9 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
     }
     if (ratio_cells.empty())
         return;
-    width.assign(ratio_head.size(), 0);
-    for (size_t c = 0; c < ratio_head.size(); c++) {
-        width[c] = ratio_head[c].size();
-        for (const auto &row : ratio_cells)
-            width[c] = std::max(width[c], row[c].size());
-    }
     std::fprintf(out, "\nsmall skeletons: cost per unit over the same kernel's at 1024 joints "
                       "(same k, same backend, this run)\n\n");
-    print_row(ratio_head);
-    std::fprintf(out, "|");
-    for (size_t c = 0; c < ratio_head.size(); c++)
-        std::fprintf(out, c ? "%s:|" : ":%s|", std::string(width[c] + 1, '-').c_str());
-    std::fprintf(out, "\n");
-    for (const auto &row : ratio_cells)
-        print_row(row);
+    print_markdown(out, ratio_head, ratio_cells);
 }
 
 void print_help()

@@ -565,30 +565,32 @@ typedef struct pb_blend_desc {
  * joint_weights_i[j], and the weights are relative: each is divided by
  * T_j = sum_i e_ij. Rotations by the method's average with the weights
  * e_ij / T_j (PB_BLEND_RAW_REF: abs(ref normalize(sum e_ij abs(ref^-1 q_i))),
- * as pb_quat_average_raw_ref), positions ref.pos + sum (e_ij / T_j)(p_i -
- * ref.pos), scales ref.scale exp(sum (e_ij / T_j) ln(s_i / ref.scale)), or
- * with PB_BLEND_LINEAR_SCALE ref.scale + sum (e_ij / T_j)(s_i - ref.scale)
- * (ref's tracks taken as identity, zero and one where ref or a track of it is
- * absent). Where T_j is not > 0 (every layer masked out there) the joint gets
- * the reference pose. Additive layers then apply in order with their weights
- * as given (a_aj = weight_a * joint_weights_a[j], not normalised): rotation
+ * as pb_quat_average_raw_ref), positions sum (e_ij / T_j) p_i (which is
+ * ref.pos + sum (e_ij / T_j)(p_i - ref.pos): the weights sum to one), scales
+ * ref.scale exp(sum (e_ij / T_j) ln(s_i / ref.scale)), or with
+ * PB_BLEND_LINEAR_SCALE sum (e_ij / T_j) s_i (ref's tracks taken as
+ * identity, zero and one where ref or a track of it is absent). The sums take
+ * e_ij and are divided by T_j once per joint. Where T_j is not > 0 (every
+ * layer masked out there) the joint gets the reference pose (its rotation
+ * with w >= 0). Additive layers then apply in order with their weights as
+ * given (a_aj = weight_a * joint_weights_a[j], not normalised): rotation
  * q <- exp(a_aj log(d)) q (d's shortest arc; a_aj = 1 applies d, 0 nothing,
  * -1 removes it), position p <- p + a_aj d_p, scale s <- s exp(a_aj ln d_s),
- * or with PB_BLEND_LINEAR_SCALE s <- s (1 + a_aj (d_s - 1)) as ozz does.
+ * or with PB_BLEND_LINEAR_SCALE s <- s (1 + a_aj (d_s - 1)) as ozz does;
+ * rotations come out with w >= 0 when additive layers apply.
  * Out tracks: rot required, pos and scale optional (blended when present).
- * With plain layer weights (no masks), no additive layers and weights that
- * sum to 1, the result is pb_pose_blend's. Errors, nothing written: desc or
- * out NULL, a NULL layer array with a count > 0, a missing rotation, or a
+ * With plain layer weights that sum to exactly 1 in float, no masks and no
+ * additive layers, the rotations are bitwise pb_pose_blend's and positions
+ * and scales agree with it to float rounding. Errors, nothing written: desc
+ * or out NULL, a NULL layer array with a count > 0, a missing rotation, or a
  * track the output has and a blended layer lacks: PB_ERR_NULL; layer_count
  * == 0, PB_BLEND_ACCURATE, an unknown method or flag: PB_ERR_ARG; joints or a
- * count above PB_MAX_COUNT: PB_ERR_SIZE; out overlapping any input
- * (PB_ERR_ALIAS). joints == 0 does nothing and returns PB_OK. Accuracy: the
- * method's average (rotations), float rounding of the sums (positions,
- * scales; the log-space scale as pb_pose_blend), and each additive layer's
- * log and exp (3e-7 relative). Cost: a 31-joint skeleton with 4 layers
- * takes about 0.25 microseconds on one AVX2 core (raw_ref, full transforms);
- * the cost per joint is nearly flat from 16 joints up, so one call per
- * character per frame is the intended use. */
+ * count above PB_MAX_COUNT: PB_ERR_SIZE; out overlapping any input, joint
+ * weights included (PB_ERR_ALIAS). joints == 0 does nothing and returns
+ * PB_OK. Accuracy (tested against double on every backend): rotations within
+ * the method's average bound (2e-6 rad) plus 4e-7 rad per additive layer;
+ * positions to 1e-6 of sum |(e_ij / T_j) p_i| + sum |a_aj d_p|; scales
+ * 2e-6 relative plus 1e-6 per additive layer. Cost: COST_SENTENCE */
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
 #ifdef __cplusplus

@@ -38,6 +38,15 @@ static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method, c
         in_v_strict(c, ref->scale, n);
 }
 
+/* the output's tracks, registered first */
+static void out_pose(chk *c, const pb_pose *out, size_t n)
+{
+    CHK_INIT(*c);
+    out_q(c, out->rot, n);
+    opt_out_v(c, out->pos, n);
+    opt_out_v(c, out->scale, n);
+}
+
 static unsigned track_opts(const pb_pose *out)
 {
     return (absent_v(out->pos) ? 0u : PB_PB_POS) | (absent_v(out->scale) ? 0u : PB_PB_SCALE);
@@ -69,10 +78,7 @@ static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_
         (!absent_v(out->scale) && !scale))
         return PB_ERR_NULL;
     chk c;
-    CHK_INIT(c);
-    out_q(&c, out->rot, n);
-    opt_out_v(&c, out->pos, n);
-    opt_out_v(&c, out->scale, n);
+    out_pose(&c, out, n);
     for (size_t i = 0; i < k && c.st == PB_OK; i++)
         in_q_strict(&c, rot[i], n);
     if (!absent_v(out->pos))
@@ -147,10 +153,7 @@ static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
     if (!d->layers || (d->additive_count && !d->additive) || (by_ref(d->method) && !d->ref))
         return PB_ERR_NULL;
     chk c;
-    CHK_INIT(c);
-    out_q(&c, out->rot, n);
-    opt_out_v(&c, out->pos, n);
-    opt_out_v(&c, out->scale, n);
+    out_pose(&c, out, n);
     pb_status st = c.st;
     for (size_t i = 0; i < d->layer_count && st == PB_OK; i++)
         st = layer_check(&c, &d->layers[i], 0, out, n);

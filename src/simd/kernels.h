@@ -450,18 +450,22 @@ PB_INLINE vq raw_finish(vq a, pb_cquats rc, pb_blk blk)
     vq p = {vf_add(m.w, poison), vf_add(m.x, poison), vf_add(m.y, poison), vf_add(m.z, poison)};
     return q_abs(p);
 }
+/* Block-major, the sum in registers: nothing slow per sample to overlap
+ * (the same sums in the same order as sample-major). */
 static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
-    float buf[4][PB_CHUNK];
-    pb_quats acc = {buf[0], buf[1], buf[2], buf[3]};
-    vq zero = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    /* w sigma_i as w with the sign of sigma_i's argument folded in */
-    PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
-            vq q = sample_ld(s, i, c, blk);
-            vf side = rc.w ? q_dot(q_ld(rc, blk), q) : q.w;
-            q_stb(acc, q_add_weighted(i ? q_ldb(acc, blk) : zero, q, vf_xorsign(wi, side)), blk);
-        }, q_st(q_offset(out, c), raw_finish(q_ldb(acc, blk), rc, blk), blk));
+    PB_BLOCKS(n, blk, {
+        vq a = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+        vq r = ref.w ? q_ld(ref, blk) : q_identity();
+        for (size_t i = 0; i < k; i++) {
+            vq q = sample_ld(s, i, 0, blk);
+            /* w sigma_i as w with the sign of sigma_i's argument folded in */
+            vf side = ref.w ? q_dot(r, q) : q.w;
+            a = q_add_weighted(a, q, vf_xorsign(weight_at(w, i), side));
+        }
+        q_st(out, raw_finish(a, ref, blk), blk);
+    });
 }
 /* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,

@@ -16,14 +16,19 @@ typedef simde__m256 vm;
 PB_INLINE vf vf_set(float a) { return simde_mm256_set1_ps(a); }
 PB_INLINE vf vf_load(const float *p) { return simde_mm256_loadu_ps(p); }
 PB_INLINE void vf_store(float *p, vf v) { simde_mm256_storeu_ps(p, v); }
-/* tails: masked loads and stores (masked-off lanes read as 0, never fault) */
+/* tails: masked loads and stores (masked-off lanes never fault) */
 PB_INLINE simde__m256i pb__tail_mask(size_t cnt)
 {
     static const int32_t t[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
     return simde_mm256_loadu_si256((const simde__m256i *)(const void *)(t + 8 - cnt));
 }
 #define PB_HAVE_PART 1
-PB_INLINE vf vf_load_part(const float *p, size_t cnt) { return simde_mm256_maskload_ps(p, pb__tail_mask(cnt)); }
+PB_INLINE vf vf_load_part(const float *p, size_t cnt)
+{
+    simde__m256i m = pb__tail_mask(cnt);
+    return simde_mm256_blendv_ps(simde_mm256_set1_ps(p[0]), simde_mm256_maskload_ps(p, m),
+                                 simde_mm256_castsi256_ps(m));
+}
 PB_INLINE void vf_store_part(float *p, vf v, size_t cnt) { simde_mm256_maskstore_ps(p, pb__tail_mask(cnt), v); }
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm256_sub_ps(a, b); }

@@ -13,12 +13,17 @@ PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_se
 /* Tails: a layer that defines PB_HAVE_PART has its own vf_load_part /
  * vf_store_part (masked or lane-wise, no stack round trip: a vector load of
  * a buffer just written by narrower stores stalls on store forwarding).
- * Otherwise they go through a small buffer. Unused lanes load as 0, and
- * nothing past cnt elements is read or written. */
+ * Otherwise they go through a small buffer. Unused lanes load as copies of
+ * element 0, so they compute what a real element does: zero lanes would
+ * send every tail block down the kernels' rare-case paths (zero or tiny
+ * angles, opposite quaternions), several times slower. Nothing past cnt
+ * elements is read or written. */
 #ifndef PB_HAVE_PART
 PB_INLINE vf vf_load_part(const float *p, size_t cnt)
 {
-    float b[PB_LANES] = {0};
+    float b[PB_LANES];
+    for (size_t i = 0; i < PB_LANES; i++)
+        b[i] = p[0];
     memcpy(b, p, cnt * sizeof(float));
     return vf_load(b);
 }

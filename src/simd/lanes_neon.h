@@ -24,7 +24,7 @@ PB_INLINE void vf_store(float *p, vf v) { simde_vst1q_f32(p, v); }
 #define PB_HAVE_PART 1
 PB_INLINE vf vf_load_part(const float *p, size_t cnt)
 {
-    vf v = simde_vld1q_lane_f32(p, simde_vdupq_n_f32(0.0f), 0);
+    vf v = simde_vdupq_n_f32(p[0]);
     if (cnt > 1)
         v = simde_vld1q_lane_f32(p + 1, v, 1);
     if (cnt > 2)

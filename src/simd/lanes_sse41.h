@@ -20,7 +20,7 @@ PB_INLINE void vf_store(float *p, vf v) { simde_mm_storeu_ps(p, v); }
 #define PB_HAVE_PART 1
 PB_INLINE vf vf_load_part(const float *p, size_t cnt)
 {
-    return simde_mm_setr_ps(p[0], cnt > 1 ? p[1] : 0.0f, cnt > 2 ? p[2] : 0.0f, 0.0f);
+    return simde_mm_setr_ps(p[0], cnt > 1 ? p[1] : p[0], cnt > 2 ? p[2] : p[0], p[0]);
 }
 PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
 {
