@@ -1,8 +1,8 @@
-/* Pose blending: pb_pose_blend (k parallel batches, weights as given) and
- * pb_pose_blend_layers (layer structs with joint weights, relative weights,
- * additive layers, linear or log-space scales). Both check every argument
- * before anything is written, then run the one-pass pose_blend kernel; the
- * eigenvector method runs its average and the vec3 blends separately. */
+/* Pose blending: pb_pose_blend (k parallel batches, weights as given: the
+ * averages' and the vec3 blend's kernels) and pb_pose_blend_layers (layer
+ * structs with joint weights, relative weights, additive layers, linear or
+ * log-space scales: the pose_blend kernel). Both check every argument before
+ * anything is written. */
 #include "check.h"
 #include "internal.h"
 
@@ -99,21 +99,17 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
         return st;
     const pb_kernels *K_ = pb_active_kernels();
     pb_cpose r = used_ref(ref, method);
-    if (method == PB_BLEND_ACCURATE) {
-        pb_samples s = {rot, no_q, 0};
+    pb_samples s = {rot, no_q, 0};
+    if (method == PB_BLEND_ACCURATE)
         K_->average_accurate(joints, k, &s, weights, out->rot);
-        if (!absent_v(out->pos))
-            K_->vec3_blend(joints, k, r.pos, pos, weights, 0, out->pos);
-        if (!absent_v(out->scale))
-            K_->vec3_blend(joints, k, r.scale, scale, weights, 1, out->scale);
-        return PB_OK;
-    }
-    pb_layer_set bl = {k, NULL, rot, pos, scale, weights};
-    pb_layer_set ad = {0, NULL, NULL, NULL, NULL, NULL};
-    unsigned o = track_opts(out);
-    if (method == PB_BLEND_LOG_REF || method == PB_BLEND_LOG)
-        o |= PB_PB_LOG;
-    K_->pose_blend(joints, &bl, &ad, o, r, out);
+    else if (method == PB_BLEND_LOG_REF || method == PB_BLEND_LOG)
+        K_->average_log(joints, k, r.rot, &s, weights, out->rot);
+    else
+        K_->average_raw(joints, k, r.rot, &s, weights, out->rot);
+    if (!absent_v(out->pos))
+        K_->vec3_blend(joints, k, r.pos, pos, weights, 0, out->pos);
+    if (!absent_v(out->scale))
+        K_->vec3_blend(joints, k, r.scale, scale, weights, 1, out->scale);
     return PB_OK;
 }
 
@@ -170,9 +166,9 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
     pb_status st = layers_check(desc, out);
     if (st != PB_OK || desc->joints == 0)
         return st;
-    pb_layer_set bl = {desc->layer_count, desc->layers, NULL, NULL, NULL, NULL};
-    pb_layer_set ad = {desc->additive_count, desc->additive, NULL, NULL, NULL, NULL};
-    unsigned o = track_opts(out) | PB_PB_NORMALIZE;
+    pb_layer_set bl = {desc->layer_count, desc->layers};
+    pb_layer_set ad = {desc->additive_count, desc->additive};
+    unsigned o = track_opts(out);
     if (desc->method == PB_BLEND_LOG_REF || desc->method == PB_BLEND_LOG)
         o |= PB_PB_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)

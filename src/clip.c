@@ -146,7 +146,7 @@ typedef struct {
     size_t a[PB_OFFSET_SLOTS], b[PB_OFFSET_SLOTS]; /* SIZE_MAX: empty */
     size_t seg;                                    /* segment of use[]; SIZE_MAX: none */
     int use[3];                                    /* slots of d01, d12, d23 */
-    pb_quats keep; /* the previous output frame, padded to whole blocks */
+    pb_quats keep; /* the previous output frame's tail block, padded */
 } seg_cache;
 
 /* joints rounded up to whole blocks of the widest backend (16 lanes) */
@@ -210,9 +210,10 @@ static void sample_one(const pb_kernels *k, const pb_clip *src, const seg_pos *s
     if (cache->seg != s->f)
         cache_segment(k, src, s, cache);
     float vs = (float)s->vscale;
+    pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
     k->quat_cr_offsets(J, s->x, vs, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
                        pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
-                       flags & PB_EXACT_VELOCITY, cache->keep, i != 0, rot_frame_w(dst, i),
+                       flags & PB_EXACT_VELOCITY, prev, cache->keep, rot_frame_w(dst, i),
                        v3_frame_w(vel ? vel->rot : no_vel, J, i));
     if (dst->pos.x)
         k->vec3_catmull_rom(J, s->x, vs, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),

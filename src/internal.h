@@ -24,45 +24,27 @@ static inline pb_cquats pb_sample_at(const pb_samples *s, size_t i)
     return q;
 }
 
-/* The layers of a pose blend: either pb_blend_layer structs
- * (pb_pose_blend_layers) or k parallel batches and weights (pb_pose_blend;
- * pos / scale NULL when that track is not blended). */
+/* The layers of a layered pose blend (blended or additive). */
 typedef struct pb_layer_set {
     size_t k;
     const pb_blend_layer *layers;
-    const pb_cquats *rot;
-    const pb_cvec3s *pos, *scale;
-    const float *w;
 } pb_layer_set;
 
-static inline pb_cquats ls_rot(const pb_layer_set *s, size_t i)
-{
-    return s->layers ? s->layers[i].pose.rot : s->rot[i];
-}
-static inline pb_cvec3s ls_pos(const pb_layer_set *s, size_t i)
-{
-    return s->layers ? s->layers[i].pose.pos : s->pos[i];
-}
-static inline pb_cvec3s ls_scale(const pb_layer_set *s, size_t i)
-{
-    return s->layers ? s->layers[i].pose.scale : s->scale[i];
-}
-static inline float ls_weight(const pb_layer_set *s, size_t i)
-{
-    return s->layers ? s->layers[i].weight : s->w[i];
-}
+static inline pb_cquats ls_rot(const pb_layer_set *s, size_t i) { return s->layers[i].pose.rot; }
+static inline pb_cvec3s ls_pos(const pb_layer_set *s, size_t i) { return s->layers[i].pose.pos; }
+static inline pb_cvec3s ls_scale(const pb_layer_set *s, size_t i) { return s->layers[i].pose.scale; }
+static inline float ls_weight(const pb_layer_set *s, size_t i) { return s->layers[i].weight; }
 static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
 {
-    return s->layers ? s->layers[i].joint_weights : NULL;
+    return s->layers[i].joint_weights;
 }
 
 /* pose_blend options */
 #define PB_PB_LOG 1u          /* log average of the rotations (else raw) */
-#define PB_PB_NORMALIZE 2u    /* weights divided by their sum per joint */
 #define PB_PB_POS 4u          /* blend translations */
 #define PB_PB_SCALE 8u        /* blend scales */
-#define PB_PB_LINEAR_SCALE 16u /* scales linearly (else in log space); with NORMALIZE */
-#define PB_PB_JOINT_WEIGHTS 32u /* some blended layer has joint weights; with NORMALIZE */
+#define PB_PB_LINEAR_SCALE 16u /* scales linearly (else in log space) */
+#define PB_PB_JOINT_WEIGHTS 32u /* some blended layer has joint weights */
 
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL
@@ -115,19 +97,19 @@ typedef struct pb_kernels {
                               pb_quats a);
 
     /* clips (clip.c): offsets of consecutive frames as logs (half the scaled
-     * angle-axis), the Catmull-Rom from them (output put in the hemisphere
-     * of the previous output, kept in the padded scratch keep, when keep.w
-     * and has_prev), vec3 pose blend (linear or log space) */
+     * angle-axis), the Catmull-Rom from them (output put in prev's hemisphere
+     * when prev.w; keep: padded scratch for the tail block's), vec3 pose
+     * blend (linear or log space) */
     void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
     void (*quat_cr_offsets)(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
-                            pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_quats keep,
-                            int has_prev,
-                            pb_quats rot, pb_vec3s vel);
+                            pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
+                            pb_quats keep, pb_quats rot, pb_vec3s vel);
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);
-    /* the pose blend in one pass: blended layers bl (k >= 1), additive ad
-     * (k may be 0), options PB_PB_*; ref.rot.w NULL: no rotation reference
-     * (raw / log), ref.pos.x / ref.scale.x NULL: none */
+    /* the layered pose blend (weights relative per joint): blended layers
+     * bl (k >= 1), additive ad (k may be 0), options PB_PB_*; ref.rot.w
+     * NULL: no rotation reference (raw / log), ref.pos.x / ref.scale.x
+     * NULL: none */
     void (*pose_blend)(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned opts,
                        pb_cpose ref, const pb_pose *out);
 } pb_kernels;

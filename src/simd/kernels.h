@@ -199,14 +199,14 @@ static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
     PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), blk));
 }
 /* The Catmull-Rom of pb_quat_catmull_rom from the offset logs l01, l12, l23
- * of its four keys (same operations, same results). keep (absent: w NULL)
- * is scratch padded to whole blocks holding the previous output frame when
- * has_prev: rot is put in its hemisphere, so output tracks come out
- * unrolled in the same pass, and keep then holds rot. Read from the scratch,
- * not from the output just stored: a masked tail store cannot forward. */
+ * of its four keys (same operations, same results). prev (absent: w NULL)
+ * is the previous output frame: rot is put in its hemisphere, so output
+ * tracks come out unrolled in the same pass. The tail block reads prev from
+ * keep, scratch padded to whole blocks where each frame's tail is also kept:
+ * a masked tail store cannot forward to the next frame's load. */
 static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
-                              pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_quats keep,
-                              int has_prev, pb_quats rot, pb_vec3s vel)
+                              pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
+                              pb_quats keep, pb_quats rot, pb_vec3s vel)
 {
     pb_hermite_basis h = hermite_basis_half(x, vscale);
     PB_BLOCKS(n, blk, {
@@ -214,11 +214,11 @@ static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_
         v3 a = v3_add(v3_ld(l01, blk), l);
         v3 b = v3_add(l, v3_ld(l23, blk));
         vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, blk);
-        if (keep.w) {
-            if (has_prev)
-                r = q_align(q_ldb(keep, blk), r);
+        const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
+        if (prev.w)
+            r = q_align(tail ? q_ldb(keep, blk) : q_ld(prev, blk), r);
+        if (tail)
             q_stb(keep, r, blk);
-        }
         q_st(rot, r, blk);
     });
 }

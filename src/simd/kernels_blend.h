@@ -1,20 +1,16 @@
-/* The pose blend kernel (pb_pose_blend_layers, and pb_pose_blend for every
- * method but the eigenvector one), written once over the lane layer and
- * included by kernels.h. One pass over chunks of PB_CHUNK joints: per chunk
- * every layer sample-major (rotation, position and scale sums of a block
- * together, as in PB_SAMPLE_MAJOR), then per block the finish, the additive
- * layers and the stores. A call on a real skeleton (tens of joints) is one
- * chunk: one loop over the layers, each block's tail loaded and stored
- * masked, nothing else.
- *
- * Weights as given (pb_pose_blend): the sums are those of the averages and
- * of the vec3 blend, in their order (same results as those kernels).
- * Normalised (PB_PB_NORMALIZE, pb_pose_blend_layers): the sums take the raw
- * weights e_i (times the joint weights) and their sum T, and the finish
- * divides by T once per joint instead of once per layer: translations and
- * linear scales sum e_i p_i (no reference to subtract: the weights sum to
- * one), logs sum e_i l_i, raw rotations need no division at all. Where T is
- * not > 0 the finish takes the reference. */
+/* The layered pose blend kernel (pb_pose_blend_layers), written once over
+ * the lane layer and included by kernels.h. The sums take the raw weights
+ * e_i (times the joint weights) and their sum T, and the finish divides by
+ * T once per joint instead of once per layer: translations and linear
+ * scales sum e_i p_i, logs sum e_i l_i, raw rotations need no division at
+ * all; where T is not > 0 the finish takes the reference. Sums of things
+ * cheap per layer (raw rotations, translations, linear scales) are formed
+ * block-major in registers; logs (log rotations, log-space scales) are
+ * formed sample-major over chunks of PB_CHUNK joints (as PB_SAMPLE_MAJOR),
+ * so that the logs of neighbouring blocks overlap. Then per block the
+ * finish, the additive layers and the stores. (pb_pose_blend, weights as
+ * given, runs the averages' and the vec3 blend's kernels: with per-call
+ * costs this small they are the faster way for it.) */
 #ifndef PB_KERNELS_BLEND_H
 #define PB_KERNELS_BLEND_H
 
@@ -49,41 +45,49 @@ PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
 /* The chunk's running sums (scratch, PB_CHUNK floats per component). */
 typedef struct {
     pb_quats rot; /* raw: the quaternion sum; log: x, y, z hold the log sum */
-    pb_vec3s pos, scale, sinv;
+    pb_vec3s scale, sinv;
     float *total; /* T per joint (joint weights), or unused */
 } blend_acc;
 
-/* one blended layer's terms added to the chunk's sums */
-PB_INLINE void blend_step(const blend_src *s, int first, unsigned o, pb_cquats rc, pb_cvec3s pr,
-                          pb_cvec3s sr, const blend_acc *a, pb_blk blk)
+/* one blended layer's rotation term added to the chunk's sums (and its
+ * weight to the weight sums, with joint weights) */
+PB_INLINE void rot_step(const blend_src *s, int first, unsigned o, pb_cquats rc,
+                        const blend_acc *a, pb_blk blk)
 {
     const vq zq = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    const v3 z3 = v3_splat(0.0f);
-    const int norm = (o & PB_PB_NORMALIZE) != 0;
     vf wi = src_weight(s, blk);
-    if (norm && (o & PB_PB_JOINT_WEIGHTS))
+    if (o & PB_PB_JOINT_WEIGHTS)
         stb(a->total, first ? wi : vf_add(ldb(a->total, blk), wi), blk);
     vq q = q_ld(s->rot, blk);
     if (o & PB_PB_LOG) { /* as k_average_log */
         pb_vec3s lacc = {a->rot.x, a->rot.y, a->rot.z};
         if (rc.w)
             q = q_inv_mul(q_ld(rc, blk), q);
-        v3_stb(lacc, v3_fma(q_log_abs(q), wi, first ? z3 : v3_ldb(lacc, blk)), blk);
+        v3_stb(lacc, v3_fma(q_log_abs(q), wi, first ? v3_splat(0.0f) : v3_ldb(lacc, blk)), blk);
     } else { /* as k_average_raw */
         vf side = rc.w ? q_dot(q_ld(rc, blk), q) : q.w;
         q_stb(a->rot, q_add_weighted(first ? zq : q_ldb(a->rot, blk), q, vf_xorsign(wi, side)), blk);
     }
-    if (o & PB_PB_POS) { /* as b_vec3_blend_linear (normalised: no reference) */
-        v3 p = v3_ld(s->pos, blk);
-        if (pr.x && !norm)
-            p = v3_sub(p, v3_ld(pr, blk));
-        v3_stb(a->pos, v3_fma(p, wi, first ? z3 : v3_ldb(a->pos, blk)), blk);
-    }
-    if (o & PB_PB_SCALE) {
-        v3 sc = v3_ld(s->scale, blk);
-        if (!(o & PB_PB_LINEAR_SCALE)) /* as k_vec3_blend's log space */
-            sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
-        v3_stb(a->scale, v3_fma(sc, wi, first ? z3 : v3_ldb(a->scale, blk)), blk);
+}
+/* one blended layer's log-space scale term added to the chunk's sums (as
+ * k_vec3_blend's log space) */
+PB_INLINE void scale_step(const blend_src *s, int first, pb_cvec3s sr, const blend_acc *a,
+                          pb_blk blk)
+{
+    v3 sc = v3_ld(s->scale, blk);
+    sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
+    v3_stb(a->scale, v3_fma(sc, src_weight(s, blk), first ? v3_splat(0.0f) : v3_ldb(a->scale, blk)), blk);
+}
+
+/* Every layer's log-space scale terms over the chunk: a function of its
+ * own, so that the logarithm's constants get registers of their own (inlined
+ * next to the rotation sums, they went to the stack). */
+static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t c, size_t m,
+                                                 pb_cvec3s sr, const blend_acc *a)
+{
+    for (size_t i = 0; i < bl->k; i++) {
+        blend_src s = layer_at(bl, i, c, PB_PB_SCALE);
+        PB_BLOCKS(m, blk, scale_step(&s, i == 0, sr, a, blk));
     }
 }
 
@@ -128,38 +132,29 @@ PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cqu
                             pb_cvec3s pr, pb_cvec3s sr, blend_sums a, float total,
                             const pb_pose *out, pb_blk blk)
 {
-    const int norm = (o & PB_PB_NORMALIZE) != 0;
-    vm live = vm_eq(vf_zero(), vf_zero());
-    vf inv = vf_set(1.0f);
-    if (norm) { /* 1 / T, and 0 where T is not > 0 (the reference there) */
-        vf t = (o & PB_PB_JOINT_WEIGHTS) ? a.t : vf_set(total);
-        live = vm_gt(t, vf_zero());
-        inv = vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, t, vf_set(1.0f))), vf_zero());
-    }
+    /* 1 / T, and 0 where T is not > 0 (the reference there) */
+    vf t = (o & PB_PB_JOINT_WEIGHTS) ? a.t : vf_set(total);
+    vm live = vm_gt(t, vf_zero());
+    vf inv = vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, t, vf_set(1.0f))), vf_zero());
     vq r;
     if (o & PB_PB_LOG) {
         v3 l = {a.r.x, a.r.y, a.r.z};
-        vq m = q_exp(norm ? v3_scale(l, inv) : l);
+        vq m = q_exp(v3_scale(l, inv));
         r = rc.w ? q_abs(q_mul(q_ld(rc, blk), m)) : m;
     } else {
         r = raw_finish(a.r, rc, blk);
-        if (norm)
-            r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
+        r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
     }
     v3 p = v3_splat(0.0f), sc = v3_splat(1.0f);
     if (o & PB_PB_POS) {
-        p = a.p;
-        if (norm)
-            p = v3_sel(live, v3_scale(p, inv), pr.x ? v3_ld(pr, blk) : v3_splat(0.0f));
-        else if (pr.x)
-            p = v3_add(p, v3_ld(pr, blk));
+        p = v3_sel(live, v3_scale(a.p, inv), pr.x ? v3_ld(pr, blk) : v3_splat(0.0f));
     }
     if (o & PB_PB_SCALE) {
         sc = a.s;
-        if (o & PB_PB_LINEAR_SCALE) { /* normalised only */
+        if (o & PB_PB_LINEAR_SCALE) {
             sc = v3_sel(live, v3_scale(sc, inv), sr.x ? v3_ld(sr, blk) : v3_splat(1.0f));
         } else {
-            sc = v3_exp(norm ? v3_scale(sc, inv) : sc);
+            sc = v3_exp(v3_scale(sc, inv));
             if (sr.x)
                 sc = v3_mul(sc, v3_ld(sr, blk));
         }
@@ -172,13 +167,17 @@ PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cqu
     if (o & PB_PB_SCALE)
         v3_st(v3_offset(out->scale, c), sc, blk);
 }
-PB_INLINE blend_sums sums_ld(const blend_acc *a, pb_blk blk)
+/* the sample-major path's sums (what it formed: no linear tracks) */
+PB_INLINE blend_sums sums_ld(const blend_acc *a, unsigned o, pb_blk blk)
 {
-    blend_sums r;
-    r.r = q_ldb(a->rot, blk);
-    r.p = v3_ldb(a->pos, blk);
-    r.s = v3_ldb(a->scale, blk);
-    r.t = ldb(a->total, blk);
+    const vq z = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+    blend_sums r = {z, v3_splat(0.0f), v3_splat(0.0f), vf_zero()};
+    if (o & (PB_PB_LOG | PB_PB_JOINT_WEIGHTS))
+        r.r = q_ldb(a->rot, blk);
+    if ((o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE))
+        r.s = v3_ldb(a->scale, blk);
+    if (o & PB_PB_JOINT_WEIGHTS)
+        r.t = ldb(a->total, blk);
     return r;
 }
 
@@ -189,7 +188,6 @@ PB_INLINE void blend_block_major(const pb_layer_set *bl, const pb_layer_set *ad,
                                  size_t m, unsigned o, pb_cquats rc, pb_cvec3s pr, pb_cvec3s sr,
                                  float total, const pb_pose *out)
 {
-    const int norm = (o & PB_PB_NORMALIZE) != 0;
     PB_BLOCKS(m, blk, {
         /* from zero, as the averages' and vec3 blend's sums */
         blend_sums a = {{vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f),
@@ -201,10 +199,7 @@ PB_INLINE void blend_block_major(const pb_layer_set *bl, const pb_layer_set *ad,
             vq q = q_ld(s.rot, blk);
             a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
             if (o & PB_PB_POS) {
-                v3 p = v3_ld(s.pos, blk);
-                if (pr.x && !norm)
-                    p = v3_sub(p, v3_ld(pr, blk));
-                a.p = v3_fma(p, wi, a.p);
+                a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
             }
             if (o & PB_PB_SCALE)
                 a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
@@ -214,21 +209,49 @@ PB_INLINE void blend_block_major(const pb_layer_set *bl, const pb_layer_set *ad,
     });
 }
 
+/* The block's sum over every layer of a linear track (translations, or
+ * linear scales), in registers: with nothing slow per layer, the
+ * sample-major order's scratch traffic would cost more than it overlaps.
+ * Relative to ref (when given) with the weights as given; normalised, the
+ * plain sum. */
+PB_INLINE v3 lin_sum_block(const pb_layer_set *bl, size_t c, int scale, pb_blk blk)
+{
+    v3 a = v3_splat(0.0f);
+    for (size_t i = 0; i < bl->k; i++) {
+        blend_src s = layer_at(bl, i, c, scale ? PB_PB_SCALE : PB_PB_POS);
+        a = v3_fma(v3_ld(scale ? s.scale : s.pos, blk), src_weight(&s, blk), a);
+    }
+    return a;
+}
+
+/* The block's raw rotation sum over every layer, in registers (as
+ * k_average_raw) */
+PB_INLINE vq raw_sum_block(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_blk blk)
+{
+    vq a = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+    vq r = rc.w ? q_ld(rc, blk) : q_identity();
+    for (size_t i = 0; i < bl->k; i++) {
+        blend_src s = layer_at(bl, i, c, 0);
+        vq q = q_ld(s.rot, blk);
+        a = q_add_weighted(a, q, vf_xorsign(src_weight(&s, blk), rc.w ? q_dot(r, q) : q.w));
+    }
+    return a;
+}
+
 /* The whole blend for options o; instantiated with o constant for the
  * common option sets (k_pose_blend), so that no block tests them. */
 PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad,
                                unsigned o, pb_cpose ref, const pb_pose *out)
 {
-    float rbuf[4][PB_CHUNK], pbuf[3][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK];
+    float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK];
     float tbuf[PB_CHUNK];
     const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
-                         {pbuf[0], pbuf[1], pbuf[2]},
                          {sbuf[0], sbuf[1], sbuf[2]},
                          {ibuf[0], ibuf[1], ibuf[2]},
                          tbuf};
     const pb_cvec3s none = {0, 0, 0};
     float total = 0.0f; /* the weight sum when no layer has joint weights */
-    if ((o & PB_PB_NORMALIZE) && !(o & PB_PB_JOINT_WEIGHTS))
+    if (!(o & PB_PB_JOINT_WEIGHTS))
         for (size_t i = 0; i < bl->k; i++)
             total += ls_weight(bl, i);
     const int scale_log_ref = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE) && ref.scale.x;
@@ -248,11 +271,25 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
             blend_block_major(bl, ad, c, m, o, rc, pr, sr, total, out);
             continue;
         }
-        for (size_t i = 0; i < bl->k; i++) {
-            blend_src s = layer_at(bl, i, c, o);
-            PB_BLOCKS(m, blk, blend_step(&s, i == 0, o, rc, pr, sr, &a, blk));
-        }
-        PB_BLOCKS(m, blk, blend_finish(ad, c, o, rc, pr, sr, sums_ld(&a, blk), total, out, blk));
+        /* rotations, then scales, each sample-major (two short loops keep
+         * fewer values live than one); translations block-major below */
+        if (o & (PB_PB_LOG | PB_PB_JOINT_WEIGHTS)) /* raw: block-major below */
+            for (size_t i = 0; i < bl->k; i++) {
+                blend_src s = layer_at(bl, i, c, o & ~PB_PB_POS);
+                PB_BLOCKS(m, blk, rot_step(&s, i == 0, o, rc, &a, blk));
+            }
+        if ((o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE)) /* linear: block-major */
+            scale_pass(bl, c, m, sr, &a);
+        PB_BLOCKS(m, blk, {
+            blend_sums sums = sums_ld(&a, o, blk);
+            if (!(o & (PB_PB_LOG | PB_PB_JOINT_WEIGHTS)))
+                sums.r = raw_sum_block(bl, c, rc, blk);
+            if (o & PB_PB_POS)
+                sums.p = lin_sum_block(bl, c, 0, blk);
+            if ((o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE))
+                sums.s = lin_sum_block(bl, c, 1, blk);
+            blend_finish(ad, c, o, rc, pr, sr, sums, total, out, blk);
+        });
     }
 }
 
@@ -267,16 +304,14 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
 #if defined(PB_EMULATED) /* test-only backends: the same body, options at run time */
     pose_blend_body(n, bl, ad, o, ref, out);
 #else
-    switch (o) { /* full transforms: pb_pose_blend, then pb_pose_blend_layers */
+    switch (o) { /* full transforms */
         PB_PB_BODY_CASE(PB_PB_TRACKS);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE | PB_PB_LINEAR_SCALE);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE | PB_PB_LINEAR_SCALE | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE | PB_PB_JOINT_WEIGHTS);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE | PB_PB_JOINT_WEIGHTS | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_NORMALIZE | PB_PB_JOINT_WEIGHTS | PB_PB_LINEAR_SCALE);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_JOINT_WEIGHTS);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_JOINT_WEIGHTS | PB_PB_LOG);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_JOINT_WEIGHTS | PB_PB_LINEAR_SCALE);
     default:
         pose_blend_body(n, bl, ad, o, ref, out);
     }
