@@ -598,11 +598,11 @@ typedef struct pb_blend_desc {
  * the method's average bound (2e-6 rad) plus 4e-7 rad per additive layer;
  * positions to 1e-6 of sum |(e_ij / T_j) p_i| + sum |a_aj d_p|; scales
  * 2e-6 relative plus 1e-6 per additive layer. Cost, measured: 4 layers of
- * a 31-joint skeleton with full transforms (raw_ref) take about 0.22 us per
- * call with linear scales and 0.37 us with log-space scales on one AVX2 core
- * of an Intel Xeon (Sapphire Rapids), 0.15 and 0.28 us on AVX-512; the cost
- * per joint there is within about 1.5x of that at 1024 joints, so one call
- * per character per frame is the intended use. */
+ * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
+ * about 0.23 us per call on one AVX2 core of an Intel Xeon (Sapphire
+ * Rapids), 0.16 us on AVX-512 (pb_pose_blend raw_ref with log-space scales:
+ * 0.31 and 0.23 us); the cost per joint there is within about 1.7x of that
+ * at 1024 joints, so one call per character per frame is the intended use. */
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
 #ifdef __cplusplus
