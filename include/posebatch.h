@@ -38,10 +38,11 @@
  *   cannot be had).
  * - Cost per call: a fixed part (argument checks, dispatch: tens of ns) and
  *   the blocks of 4/8/16 joints (SSE4.1/AVX2/AVX-512), the last one partial.
- *   At real skeleton sizes (20-100 joints) the cost per joint is 1-2x that
- *   at 1024 joints; e.g. pb_quat_catmull_rom with velocity on 31 joints takes
- *   about 0.2 us on one AVX2 core of an Intel Xeon (Sapphire Rapids). Calling
- *   once per skeleton per frame is the intended use.
+ *   At real skeleton sizes the cost per joint is 1-1.5x that at 1024
+ *   joints from 48 joints up and 1.2-2.7x at 16-33 joints (measured, every
+ *   kernel); e.g. pb_quat_catmull_rom with velocity on 31 joints takes about
+ *   0.2 us on one AVX2 core of an Intel Xeon (Sapphire Rapids). Calling once
+ *   per skeleton per frame is the intended use.
  *
  * Accuracy (float32, against a double-precision reference, any backend)
  * -------------------------------------------------------------------
@@ -601,8 +602,9 @@ typedef struct pb_blend_desc {
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
  * about 0.23 us per call on one AVX2 core of an Intel Xeon (Sapphire
  * Rapids), 0.16 us on AVX-512 (pb_pose_blend raw_ref with log-space scales:
- * 0.31 and 0.23 us); the cost per joint there is within about 1.7x of that
- * at 1024 joints, so one call per character per frame is the intended use. */
+ * 0.31 and 0.23 us); the cost per joint there is 1.7x (AVX2) and 1.9x
+ * (AVX-512) that at 1024 joints, and flat from 48 joints up, so one call per
+ * character per frame is the intended use. */
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
 #ifdef __cplusplus
