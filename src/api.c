@@ -48,7 +48,7 @@ const char *pb_status_str(pb_status status)
     {                                                                          \
         PROLOGUE(n);                                                           \
         chk c;                                                                 \
-        CHK_INIT(c);                                                           \
+        chk_init(&c);                                                         \
         out_q(&c, out, n);                                                     \
         in_q(&c, a, n);                                                        \
         in_q(&c, b, n);                                                        \
@@ -66,7 +66,7 @@ static pb_status unary_q(size_t n, pb_cquats q, pb_quats out,
 {
     PROLOGUE(n);
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, out, n);
     in_q(&c, q, n);
     if (c.st != PB_OK)
@@ -87,7 +87,7 @@ static pb_status log_scaled(size_t n, pb_cquats q, float scale, pb_vec3s out)
 {
     PROLOGUE(n);
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_v(&c, out, n);
     in_q(&c, q, n);
     if (c.st != PB_OK)
@@ -104,7 +104,7 @@ static pb_status exp_scaled(size_t n, pb_cvec3s v, float scale, pb_quats out)
 {
     PROLOGUE(n);
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, out, n);
     in_v(&c, v, n);
     if (c.st != PB_OK)
@@ -136,7 +136,7 @@ pb_status pb_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats ou
     if (total == 0)
         return PB_OK;
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, out, total);
     in_q(&c, in, total);
     if (c.st != PB_OK)
@@ -149,7 +149,7 @@ pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats d
 {
     PROLOGUE(n);
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_v(&c, out, n);
     in_q(&c, ref, n);
     in_q(&c, delta, n);
@@ -166,7 +166,7 @@ static pb_status check_4v(size_t n, pb_cvec3s a, pb_cvec3s b, pb_cvec3s c3, pb_c
                           pb_vec3s out, pb_vec3s vel)
 {
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_v(&c, out, n);
     opt_out_v(&c, vel, n);
     in_v(&c, a, n);
@@ -205,7 +205,7 @@ pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec
         return PB_ERR_ARG;
     PROLOGUE(n);
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, rot, n);
     opt_out_v(&c, vel, n);
     in_q(&c, r0, n);
@@ -223,7 +223,7 @@ static pb_status check_4q(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb
                           pb_quats rot, pb_vec3s vel, pb_quats vel4)
 {
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, rot, n);
     opt_out_v(&c, vel, n);
     opt_out_q(&c, vel4, n);
@@ -285,7 +285,7 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
 static pb_status lerp_check(size_t n, pb_cquats a, pb_cquats b, pb_quats out)
 {
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, out, n);
     in_q(&c, a, n);
     in_q(&c, b, n);
@@ -329,7 +329,7 @@ static pb_status average_check(size_t n, size_t k, const pb_cquats *ref, const p
     if (!samples || !weights)
         return PB_ERR_NULL;
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, out, n);
     if (ref)
         in_q(&c, *ref, n);
@@ -401,7 +401,7 @@ pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
 {
     PROLOGUE(n);
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_f(&c, out, n);
     in_q_strict(&c, a, n);
     in_q_strict(&c, b, n);
@@ -422,7 +422,7 @@ pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats pose
     if (joints == 0)
         return PB_OK;
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, out, joints);
     in_q_strict(&c, poses, total);
     if (c.st != PB_OK)
@@ -438,7 +438,7 @@ static pb_status three_key_check(size_t n, pb_cquats prev, pb_cquats cur, pb_cqu
                                  pb_quats o1, pb_quats o2)
 {
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, o1, n);
     if (!absent_q(o2))
         out_q(&c, o2, n);

@@ -10,6 +10,7 @@ static const pb_cvec3s no_v3 = {0, 0, 0};
 static const pb_cquats no_q = {0, 0, 0, 0};
 
 static int by_ref(pb_blend_method m) { return m == PB_BLEND_LOG_REF || m == PB_BLEND_RAW_REF; }
+static int by_log(pb_blend_method m) { return m == PB_BLEND_LOG_REF || m == PB_BLEND_LOG; }
 
 /* the reference tracks the output uses (ref.rot only for the *_REF methods) */
 static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
@@ -25,8 +26,8 @@ static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
 }
 
 /* ref's tracks as inputs: those the output uses */
-static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method, const pb_pose *out,
-                   size_t n)
+static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
+                          const pb_pose *out, size_t n)
 {
     if (!ref)
         return;
@@ -41,7 +42,7 @@ static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method, c
 /* the output's tracks, registered first */
 static void out_pose(chk *c, const pb_pose *out, size_t n)
 {
-    CHK_INIT(*c);
+    chk_init(c);
     out_q(c, out->rot, n);
     opt_out_v(c, out->pos, n);
     opt_out_v(c, out->scale, n);
@@ -102,7 +103,7 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
     pb_samples s = {rot, no_q, 0};
     if (method == PB_BLEND_ACCURATE)
         K_->average_accurate(joints, k, &s, weights, out->rot);
-    else if (method == PB_BLEND_LOG_REF || method == PB_BLEND_LOG)
+    else if (by_log(method))
         K_->average_log(joints, k, r.rot, &s, weights, out->rot);
     else
         K_->average_raw(joints, k, r.rot, &s, weights, out->rot);
@@ -117,11 +118,12 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
 
 /* a layer's inputs: rotation always, the tracks the output has (required in
  * a blended layer, optional in an additive one), its joint weights */
-static inline pb_status layer_check(chk *c, const pb_blend_layer *l, int additive, const pb_pose *out,
-                             size_t n)
+static inline pb_status layer_check(chk *c, const pb_blend_layer *l, int additive,
+                                    const pb_pose *out, size_t n)
 {
     int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
-    if (!additive && ((want_pos && absent_cv(l->pose.pos)) || (want_scale && absent_cv(l->pose.scale))))
+    if (!additive &&
+        ((want_pos && absent_cv(l->pose.pos)) || (want_scale && absent_cv(l->pose.scale))))
         return PB_ERR_NULL;
     in_q_strict(c, l->pose.rot, n);
     if (want_pos && !absent_cv(l->pose.pos))
@@ -169,13 +171,10 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
     pb_layer_set bl = {desc->layer_count, desc->layers};
     pb_layer_set ad = {desc->additive_count, desc->additive};
     unsigned o = track_opts(out);
-    if (desc->method == PB_BLEND_LOG_REF || desc->method == PB_BLEND_LOG)
+    if (by_log(desc->method))
         o |= PB_PB_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)
         o |= PB_PB_LINEAR_SCALE;
-    for (size_t i = 0; i < desc->layer_count; i++)
-        if (desc->layers[i].joint_weights)
-            o |= PB_PB_JOINT_WEIGHTS;
     pb_active_kernels()->pose_blend(desc->joints, &bl, &ad, o, used_ref(desc->ref, desc->method),
                                     out);
     return PB_OK;

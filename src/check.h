@@ -15,7 +15,7 @@
  * ends are sorted too): the only output an array can meet is then the last
  * one starting before the array's end, found by a branch-free binary search
  * over the padded table. The span [lo, hi) covering every output lets most
- * inputs pass with one comparison. Start a check with CHK_INIT. */
+ * inputs pass with one comparison. Start a check with chk_init. */
 #define MAX_OUT 24
 #define CHK_SLOTS 32 /* MAX_OUT rounded up to a power of two, for the search */
 typedef struct {
@@ -35,7 +35,6 @@ static inline void chk_init(chk *c)
     c->hi = 0;
     c->st = PB_OK;
 }
-#define CHK_INIT(c) chk_init(&(c))
 
 static inline void chk_fail(chk *c, pb_status s)
 {

@@ -63,7 +63,7 @@ static pb_status sample_check(const pb_clip *src, size_t count, const pb_clip *d
     if ((has_pos && absent_v(src->pos)) || (has_scale && absent_v(src->scale)))
         return PB_ERR_NULL;
     chk c;
-    CHK_INIT(c);
+    chk_init(&c);
     out_q(&c, dst->rot, dn);
     if (has_pos)
         out_v(&c, dst->pos, dn);

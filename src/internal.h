@@ -41,10 +41,9 @@ static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
 
 /* pose_blend options */
 #define PB_PB_LOG 1u          /* log average of the rotations (else raw) */
-#define PB_PB_POS 4u          /* blend translations */
-#define PB_PB_SCALE 8u        /* blend scales */
-#define PB_PB_LINEAR_SCALE 16u /* scales linearly (else in log space) */
-#define PB_PB_JOINT_WEIGHTS 32u /* some blended layer has joint weights */
+#define PB_PB_POS 2u          /* blend translations */
+#define PB_PB_SCALE 4u        /* blend scales */
+#define PB_PB_LINEAR_SCALE 8u /* scales linearly (else in log space) */
 
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL

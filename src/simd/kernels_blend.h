@@ -3,12 +3,12 @@
  * e_i (times the joint weights) and their sum T, and the finish divides by
  * T once per joint instead of once per layer: translations and linear
  * scales sum e_i p_i, logs sum e_i l_i, raw rotations need no division at
- * all; where T is not > 0 the finish takes the reference. Sums of things
- * cheap per layer (raw rotations, translations, linear scales) are formed
- * block-major in registers; logs (log rotations, log-space scales) are
- * formed sample-major over chunks of PB_CHUNK joints (as PB_SAMPLE_MAJOR),
- * so that the logs of neighbouring blocks overlap. Then per block the
- * finish, the additive layers and the stores. (pb_pose_blend, weights as
+ * all; where T is not > 0 the finish takes the reference. Per chunk of
+ * PB_CHUNK joints the logs (log rotations, log-space scales) are summed
+ * sample-major (as PB_SAMPLE_MAJOR), so that the logs of neighbouring
+ * blocks overlap; then per block everything cheap per layer (raw
+ * rotations, translations, linear scales, weights) is summed block-major in
+ * registers, and the finish, the additive layers and the stores follow. (pb_pose_blend, weights as
  * given, runs the averages' and the vec3 blend's kernels: with per-call
  * costs this small they are the faster way for it.) */
 #ifndef PB_KERNELS_BLEND_H
@@ -46,28 +46,19 @@ PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
 typedef struct {
     pb_quats rot; /* raw: the quaternion sum; log: x, y, z hold the log sum */
     pb_vec3s scale, sinv;
-    float *total; /* T per joint (joint weights), or unused */
 } blend_acc;
 
-/* one blended layer's rotation term added to the chunk's sums (and its
- * weight to the weight sums, with joint weights) */
-PB_INLINE void rot_step(const blend_src *s, int first, unsigned o, pb_cquats rc,
-                        const blend_acc *a, pb_blk blk)
+/* one blended layer's log rotation term added to the chunk's sums (as
+ * k_average_log) */
+PB_INLINE void log_step(const blend_src *s, int first, pb_cquats rc, const blend_acc *a,
+                        pb_blk blk)
 {
-    const vq zq = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    vf wi = src_weight(s, blk);
-    if (o & PB_PB_JOINT_WEIGHTS)
-        stb(a->total, first ? wi : vf_add(ldb(a->total, blk), wi), blk);
+    pb_vec3s lacc = {a->rot.x, a->rot.y, a->rot.z};
     vq q = q_ld(s->rot, blk);
-    if (o & PB_PB_LOG) { /* as k_average_log */
-        pb_vec3s lacc = {a->rot.x, a->rot.y, a->rot.z};
-        if (rc.w)
-            q = q_inv_mul(q_ld(rc, blk), q);
-        v3_stb(lacc, v3_fma(q_log_abs(q), wi, first ? v3_splat(0.0f) : v3_ldb(lacc, blk)), blk);
-    } else { /* as k_average_raw */
-        vf side = rc.w ? q_dot(q_ld(rc, blk), q) : q.w;
-        q_stb(a->rot, q_add_weighted(first ? zq : q_ldb(a->rot, blk), q, vf_xorsign(wi, side)), blk);
-    }
+    if (rc.w)
+        q = q_inv_mul(q_ld(rc, blk), q);
+    v3_stb(lacc, v3_fma(q_log_abs(q), src_weight(s, blk), first ? v3_splat(0.0f) : v3_ldb(lacc, blk)),
+           blk);
 }
 /* one blended layer's log-space scale term added to the chunk's sums (as
  * k_vec3_blend's log space) */
@@ -117,8 +108,7 @@ PB_INLINE void additive_apply(const pb_layer_set *ad, size_t c, unsigned o, vq *
 }
 
 /* The block's sums: raw rotation sum (log: x, y, z hold the log sum),
- * translation, scale and weight sums (the last normalised with joint
- * weights only). */
+ * translation, scale and weight sums. */
 typedef struct {
     vq r;
     v3 p, s;
@@ -126,16 +116,14 @@ typedef struct {
 } blend_sums;
 
 /* The block's finish: rotation by the method, translation and scale (with
- * the reference), the additive layers, the stores. total: the weight sum
- * (normalised without joint weights). */
+ * the reference), the additive layers, the stores. */
 PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cquats rc,
-                            pb_cvec3s pr, pb_cvec3s sr, blend_sums a, float total,
-                            const pb_pose *out, pb_blk blk)
+                            pb_cvec3s pr, pb_cvec3s sr, blend_sums a, const pb_pose *out,
+                            pb_blk blk)
 {
     /* 1 / T, and 0 where T is not > 0 (the reference there) */
-    vf t = (o & PB_PB_JOINT_WEIGHTS) ? a.t : vf_set(total);
-    vm live = vm_gt(t, vf_zero());
-    vf inv = vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, t, vf_set(1.0f))), vf_zero());
+    vm live = vm_gt(a.t, vf_zero());
+    vf inv = vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, a.t, vf_set(1.0f))), vf_zero());
     vq r;
     if (o & PB_PB_LOG) {
         v3 l = {a.r.x, a.r.y, a.r.z};
@@ -146,9 +134,8 @@ PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cqu
         r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
     }
     v3 p = v3_splat(0.0f), sc = v3_splat(1.0f);
-    if (o & PB_PB_POS) {
+    if (o & PB_PB_POS)
         p = v3_sel(live, v3_scale(a.p, inv), pr.x ? v3_ld(pr, blk) : v3_splat(0.0f));
-    }
     if (o & PB_PB_SCALE) {
         sc = a.s;
         if (o & PB_PB_LINEAR_SCALE) {
@@ -167,73 +154,30 @@ PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cqu
     if (o & PB_PB_SCALE)
         v3_st(v3_offset(out->scale, c), sc, blk);
 }
-/* the sample-major path's sums (what it formed: no linear tracks) */
-PB_INLINE blend_sums sums_ld(const blend_acc *a, unsigned o, pb_blk blk)
+/* The block's sums over every layer of what is cheap per layer, in
+ * registers: the raw rotations (raw_rot), the translations, the linear
+ * scales and the weights (as the averages' and the vec3 blend's sums: from
+ * zero, in layer order). With nothing slow per layer there is no latency for
+ * the sample-major order to hide, and its scratch traffic would dominate. */
+PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, int raw_rot,
+                                pb_cquats rc, pb_blk blk)
 {
-    const vq z = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    blend_sums r = {z, v3_splat(0.0f), v3_splat(0.0f), vf_zero()};
-    if (o & (PB_PB_LOG | PB_PB_JOINT_WEIGHTS))
-        r.r = q_ldb(a->rot, blk);
-    if ((o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE))
-        r.s = v3_ldb(a->scale, blk);
-    if (o & PB_PB_JOINT_WEIGHTS)
-        r.t = ldb(a->total, blk);
-    return r;
-}
-
-/* Block-major, the sums in registers: for blends with nothing slow per
- * layer (raw rotations, linear scales), where there is no latency for the
- * sample-major order to hide and its scratch traffic would dominate. */
-PB_INLINE void blend_block_major(const pb_layer_set *bl, const pb_layer_set *ad, size_t c,
-                                 size_t m, unsigned o, pb_cquats rc, pb_cvec3s pr, pb_cvec3s sr,
-                                 float total, const pb_pose *out)
-{
-    PB_BLOCKS(m, blk, {
-        /* from zero, as the averages' and vec3 blend's sums */
-        blend_sums a = {{vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f),
-                        v3_splat(0.0f), vf_zero()};
-        vq ref = rc.w ? q_ld(rc, blk) : q_identity();
-        for (size_t i = 0; i < bl->k; i++) {
-            blend_src s = layer_at(bl, i, c, o);
-            vf wi = src_weight(&s, blk);
+    blend_sums a = {{vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f),
+                    v3_splat(0.0f), vf_zero()};
+    const int lin_scale = (o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE);
+    vq ref = rc.w ? q_ld(rc, blk) : q_identity();
+    for (size_t i = 0; i < bl->k; i++) {
+        blend_src s = layer_at(bl, i, c, o);
+        vf wi = src_weight(&s, blk);
+        if (raw_rot) {
             vq q = q_ld(s.rot, blk);
             a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
-            if (o & PB_PB_POS) {
-                a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
-            }
-            if (o & PB_PB_SCALE)
-                a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
-            a.t = vf_add(a.t, wi);
         }
-        blend_finish(ad, c, o, rc, pr, sr, a, total, out, blk);
-    });
-}
-
-/* The block's sum over every layer of a linear track (translations, or
- * linear scales), in registers: with nothing slow per layer, the
- * sample-major order's scratch traffic would cost more than it overlaps.
- * Relative to ref (when given) with the weights as given; normalised, the
- * plain sum. */
-PB_INLINE v3 lin_sum_block(const pb_layer_set *bl, size_t c, int scale, pb_blk blk)
-{
-    v3 a = v3_splat(0.0f);
-    for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = layer_at(bl, i, c, scale ? PB_PB_SCALE : PB_PB_POS);
-        a = v3_fma(v3_ld(scale ? s.scale : s.pos, blk), src_weight(&s, blk), a);
-    }
-    return a;
-}
-
-/* The block's raw rotation sum over every layer, in registers (as
- * k_average_raw) */
-PB_INLINE vq raw_sum_block(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_blk blk)
-{
-    vq a = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    vq r = rc.w ? q_ld(rc, blk) : q_identity();
-    for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = layer_at(bl, i, c, 0);
-        vq q = q_ld(s.rot, blk);
-        a = q_add_weighted(a, q, vf_xorsign(src_weight(&s, blk), rc.w ? q_dot(r, q) : q.w));
+        if (o & PB_PB_POS)
+            a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
+        if (lin_scale)
+            a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
+        a.t = vf_add(a.t, wi);
     }
     return a;
 }
@@ -244,51 +188,42 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                                unsigned o, pb_cpose ref, const pb_pose *out)
 {
     float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK];
-    float tbuf[PB_CHUNK];
     const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
                          {sbuf[0], sbuf[1], sbuf[2]},
-                         {ibuf[0], ibuf[1], ibuf[2]},
-                         tbuf};
+                         {ibuf[0], ibuf[1], ibuf[2]}};
     const pb_cvec3s none = {0, 0, 0};
-    float total = 0.0f; /* the weight sum when no layer has joint weights */
-    if (!(o & PB_PB_JOINT_WEIGHTS))
-        for (size_t i = 0; i < bl->k; i++)
-            total += ls_weight(bl, i);
-    const int scale_log_ref = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE) && ref.scale.x;
+    const int log_rot = (o & PB_PB_LOG) != 0;
+    const int log_scale = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE);
     for (size_t c = 0; c < n; c += PB_CHUNK) {
         size_t m = chunk_len(n, c);
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
         pb_cvec3s pr = ((o & PB_PB_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
         pb_cvec3s sr = ((o & PB_PB_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
-        if (scale_log_ref) /* one division per joint, as k_vec3_blend */
-            PB_BLOCKS(m, blk, {
-                v3 r = v3_ld(sr, blk);
-                vf one = vf_set(1.0f);
-                v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
-                v3_stb(a.sinv, ir, blk);
-            });
-        if (!(o & PB_PB_LOG) && (!(o & PB_PB_SCALE) || (o & PB_PB_LINEAR_SCALE))) {
-            blend_block_major(bl, ad, c, m, o, rc, pr, sr, total, out);
-            continue;
-        }
-        /* rotations, then scales, each sample-major (two short loops keep
-         * fewer values live than one); translations block-major below */
-        if (o & (PB_PB_LOG | PB_PB_JOINT_WEIGHTS)) /* raw: block-major below */
+        /* the logs sample-major, rotations then scales (two short loops keep
+         * fewer values live than one) */
+        if (log_rot)
             for (size_t i = 0; i < bl->k; i++) {
-                blend_src s = layer_at(bl, i, c, o & ~PB_PB_POS);
-                PB_BLOCKS(m, blk, rot_step(&s, i == 0, o, rc, &a, blk));
+                blend_src s = layer_at(bl, i, c, 0);
+                PB_BLOCKS(m, blk, log_step(&s, i == 0, rc, &a, blk));
             }
-        if ((o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE)) /* linear: block-major */
+        if (log_scale) {
+            if (sr.x) /* one division per joint, as k_vec3_blend */
+                PB_BLOCKS(m, blk, {
+                    v3 r = v3_ld(sr, blk);
+                    vf one = vf_set(1.0f);
+                    v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
+                    v3_stb(a.sinv, ir, blk);
+                });
             scale_pass(bl, c, m, sr, &a);
+        }
+        /* the rest block-major, then the finish */
         PB_BLOCKS(m, blk, {
-            blend_sums sums = sums_ld(&a, o, blk);
-            if (!(o & (PB_PB_LOG | PB_PB_JOINT_WEIGHTS)))
-                sums.r = raw_sum_block(bl, c, rc, blk);
-            if (o & PB_PB_POS)
-                sums.p = lin_sum_block(bl, c, 0, blk);
-            if ((o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE))
-                sums.s = lin_sum_block(bl, c, 1, blk);
-            blend_finish(ad, c, o, rc, pr, sr, sums, total, out, blk);
+            blend_sums sums = block_sums(bl, c, o, !log_rot, rc, blk);
+            if (log_rot)
+                sums.r = q_ldb(a.rot, blk);
+            if (log_scale)
+                sums.s = v3_ldb(a.scale, blk);
+            blend_finish(ad, c, o, rc, pr, sr, sums, out, blk);
         });
     }
 }
@@ -309,9 +244,6 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_JOINT_WEIGHTS);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_JOINT_WEIGHTS | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_JOINT_WEIGHTS | PB_PB_LINEAR_SCALE);
     default:
         pose_blend_body(n, bl, ad, o, ref, out);
     }
