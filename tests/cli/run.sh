@@ -1,223 +1,33 @@
 #!/usr/bin/env bash
 # Tests of the posebatch command-line tool on the shipped CMU clip.
-#   bash tests/cli/run.sh BUILD_DIR
-# Ends with one line "cli: N passed, M failed"; exits non-zero if M > 0.
+#   bash tests/cli/run.sh BUILD_DIR [SUITE...]
+# Runs every tests/cli/suite_*.sh (or the named ones), each in a fresh
+# directory with the fixtures of lib.sh. Ends with one line
+# "cli: N passed, M failed"; exits non-zero if M > 0.
 set -u
-if [ $# -ne 1 ] || [ ! -x "$1/src/cli/posebatch" ]; then
-  echo "usage: bash tests/cli/run.sh BUILD_DIR (with BUILD_DIR/src/cli/posebatch built)" >&2
+if [ $# -lt 1 ] || [ ! -x "$1/src/cli/posebatch" ]; then
+  echo "usage: bash tests/cli/run.sh BUILD_DIR [SUITE...] (with BUILD_DIR/src/cli/posebatch built)" >&2
   exit 2
 fi
 PB="$(cd "$1" && pwd)/src/cli/posebatch"
+shift
 HERE="$(cd "$(dirname "$0")" && pwd)"
-CLIP="$HERE/../../data/cmu_01_03.bvh"
-DIFF="$HERE/bvhdiff.awk"
-T=$(mktemp -d)
-trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
-
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+TOP=$(mktemp -d)
+trap 'chmod -R u+w "$TOP" 2>/dev/null; rm -rf "$TOP"' EXIT
 passed=0
 failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-no() { failed=$((failed + 1)); echo "FAIL $1"; [ -s "$T/err" ] && sed 's/^/     | /' "$T/err" | head -5; }
-check() { # name command...: passes when the command succeeds
-  local name=$1; shift
-  if "$@"; then ok "$name"; else no "$name"; fi
-}
-pb() { # runs the CLI: stdout in $T/out, stderr in $T/err, status in $rc
-  "$PB" "$@" >"$T/out" 2>"$T/err"; rc=$?
-}
-expect() { # name status args...: the CLI exits with that status
-  local name=$1 want=$2; shift 2
-  pb "$@"
-  if [ "$rc" -eq "$want" ]; then ok "$name (exit $want)"; else no "$name: exit $rc, expected $want"; fi
-}
-frames() { awk '/^[ \t]*Frames[ \t]*:/ { print $NF; exit }' "$1"; }
-frame_time() { awk '/^[ \t]*Frame Time[ \t]*:/ { print $NF; exit }' "$1"; }
-# Expected output frames (pb_clip_resample_frames): the step in source frames
-# s = 1 / (fps T), snapped to p/q (q <= 64) when within 1e-4 relative; clamp
-# floor((F-1) / s) + 1, loop round(F / s), at least 1.
-expected_frames() { # file fps [loop]
-  awk -v F="$(frames "$1")" -v T="$(frame_time "$1")" -v fps="$2" -v loop="${3:-}" 'BEGIN {
-    s = 1 / (fps * T)
-    for (q = 1; q <= 64; q++) {
-      p = int(s * q + 0.5); d = p / q - s; if (d < 0) d = -d
-      if (p >= 1 && d <= 1e-4 * s) { s = p / q; break }
-    }
-    if (loop) { n = int(F / s + 0.5); print (n < 1 ? 1 : n); exit }
-    print int((F - 1) / s * (1 + 1e-12)) + 1 }'
-}
-has_frames() { [ "$(frames "$1")" = "$2" ]; }
-# rot_deg and pos from bvhdiff.awk within the bounds; the same frame counts
-# unless a fifth argument says "any"
-close_to() { # a.bvh b.bvh max_deg max_pos [any]
-  awk -f "$DIFF" "$1" "$2" | awk -v r="$3" -v p="$4" -v any="${5:-}" \
-    '{ exit !((any || $2 == $3) && $5 + 0 <= r && $7 + 0 <= p) }'
-}
-no_files_in() { [ -z "$(ls -A "$1")" ]; }
-
-cp "$CLIP" "$T/a.bvh"
-cp "$CLIP" "$T/b.bvh"
-F=$(frames "$T/a.bvh")
-# a one-frame clip and a 200-frame clip cut from the shipped one
-awk '/^[ \t]*Frames:/ { print "Frames: 1"; next } d && n++ >= 1 { exit } { print } /^[ \t]*Frame Time/ { d = 1 }' \
-  "$CLIP" >"$T/one.bvh"
-awk '/^[ \t]*Frames:/ { print "Frames: 200"; next } d && n++ >= 200 { exit } { print } /^[ \t]*Frame Time/ { d = 1 }' \
-  "$CLIP" >"$T/short.bvh"
-# the same clip with one joint renamed, and with one joint's channels reordered
-sed 's/JOINT LHipJoint/JOINT LHipJointX/' "$CLIP" >"$T/renamed.bvh"
-sed '0,/CHANNELS 3 Zrotation Yrotation Xrotation/s//CHANNELS 3 Xrotation Yrotation Zrotation/' \
-  "$CLIP" >"$T/reordered.bvh"
-
-echo "== help, version, cpu"
-for c in "" resample blend info cpu; do
-  # shellcheck disable=SC2086
-  expect "posebatch${c:+ $c} --help" 0 $c --help
-  check "posebatch${c:+ $c} --help prints usage on stdout" grep -q '^usage: posebatch' "$T/out"
+if [ $# -gt 0 ]; then suites=("$@"); else suites=("$HERE"/suite_*.sh); fi
+for s in "${suites[@]}"; do
+  [ -f "$s" ] || s="$HERE/suite_$s.sh"
+  name=$(basename "$s" .sh)
+  T="$TOP/${name#suite_}"
+  mkdir -p "$T"
+  fixtures
+  echo "=== ${name#suite_}"
+  # shellcheck disable=SC1090
+  . "$s"
 done
-expect "--version" 0 --version
-check "--version prints the version" grep -qE '^posebatch [0-9]+\.[0-9]+\.[0-9]+$' "$T/out"
-expect "cpu" 0 cpu
-check "cpu prints exactly two lines" test "$(wc -l <"$T/out")" -eq 2
-check "cpu line 1 is 'backend: NAME'" grep -qxE 'backend: (scalar|sse41|avx2|avx512|neon)' <(sed -n 1p "$T/out")
-check "cpu line 2 is 'supported: NAME...'" grep -qxE 'supported:( (scalar|sse41|avx2|avx512|neon))+' <(sed -n 2p "$T/out")
-active=$(sed -n 's/^backend: //p' "$T/out")
-supported=$(sed -n 's/^supported: //p' "$T/out")
-check "the active backend is supported" grep -qw "$active" <<<"$supported"
-
-echo "== info"
-expect "info" 0 info "$T/a.bvh"
-check "info: 31 joints" grep -qE 'joints: +31 ' "$T/out"
-check "info: $F frames" grep -qE "frames: +$F\$" "$T/out"
-check "info: the rate" grep -q '(120.0005 fps)' "$T/out"
-check "info: the joint tree" test "$(grep -cE '^ +[A-Za-z0-9]+  \[' "$T/out")" -eq 31
-check "info: channel layouts" grep -qE '30 joints: Zrotation Yrotation Xrotation' "$T/out"
-expect "info: one good file, one missing" 1 info "$T/a.bvh" "$T/missing.bvh"
-check "info: still describes the good file" grep -qE "frames: +$F\$" "$T/out"
-
-echo "== resample"
-n240=$(expected_frames "$T/a.bvh" 240)
-expect "resample to 240 fps" 0 resample "$T/a.bvh" -o "$T/r240.bvh" --fps 240
-check "240 fps: $n240 frames" has_frames "$T/r240.bvh" "$n240"
-check "240 fps: Frame Time 1/240" awk -v t="$(frame_time "$T/r240.bvh")" 'BEGIN { d = t - 1 / 240; exit !(d < 1e-15 && d > -1e-15) }'
-n120=$(expected_frames "$T/r240.bvh" 120)
-expect "resample back to 120 fps" 0 resample "$T/r240.bvh" -o "$T/r120.bvh" --fps 120
-check "back to 120 fps: $n120 frames" has_frames "$T/r120.bvh" "$n120"
-check "back to 120 fps: close to the source (< 10 deg, < 1 unit)" \
-  close_to "$T/a.bvh" "$T/r120.bvh" 10 1 any
-# at the source's own rate every output frame is a source frame
-own=$(awk -v t="$(frame_time "$T/a.bvh")" 'BEGIN { printf "%.17g", 1 / t }')
-expect "resample at the source rate" 0 resample "$T/a.bvh" -o "$T/same.bvh" --fps "$own"
-check "source rate: the clip reproduced (1e-3 deg)" close_to "$T/a.bvh" "$T/same.bvh" 1e-3 1e-3
-nloop=$(expected_frames "$T/a.bvh" 240 loop)
-expect "resample --loop" 0 resample "$T/a.bvh" -o "$T/loop.bvh" --fps 240 --loop
-check "--loop: $nloop frames" has_frames "$T/loop.bvh" "$nloop"
-mkdir "$T/outdir"
-expect "two inputs, -o DIR, -j 2" 0 resample "$T/a.bvh" "$T/b.bvh" -o "$T/outdir" --fps 240 -j 2
-check "-o DIR: both outputs, $n240 frames" has_frames "$T/outdir/a.bvh" "$n240"
-check "-o DIR: b.bvh written" has_frames "$T/outdir/b.bvh" "$n240"
-check "-j 2 output equals the single run" cmp -s "$T/outdir/a.bvh" "$T/r240.bvh"
-expect "one frame" 0 resample "$T/one.bvh" -o "$T/one240.bvh" --fps 240
-check "one frame: 1 frame out" has_frames "$T/one240.bvh" 1
-expect "one frame --loop" 0 resample "$T/one.bvh" -o "$T/one240l.bvh" --fps 240 --loop
-check "one frame --loop: $(expected_frames "$T/one.bvh" 240 loop) frames" \
-  has_frames "$T/one240l.bvh" "$(expected_frames "$T/one.bvh" 240 loop)"
-expect "--backend scalar" 0 resample "$T/short.bvh" -o "$T/scalar.bvh" --fps 240 --backend scalar
-for b in $supported; do
-  [ "$b" = scalar ] && continue
-  expect "--backend $b" 0 resample "$T/short.bvh" -o "$T/$b.bvh" --fps 240 --backend "$b"
-  check "--backend $b agrees with scalar" close_to "$T/scalar.bvh" "$T/$b.bvh" 1e-3 1e-3
-done
-
-echo "== blend"
-for m in log_ref raw_ref log raw accurate; do
-  expect "blend itself 0.5,0.5 --method $m" 0 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --method $m -o "$T/blend.bvh"
-  check "--method $m reproduces the clip (1e-3 deg)" close_to "$T/a.bvh" "$T/blend.bvh" 1e-3 1e-3
-done
-for r in first accurate; do
-  expect "blend itself --ref $r" 0 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --ref $r -o "$T/blend.bvh"
-  check "--ref $r reproduces the clip (1e-3 deg)" close_to "$T/a.bvh" "$T/blend.bvh" 1e-3 1e-3
-done
-expect "blend three, 0.2,0.3,0.5" 0 blend "$T/a.bvh" "$T/b.bvh" "$T/a.bvh" --weights 0.2,0.3,0.5 -o "$T/blend.bvh"
-check "three-way blend reproduces the clip" close_to "$T/a.bvh" "$T/blend.bvh" 1e-3 1e-3
-expect "blend the long and the short clip" 0 blend "$T/a.bvh" "$T/short.bvh" --weights 0.5,0.5 -o "$T/blend.bvh"
-check "output has the shortest input's 200 frames" has_frames "$T/blend.bvh" 200
-expect "blend --fps 60" 0 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --fps 60 -o "$T/blend60.bvh"
-check "--fps 60: $(expected_frames "$T/a.bvh" 60) frames" has_frames "$T/blend60.bvh" "$(expected_frames "$T/a.bvh" 60)"
-expect "blend one-frame clips" 0 blend "$T/one.bvh" "$T/one.bvh" --weights 0.5,0.5 -o "$T/blend1.bvh"
-check "one-frame blend reproduces it" close_to "$T/one.bvh" "$T/blend1.bvh" 1e-3 1e-3
-
-echo "== errors"
-expect "no command" 2
-expect "unknown command" 2 frobnicate
-expect "unknown option" 2 resample "$T/a.bvh" -o "$T/x.bvh" --fps 240 --bogus
-expect "option of another command" 2 resample "$T/a.bvh" -o "$T/x.bvh" --fps 240 --weights 1
-expect "missing --fps" 2 resample "$T/a.bvh" -o "$T/x.bvh"
-expect "missing -o" 2 resample "$T/a.bvh" --fps 240
-expect "--fps without a value" 2 resample "$T/a.bvh" -o "$T/x.bvh" --fps
-for v in abc 240x 0 -5 1e6 nan inf ""; do
-  expect "--fps '$v'" 2 resample "$T/a.bvh" -o "$T/x.bvh" --fps "$v"
-done
-for v in 0 257 1.5 x; do
-  expect "-j '$v'" 2 resample "$T/a.bvh" -o "$T/x.bvh" --fps 240 -j "$v"
-done
-expect "--backend unknown" 2 resample "$T/a.bvh" -o "$T/x.bvh" --fps 240 --backend mmx
-check "no output after usage errors" test ! -e "$T/x.bvh"
-expect "weights: too few" 2 blend "$T/a.bvh" "$T/b.bvh" --weights 1 -o "$T/x.bvh"
-expect "weights: not a number" 2 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,x -o "$T/x.bvh"
-expect "weights: empty item" 2 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5, -o "$T/x.bvh"
-expect "weights: not finite" 2 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,inf -o "$T/x.bvh"
-expect "--method unknown" 2 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --method median -o "$T/x.bvh"
-expect "--ref unknown" 2 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --ref mean -o "$T/x.bvh"
-
-expect "missing input" 1 resample "$T/missing.bvh" -o "$T/x.bvh" --fps 240
-check "missing input: 'posebatch: FILE: message'" grep -q "^posebatch: $T/missing.bvh: " "$T/err"
-printf 'HIERARCHY\nROOT {\n' >"$T/broken.bvh"
-expect "malformed input" 1 resample "$T/broken.bvh" -o "$T/x.bvh" --fps 240
-check "malformed input: message names the file" grep -q "^posebatch: $T/broken.bvh: " "$T/err"
-check "no output for failed inputs" test ! -e "$T/x.bvh"
-mkdir "$T/partial"
-expect "one good, one missing input" 1 resample "$T/a.bvh" "$T/missing.bvh" -o "$T/partial" --fps 60
-check "the good input is still written" test -s "$T/partial/a.bvh"
-check "and nothing for the missing one" test ! -e "$T/partial/missing.bvh"
-expect "mismatched skeletons: names" 1 blend "$T/a.bvh" "$T/renamed.bvh" --weights 0.5,0.5 -o "$T/x.bvh"
-check "mismatch message names the joint" grep -q "skeleton differs.*LHipJointX" "$T/err"
-expect "mismatched skeletons: channels" 1 blend "$T/a.bvh" "$T/reordered.bvh" --weights 0.5,0.5 -o "$T/x.bvh"
-check "mismatch message names the channels" grep -q "skeleton differs.*channels" "$T/err"
-printf 'HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Yrotation Xrotation\n}\nMOTION\nFrames: 1\nFrame Time: 0.01\n0 0 0\n' \
-  >"$T/tiny.bvh"
-expect "mismatched skeletons: joint count" 1 blend "$T/a.bvh" "$T/tiny.bvh" --weights 0.5,0.5 -o "$T/x.bvh"
-check "mismatch message gives the counts" grep -q "skeleton differs.*1 joints, not 31" "$T/err"
-check "no blend output after errors" test ! -e "$T/x.bvh"
-
-expect "output = input" 1 resample "$T/a.bvh" -o "$T/a.bvh" --fps 240
-check "the input is untouched" cmp -s "$T/a.bvh" "$CLIP"
-expect "output = input, spelled differently" 1 resample "$T/a.bvh" -o "$T/outdir/../a.bvh" --fps 240
-expect "-o DIR holding the inputs" 1 resample "$T/a.bvh" "$T/b.bvh" -o "$T" --fps 240
-check "the inputs are untouched" cmp -s "$T/b.bvh" "$CLIP"
-expect "blend output = an input" 1 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 -o "$T/b.bvh"
-check "the blend input is untouched" cmp -s "$T/b.bvh" "$CLIP"
-
-# A directory that cannot be written: read-only where that binds (not for
-# root), below a regular file, and a write that fails half-way (file size
-# limit, SIGXFSZ ignored so that write() fails with EFBIG).
-mkdir "$T/ro"
-chmod 555 "$T/ro"
-if ! touch "$T/ro/probe" 2>/dev/null; then
-  expect "read-only output dir" 1 resample "$T/a.bvh" "$T/b.bvh" -o "$T/ro" --fps 240
-  check "read-only dir: nothing left" no_files_in "$T/ro"
-else
-  rm -f "$T/ro/probe"
-  echo "     (running as root: a read-only directory does not bind; skipped)"
-fi
-expect "output below a regular file" 1 resample "$T/a.bvh" -o "$T/b.bvh/x.bvh" --fps 240
-mkdir "$T/full"
-( trap '' XFSZ; ulimit -f 64; exec "$PB" resample "$T/a.bvh" "$T/b.bvh" -o "$T/full" --fps 240 -j 2 ) \
-  >"$T/out" 2>"$T/err"; rc=$?
-check "write fails half-way: exit 1" test "$rc" -eq 1
-check "write fails half-way: error reported" grep -q "^posebatch: $T/full/a.bvh: " "$T/err"
-check "write fails half-way: no partial or temporary file" no_files_in "$T/full"
-( trap '' XFSZ; ulimit -f 64; exec "$PB" blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 -o "$T/full/x.bvh" ) \
-  >"$T/out" 2>"$T/err"; rc=$?
-check "blend write fails: exit 1, nothing left" test "$rc" -eq 1 -a -z "$(ls -A "$T/full")"
-
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

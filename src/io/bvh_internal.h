@@ -1,0 +1,83 @@
+/* Pieces shared by the BVH reader, writer and file output (internal to
+ * src/io; see bvh.h for the module's contract). */
+#ifndef PB_IO_BVH_INTERNAL_H
+#define PB_IO_BVH_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bvh.h"
+
+#define MAX_ELEMS ((size_t)1 << 28) /* frames * joints, as PB_MAX_COUNT */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PB_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PB_PRINTF(a, b)
+#endif
+
+/* Fills *err (when not NULL): "line N: " (line > 0) and the message; returns
+ * code. */
+pb_bvh_code bvh_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const char *fmt, ...)
+    PB_PRINTF(4, 5);
+void bvh_clear_err(pb_bvh_error *err);
+
+extern const char *const bvh_channel_names[6];
+
+/* Allocates the 7 motion arrays of frames * num_joints floats (NULL when 0);
+ * on failure some may be allocated: the caller frees them. */
+pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames);
+
+/* The checks the writer makes on in-memory data before writing anything
+ * (bvh_write.c). */
+pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
+
+/* ---- lexing (bvh_lex.c) ---- */
+
+static inline int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+static inline int is_hspace(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f'; }
+static inline int is_eol(char c) { return c == '\n' || c == '\r'; }
+
+/* Case-insensitive: the n bytes at s equal the NUL-terminated word. */
+int bvh_eq_ci(const char *s, size_t n, const char *word);
+/* A printable, truncated copy of a token for messages. */
+const char *bvh_show(const char *s, size_t n, char out[48]);
+/* Powers of ten 1e0..1e22 (exact doubles). */
+extern const double bvh_p10[23];
+/* Locale-independent decimal number: [+-] digits [. digits] [e [+-] digits],
+ * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
+ * 1 and a finite *out, or 0. Correctly rounded for up to 15 significant
+ * digits and |exponent| <= 22; otherwise within an ulp or two. */
+int bvh_parse_number(const char *s, size_t n, double *out);
+
+typedef struct tok {
+    const char *s;
+    size_t n;
+    long line;
+} tok;
+
+typedef struct bvh_lexer {
+    const char *p, *end;
+    long line;      /* line of *p */
+    long last_line; /* line of the last token read (for end-of-file errors) */
+} bvh_lexer;
+
+/* Skips whitespace including line breaks; counts lines (LF, CRLF, lone CR). */
+void lex_skip_ws(bvh_lexer *X);
+/* Skips horizontal whitespace only (stays on the line). */
+void lex_skip_hws(bvh_lexer *X);
+/* Next token: '{', '}' or a run of non-space, non-brace bytes. 0 at EOF. */
+int lex_next(bvh_lexer *X, tok *t);
+int lex_is(const tok *t, const char *word);
+/* Matches a case-insensitive keyword at X->p (no line breaks skipped). */
+int lex_match_kw(bvh_lexer *X, const char *kw);
+/* The rest of the current line is a single token (returned) followed only by
+ * horizontal whitespace. Returns 0 if there is no token. */
+int lex_line_value(bvh_lexer *X, tok *t);
+/* Only horizontal whitespace up to the end of the line (or file). */
+int lex_rest_blank(bvh_lexer *X);
+
+#endif /* PB_IO_BVH_INTERNAL_H */

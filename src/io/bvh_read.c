@@ -1,0 +1,708 @@
+/* BVH reader: hierarchy, motion header and data lines, and the limits that
+ * hold while reading (see bvh.h for the accepted syntax). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "bvh_internal.h"
+
+#include "euler.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct parser {
+    bvh_lexer lx;
+    pb_bvh_error *err;
+
+    pb_bvh_joint *joints;
+    uint32_t *name_off;
+    size_t nj, capj, capn;
+    char *pool;
+    size_t pool_len, pool_cap;
+    pb_bvh_end_site *ends;
+    size_t ne, cape;
+    size_t nchan;
+} parser;
+
+static pb_bvh_code grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return PB_BVH_OK;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(*arr, nc * elem);
+    if (!np)
+        return PB_BVH_ERR_NOMEM;
+    *arr = np;
+    *cap = nc;
+    return PB_BVH_OK;
+}
+
+static void parser_free(parser *P)
+{
+    free(P->joints);
+    free(P->name_off);
+    free(P->pool);
+    free(P->ends);
+    P->joints = NULL;
+    P->name_off = NULL;
+    P->pool = NULL;
+    P->ends = NULL;
+}
+
+static const char *jname(const parser *P, size_t j) { return P->pool + P->name_off[j]; }
+
+/* Reads 3 numbers into v (float range). */
+static pb_bvh_code read_vec3(parser *P, const char *what, const char *owner, float v[3])
+{
+    char b1[48], b2[48];
+    for (int k = 0; k < 3; k++) {
+        tok t;
+        if (!lex_next(&P->lx, &t))
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                           "unexpected end of file in %s of '%s'", what, bvh_show(owner, strlen(owner), b2));
+        double d;
+        if (t.n == 1 && (*t.s == '{' || *t.s == '}'))
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                           "%s of '%s' needs 3 numbers, found '%c' after %d", what,
+                           bvh_show(owner, strlen(owner), b2), *t.s, k);
+        if (!bvh_parse_number(t.s, t.n, &d))
+            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, t.line, "invalid number '%s' in %s of '%s'",
+                           bvh_show(t.s, t.n, b1), what, bvh_show(owner, strlen(owner), b2));
+        if (fabs(d) > FLT_MAX)
+            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, t.line, "number '%s' in %s is out of float range",
+                           bvh_show(t.s, t.n, b1), what);
+        v[k] = (float)d;
+    }
+    return PB_BVH_OK;
+}
+
+/* Creates a joint: reads its name (rest of the keyword's line, up to a brace)
+ * and the opening brace. */
+static pb_bvh_code new_joint(parser *P, const tok *kw, int32_t parent)
+{
+    char b1[48];
+    if (P->nj >= PB_BVH_MAX_JOINTS)
+        return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, kw->line, "more than %d joints",
+                       PB_BVH_MAX_JOINTS);
+    lex_skip_hws(&P->lx);
+    const char *s = P->lx.p;
+    while (P->lx.p < P->lx.end && !is_eol(*P->lx.p) && *P->lx.p != '{' && *P->lx.p != '}')
+        P->lx.p++;
+    const char *e = P->lx.p;
+    while (e > s && is_hspace(e[-1]))
+        e--;
+    size_t len = (size_t)(e - s);
+    if (len == 0)
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, kw->line, "%.*s without a name", (int)kw->n,
+                       kw->s);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, kw->line,
+                           "invalid character 0x%02x in joint name '%s'", c, bvh_show(s, len, b1));
+    }
+    if (grow((void **)&P->joints, &P->capj, P->nj + 1, sizeof *P->joints) ||
+        grow((void **)&P->name_off, &P->capn, P->nj + 1, sizeof *P->name_off))
+        return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, kw->line, "out of memory");
+    if (P->pool_len + len + 1 > UINT32_MAX ||
+        grow((void **)&P->pool, &P->pool_cap, P->pool_len + len + 1, 1))
+        return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, kw->line, "out of memory");
+    memcpy(P->pool + P->pool_len, s, len);
+    P->pool[P->pool_len + len] = '\0';
+    P->name_off[P->nj] = (uint32_t)P->pool_len;
+    P->pool_len += len + 1;
+
+    pb_bvh_joint *J = &P->joints[P->nj];
+    memset(J, 0, sizeof *J);
+    J->parent = parent;
+    J->rot_order = PB_EULER_XYZ;
+    J->first_channel = (uint32_t)P->nchan;
+    P->nj++;
+
+    tok t;
+    if (!lex_next(&P->lx, &t))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                       "unexpected end of file: expected '{' after %.*s %s", (int)kw->n, kw->s,
+                       bvh_show(s, len, b1));
+    if (!(t.n == 1 && *t.s == '{'))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "expected '{' after %.*s '%s', found '%s'",
+                       (int)kw->n, kw->s, jname(P, P->nj - 1), bvh_show(t.s, t.n, b1));
+    return PB_BVH_OK;
+}
+
+static int channel_from(const tok *t)
+{
+    for (int c = 0; c < 6; c++)
+        if (lex_is(t, bvh_channel_names[c]))
+            return c;
+    return -1;
+}
+
+static pb_bvh_code read_channels(parser *P, const tok *kw, size_t j)
+{
+    char b1[48], b2[48];
+    pb_bvh_joint *J = &P->joints[j];
+    const char *name = jname(P, j);
+    tok t;
+    if (!lex_next(&P->lx, &t))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                       "unexpected end of file after CHANNELS of '%s'", bvh_show(name, strlen(name), b2));
+    size_t count = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.s[i] < '0' || t.s[i] > '9' || i >= 9)
+            return bvh_set_err(P->err, i >= 9 ? PB_BVH_ERR_LIMIT : PB_BVH_ERR_VALUE, t.line,
+                           "invalid CHANNELS count '%s' for joint '%s' (0..6)", bvh_show(t.s, t.n, b1),
+                           bvh_show(name, strlen(name), b2));
+        count = count * 10 + (size_t)(t.s[i] - '0');
+    }
+    if (t.n == 0 || (t.n == 1 && (*t.s == '{' || *t.s == '}')))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "CHANNELS of '%s' without a count",
+                       bvh_show(name, strlen(name), b2));
+    if (count > 6)
+        return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, t.line,
+                       "CHANNELS %zu for joint '%s': at most 6 channels per joint", count,
+                       bvh_show(name, strlen(name), b2));
+    int seen = 0, rot_axes[3], nrot = 0;
+    for (size_t c = 0; c < count; c++) {
+        if (!lex_next(&P->lx, &t))
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                           "unexpected end of file in CHANNELS of '%s'", bvh_show(name, strlen(name), b2));
+        int ch = channel_from(&t);
+        if (ch < 0)
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                           "expected a channel name (CHANNELS %zu of '%s' lists %zu), found '%s'", count,
+                           bvh_show(name, strlen(name), b2), c, bvh_show(t.s, t.n, b1));
+        if (seen & (1 << ch))
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "channel %s repeated in joint '%s'",
+                           bvh_channel_names[ch], bvh_show(name, strlen(name), b2));
+        seen |= 1 << ch;
+        J->channels[c] = (uint8_t)ch;
+        if (ch >= PB_BVH_XROT)
+            rot_axes[nrot++] = ch - PB_BVH_XROT;
+    }
+    (void)kw;
+    J->num_channels = (uint8_t)count;
+    J->num_rot = (uint8_t)nrot;
+    /* Complete the order with the missing axes, ascending. */
+    for (int a = 0; a < 3 && nrot < 3; a++) {
+        int have = 0;
+        for (int k = 0; k < nrot; k++)
+            have |= rot_axes[k] == a;
+        if (!have)
+            rot_axes[nrot++] = a;
+    }
+    J->rot_order = (uint8_t)pb_euler_order_from_axes(rot_axes[0], rot_axes[1], rot_axes[2]);
+    J->first_channel = (uint32_t)P->nchan;
+    P->nchan += count;
+    return PB_BVH_OK;
+}
+
+enum { F_OFFSET = 1, F_CHANNELS = 2, F_END = 4 };
+
+typedef struct frame {
+    int32_t index; /* joint index, or end-site index when F_END */
+    long open_line;
+    unsigned flags;
+    uint32_t children; /* JOINT children so far */
+    uint32_t items;    /* JOINT children + End Sites so far */
+} frame;
+
+/* Parses one ROOT block (the ROOT keyword has been read), without recursion. */
+static pb_bvh_code parse_root(parser *P, const tok *root_kw)
+{
+    char b1[48], b2[48];
+    frame stack[PB_BVH_MAX_DEPTH];
+    size_t depth = 0;
+    pb_bvh_code rc = new_joint(P, root_kw, -1);
+    if (rc)
+        return rc;
+    stack[depth++] = (frame){(int32_t)(P->nj - 1), root_kw->line, 0, 0, 0};
+
+    while (depth > 0) {
+        frame *top = &stack[depth - 1];
+        tok t;
+        if (!lex_next(&P->lx, &t)) {
+            if (top->flags & F_END)
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                               "unexpected end of file: missing '}' of the End Site opened at line %ld",
+                               top->open_line);
+            const char *nm = jname(P, (size_t)top->index);
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                           "unexpected end of file: missing '}' of joint '%s' opened at line %ld",
+                           bvh_show(nm, strlen(nm), b2), top->open_line);
+        }
+        if (top->flags & F_END) {
+            pb_bvh_end_site *E = &P->ends[top->index];
+            if (lex_is(&t, "OFFSET")) {
+                if (top->flags & F_OFFSET)
+                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "second OFFSET in End Site");
+                if ((rc = read_vec3(P, "OFFSET", "End Site", E->offset)))
+                    return rc;
+                top->flags |= F_OFFSET;
+            } else if (t.n == 1 && *t.s == '}') {
+                if (!(top->flags & F_OFFSET))
+                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "End Site without OFFSET");
+                depth--;
+            } else {
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                               "unexpected '%s' in End Site (expected OFFSET or '}')",
+                               bvh_show(t.s, t.n, b1));
+            }
+            continue;
+        }
+
+        size_t j = (size_t)top->index;
+        const char *nm = jname(P, j);
+        int is_joint = lex_is(&t, "JOINT");
+        int is_end = lex_is(&t, "End") || lex_is(&t, "EndSite");
+        if (lex_is(&t, "OFFSET")) {
+            if (top->flags & F_OFFSET)
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "second OFFSET in joint '%s'",
+                               bvh_show(nm, strlen(nm), b2));
+            if (top->items)
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                               "OFFSET of joint '%s' after its children", bvh_show(nm, strlen(nm), b2));
+            if ((rc = read_vec3(P, "OFFSET", nm, P->joints[j].offset)))
+                return rc;
+            top->flags |= F_OFFSET;
+        } else if (lex_is(&t, "CHANNELS")) {
+            if (top->flags & F_CHANNELS)
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "second CHANNELS in joint '%s'",
+                               bvh_show(nm, strlen(nm), b2));
+            if (top->items)
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                               "CHANNELS of joint '%s' after its children", bvh_show(nm, strlen(nm), b2));
+            if ((rc = read_channels(P, &t, j)))
+                return rc;
+            top->flags |= F_CHANNELS;
+        } else if (is_joint || is_end) {
+            if (!(top->flags & F_OFFSET) || !(top->flags & F_CHANNELS))
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                               "joint '%s' has no %s before its first child", bvh_show(nm, strlen(nm), b2),
+                               (top->flags & F_OFFSET) ? "CHANNELS" : "OFFSET");
+            if (depth >= PB_BVH_MAX_DEPTH)
+                return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, t.line,
+                               "nesting deeper than %d levels", PB_BVH_MAX_DEPTH);
+            if (is_joint) {
+                top->children++;
+                top->items++;
+                if ((rc = new_joint(P, &t, (int32_t)j)))
+                    return rc;
+                stack[depth++] = (frame){(int32_t)(P->nj - 1), t.line, 0, 0, 0};
+            } else {
+                if (lex_is(&t, "End")) {
+                    tok s;
+                    if (!lex_next(&P->lx, &s))
+                        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                                       "unexpected end of file after 'End'");
+                    if (!lex_is(&s, "Site"))
+                        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, s.line,
+                                       "expected 'Site' after 'End', found '%s'", bvh_show(s.s, s.n, b1));
+                }
+                tok b;
+                if (!lex_next(&P->lx, &b))
+                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                                   "unexpected end of file: expected '{' after End Site");
+                if (!(b.n == 1 && *b.s == '{'))
+                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, b.line,
+                                   "expected '{' after End Site, found '%s'", bvh_show(b.s, b.n, b1));
+                if (grow((void **)&P->ends, &P->cape, P->ne + 1, sizeof *P->ends))
+                    return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, t.line, "out of memory");
+                pb_bvh_end_site *E = &P->ends[P->ne];
+                memset(E, 0, sizeof *E);
+                E->parent = (int32_t)j;
+                E->child_index = top->children;
+                top->items++;
+                stack[depth++] = (frame){(int32_t)P->ne, t.line, F_END, 0, 0};
+                P->ne++;
+            }
+        } else if (t.n == 1 && *t.s == '}') {
+            if (!(top->flags & F_OFFSET) || !(top->flags & F_CHANNELS))
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "joint '%s' has no %s",
+                               bvh_show(nm, strlen(nm), b2),
+                               (top->flags & F_OFFSET) ? "CHANNELS" : "OFFSET");
+            depth--;
+        } else {
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                           "unexpected '%s' in joint '%s' (expected OFFSET, CHANNELS, JOINT, End Site "
+                           "or '}')",
+                           bvh_show(t.s, t.n, b1), bvh_show(nm, strlen(nm), b2));
+        }
+    }
+    return PB_BVH_OK;
+}
+
+static pb_bvh_code parse_hierarchy(parser *P)
+{
+    char b1[48];
+    tok t;
+    if (!lex_next(&P->lx, &t))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.line, "empty file: expected HIERARCHY");
+    if (!lex_is(&t, "HIERARCHY"))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "expected HIERARCHY, found '%s'",
+                       bvh_show(t.s, t.n, b1));
+    int roots = 0;
+    for (;;) {
+        if (!lex_next(&P->lx, &t))
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                           roots ? "unexpected end of file: missing MOTION section"
+                                 : "unexpected end of file: expected ROOT");
+        if (lex_is(&t, "ROOT")) {
+            pb_bvh_code rc = parse_root(P, &t);
+            if (rc)
+                return rc;
+            roots++;
+        } else if (lex_is(&t, "MOTION")) {
+            if (!roots)
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "MOTION before any ROOT");
+            return PB_BVH_OK;
+        } else if (t.n == 1 && *t.s == '}') {
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "unmatched '}'");
+        } else {
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                           roots ? "expected ROOT or MOTION, found '%s'"
+                                 : "expected ROOT, found '%s'",
+                           bvh_show(t.s, t.n, b1));
+        }
+    }
+}
+
+static pb_bvh_code parse_motion_header(parser *P, size_t *frames, double *frame_time,
+                                       long *frames_line)
+{
+    char b1[48];
+    tok t;
+    lex_skip_ws(&P->lx);
+    if (P->lx.p >= P->lx.end)
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                       "unexpected end of file: expected 'Frames:' after MOTION");
+    long line = P->lx.line;
+    P->lx.last_line = line;
+    *frames_line = line;
+    if (!lex_match_kw(&P->lx, "Frames")) {
+        const char *s = P->lx.p;
+        while (P->lx.p < P->lx.end && !is_space(*P->lx.p))
+            P->lx.p++;
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "expected 'Frames:', found '%s'",
+                       bvh_show(s, (size_t)(P->lx.p - s), b1));
+    }
+    lex_skip_hws(&P->lx);
+    if (!lex_match_kw(&P->lx, ":"))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "expected ':' after 'Frames'");
+    if (!lex_line_value(&P->lx, &t))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "'Frames:' without a count");
+    size_t f = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        if (t.s[i] < '0' || t.s[i] > '9')
+            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid frame count '%s'",
+                           bvh_show(t.s, t.n, b1));
+        if (f > ((size_t)1 << 40))
+            return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, line, "absurd frame count '%s'",
+                           bvh_show(t.s, t.n, b1));
+        f = f * 10 + (size_t)(t.s[i] - '0');
+    }
+    if (!lex_rest_blank(&P->lx))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "unexpected text after the frame count");
+    *frames = f;
+
+    lex_skip_ws(&P->lx);
+    if (P->lx.p >= P->lx.end)
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line,
+                       "unexpected end of file: expected 'Frame Time:'");
+    line = P->lx.line;
+    P->lx.last_line = line;
+    const char *s0 = P->lx.p;
+    int ok = lex_match_kw(&P->lx, "Frame");
+    if (ok) {
+        lex_skip_hws(&P->lx);
+        ok = lex_match_kw(&P->lx, "Time");
+    }
+    if (ok) {
+        lex_skip_hws(&P->lx);
+        ok = lex_match_kw(&P->lx, ":");
+    }
+    if (!ok) {
+        P->lx.p = s0;
+        while (P->lx.p < P->lx.end && !is_eol(*P->lx.p))
+            P->lx.p++;
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "expected 'Frame Time:', found '%s'",
+                       bvh_show(s0, (size_t)(P->lx.p - s0), b1));
+    }
+    if (!lex_line_value(&P->lx, &t))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "'Frame Time:' without a value");
+    double ft;
+    if (!bvh_parse_number(t.s, t.n, &ft))
+        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid frame time '%s'", bvh_show(t.s, t.n, b1));
+    if (!(ft > 0.0))
+        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "frame time must be positive, found '%s'",
+                       bvh_show(t.s, t.n, b1));
+    if (!lex_rest_blank(&P->lx))
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "unexpected text after the frame time");
+    *frame_time = ft;
+    return PB_BVH_OK;
+}
+
+typedef struct jmap {
+    signed char rot[3]; /* value index (relative to first_channel) per listed rotation */
+    signed char pos[3]; /* value index for x, y, z position, -1 if none */
+} jmap;
+
+static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames_line)
+{
+    char b1[48];
+    const size_t J = b->num_joints, C = b->num_channels;
+    const size_t remaining = (size_t)(P->lx.end - P->lx.p);
+
+    if (C == 0 && frames > 0)
+        return bvh_set_err(P->err, PB_BVH_ERR_MOTION, frames_line,
+                       "Frames: %zu but the skeleton has no channels", frames);
+    if (J > 0 && frames > MAX_ELEMS / J)
+        return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, frames_line,
+                       "Frames: %zu is absurd (%zu frames x %zu joints exceeds 2^28)", frames,
+                       frames, J);
+    /* Never allocate from the count alone: a frame of C values needs at least
+     * 2C - 1 bytes, so allocate no more frames than the data can hold (a
+     * shorter file is then reported as ending early). */
+    size_t cap = frames;
+    if (C > 0 && cap > remaining / (2 * C - 1) + 1)
+        cap = remaining / (2 * C - 1) + 1;
+    /* Joints without channels multiply memory without needing bytes. */
+    if (J > 0 && cap * J > 4096 && (cap * J - 4096) / 8 > remaining)
+        return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, frames_line,
+                       "Frames: %zu x %zu joints is too large for the %zu bytes of data", frames, J,
+                       remaining);
+
+    jmap *map = malloc((J ? J : 1) * sizeof *map);
+    double *vals = malloc((C ? C : 1) * sizeof *vals);
+    if (!map || !vals || bvh_alloc_motion(b, cap)) {
+        free(map);
+        free(vals);
+        return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, frames_line, "out of memory for %zu frames",
+                       frames);
+    }
+    for (size_t j = 0; j < J; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        int nr = 0;
+        map[j].pos[0] = map[j].pos[1] = map[j].pos[2] = -1;
+        map[j].rot[0] = map[j].rot[1] = map[j].rot[2] = -1;
+        for (int c = 0; c < jt->num_channels; c++) {
+            int ch = jt->channels[c];
+            if (ch < PB_BVH_XROT)
+                map[j].pos[ch] = (signed char)c;
+            else
+                map[j].rot[nr++] = (signed char)c;
+        }
+    }
+
+    pb_bvh_code rc = PB_BVH_OK;
+    size_t f = 0;
+    long last_data_line = P->lx.last_line;
+    for (;;) {
+        lex_skip_ws(&P->lx);
+        if (P->lx.p >= P->lx.end)
+            break;
+        long line = P->lx.line;
+        if (f >= frames) {
+            rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, line,
+                         "more data lines than 'Frames: %zu'", frames);
+            break;
+        }
+        if (f >= cap) { /* cannot happen: cap lines cannot fit */
+            rc = bvh_set_err(P->err, PB_BVH_ERR_LIMIT, line, "too many frames for the data size");
+            break;
+        }
+        size_t k = 0;
+        for (;;) {
+            lex_skip_hws(&P->lx);
+            if (P->lx.p >= P->lx.end || is_eol(*P->lx.p))
+                break;
+            const char *s = P->lx.p;
+            while (P->lx.p < P->lx.end && !is_space(*P->lx.p))
+                P->lx.p++;
+            if (k < C) {
+                double v;
+                if (!bvh_parse_number(s, (size_t)(P->lx.p - s), &v)) {
+                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid number '%s' (value %zu)",
+                                 bvh_show(s, (size_t)(P->lx.p - s), b1), k + 1);
+                    goto done;
+                }
+                vals[k] = v;
+            }
+            k++;
+        }
+        if (k != C) {
+            rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, line,
+                         "expected %zu values (the channel count), found %zu", C, k);
+            break;
+        }
+        last_data_line = line;
+        for (size_t j = 0; j < J; j++) {
+            const pb_bvh_joint *jt = &b->joints[j];
+            const double *v = vals + jt->first_channel;
+            double deg[3] = {0, 0, 0}, q[4];
+            for (int r = 0; r < jt->num_rot; r++)
+                deg[r] = v[map[j].rot[r]];
+            pb_euler_to_quat_n((pb_euler_order)jt->rot_order, jt->num_rot, deg, q);
+            size_t o = f * J + j;
+            b->rot_w[o] = (float)q[0];
+            b->rot_x[o] = (float)q[1];
+            b->rot_y[o] = (float)q[2];
+            b->rot_z[o] = (float)q[3];
+            float pos[3] = {jt->offset[0], jt->offset[1], jt->offset[2]};
+            for (int a = 0; a < 3; a++) {
+                if (map[j].pos[a] >= 0) {
+                    double pv = v[map[j].pos[a]];
+                    if (fabs(pv) > FLT_MAX) {
+                        rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
+                                     "value %u (%s of '%s') is out of float range",
+                                     (unsigned)(jt->first_channel + (uint32_t)map[j].pos[a] + 1),
+                                     bvh_channel_names[a], bvh_show(jt->name, strlen(jt->name), b1));
+                        goto done;
+                    }
+                    pos[a] = (float)pv;
+                }
+            }
+            b->pos_x[o] = pos[0];
+            b->pos_y[o] = pos[1];
+            b->pos_z[o] = pos[2];
+        }
+        f++;
+    }
+    if (rc == PB_BVH_OK && f < frames)
+        rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, last_data_line,
+                     "the data end after %zu of %zu frames (Frames: %zu at line %ld)", f, frames,
+                     frames, frames_line);
+done:
+    free(map);
+    free(vals);
+    if (rc == PB_BVH_OK)
+        b->num_frames = frames;
+    return rc;
+}
+
+pb_bvh_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!out)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "output is NULL");
+    memset(out, 0, sizeof *out);
+    if (!data && size > 0)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "data is NULL");
+    if (size > PB_BVH_MAX_FILE_BYTES)
+        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "input larger than %zu bytes",
+                       (size_t)PB_BVH_MAX_FILE_BYTES);
+    parser P;
+    memset(&P, 0, sizeof P);
+    P.lx.p = data ? data : "";
+    P.lx.end = P.lx.p + size;
+    P.lx.line = 1;
+    P.lx.last_line = 1;
+    P.err = err;
+    if (size >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
+        (unsigned char)data[2] == 0xBF)
+        P.lx.p += 3;
+
+    pb_bvh_code rc = parse_hierarchy(&P);
+    if (rc) {
+        parser_free(&P);
+        return rc;
+    }
+    /* Hand the skeleton over. */
+    out->num_joints = P.nj;
+    out->joints = P.joints;
+    out->num_end_sites = P.ne;
+    out->end_sites = P.ends;
+    out->num_channels = P.nchan;
+    out->name_pool_ = P.pool;
+    for (size_t j = 0; j < P.nj; j++)
+        out->joints[j].name = P.pool + P.name_off[j];
+    free(P.name_off);
+    P.joints = NULL;
+    P.ends = NULL;
+    P.pool = NULL;
+    P.name_off = NULL;
+
+    size_t frames = 0;
+    long frames_line = 0;
+    rc = parse_motion_header(&P, &frames, &out->frame_time, &frames_line);
+    if (!rc)
+        rc = parse_frames(&P, out, frames, frames_line);
+    if (rc) {
+        pb_bvh_free(out);
+        return rc;
+    }
+    return PB_BVH_OK;
+}
+
+pb_bvh_code pb_bvh_read_file(const char *path, pb_bvh *out, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!path || !out)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "path or output is NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: %s", path, strerror(errno));
+    struct stat st;
+    size_t cap = 1 << 16;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        if ((uintmax_t)st.st_size > PB_BVH_MAX_FILE_BYTES) {
+            fclose(f);
+            return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%s: larger than %zu bytes", path,
+                           (size_t)PB_BVH_MAX_FILE_BYTES);
+        }
+        cap = (size_t)st.st_size + 1;
+    } else if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: %s", path, strerror(EISDIR));
+    }
+    char *buf = malloc(cap);
+    size_t len = 0;
+    if (!buf) {
+        fclose(f);
+        return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (len == cap) {
+            if (cap > PB_BVH_MAX_FILE_BYTES) {
+                free(buf);
+                fclose(f);
+                return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%s: larger than %zu bytes", path,
+                               (size_t)PB_BVH_MAX_FILE_BYTES);
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                int e = errno;
+                free(buf);
+                fclose(f);
+                return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: read error: %s", path,
+                               strerror(e ? e : EIO));
+            }
+            break;
+        }
+    }
+    fclose(f);
+    pb_bvh_code rc = pb_bvh_read_memory(buf, len, out, err);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,384 @@
+/* BVH writer: number formatting, the hierarchy, and the motion as Euler
+ * angles in each joint's channel order. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "bvh_internal.h"
+
+#include "euler.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* m (the value times 10^d, >= 0) in fixed notation with d decimals, trailing
+ * zeros dropped; "-" only for a non-zero value. buf holds >= 48 bytes. */
+static void put_fixed(char *buf, int neg, uint64_t m, int d)
+{
+    char tmp[32];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + m % 10);
+        m /= 10;
+    } while (m || n <= d);
+    int lo = 0; /* trailing zero decimals */
+    while (lo < d && tmp[lo] == '0')
+        lo++;
+    size_t k = 0;
+    if (neg && !(n == d + 1 && tmp[d] == '0' && lo == d))
+        buf[k++] = '-';
+    for (int i = n - 1; i >= d; i--)
+        buf[k++] = tmp[i];
+    if (lo < d) {
+        buf[k++] = '.';
+        for (int i = d - 1; i >= lo; i--)
+            buf[k++] = tmp[i];
+    }
+    buf[k] = '\0';
+}
+
+/* The shortest text that this reader turns back into exactly v: fixed
+ * notation with the fewest decimals (computed exactly as bvh_parse_number reads
+ * it back), else %g with 6..9 digits. */
+static void fmt_float(float v, char *buf, size_t size)
+{
+    if (v == 0.0f) {
+        snprintf(buf, size, "0");
+        return;
+    }
+    double a = fabs((double)v);
+    for (int d = 0; d <= 15; d++) {
+        double t = a * bvh_p10[d];
+        if (t >= 9e15)
+            break;
+        double m = nearbyint(t);
+        if ((float)(m / bvh_p10[d]) == (float)a) {
+            put_fixed(buf, v < 0.0f, (uint64_t)m, d);
+            return;
+        }
+    }
+    for (int p = 6; p <= 9; p++) {
+        snprintf(buf, size, "%.*g", p, (double)v);
+        double back;
+        if (bvh_parse_number(buf, strlen(buf), &back) && (float)back == v)
+            return;
+    }
+}
+
+/* Fewest significant digits (15..17) that read back to the same double. */
+static void fmt_double(double v, char *buf, size_t size)
+{
+    for (int p = 15; p <= 17; p++) {
+        snprintf(buf, size, "%.*g", p, v);
+        double back;
+        if (bvh_parse_number(buf, strlen(buf), &back) && back == v)
+            return;
+    }
+}
+
+/* Degrees with 6 decimals, trailing zeros dropped, no "-0". */
+static void fmt_angle(double v, char *buf, size_t size)
+{
+    double a = fabs(v);
+    if (a < 1e12) {
+        put_fixed(buf, v < 0.0, (uint64_t)nearbyint(a * 1e6), 6);
+        return;
+    }
+    snprintf(buf, size, "%.6f", v);
+}
+
+static void indent(FILE *f, size_t depth)
+{
+    for (size_t i = 0; i < depth; i++)
+        fputc('\t', f);
+}
+
+/* A name that the reader gives back unchanged. */
+static int valid_name(const char *s)
+{
+    if (!s || !s[0] || is_hspace(s[0]))
+        return 0;
+    size_t n = 0;
+    for (; s[n]; n++) {
+        unsigned char c = (unsigned char)s[n];
+        if ((c < 0x20 && c != '\t') || c == 0x7f || c == '{' || c == '}')
+            return 0;
+    }
+    return !is_hspace(s[n - 1]);
+}
+
+/* Validates the in-memory data the writer relies on. */
+pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
+{
+    const size_t J = b->num_joints;
+    if (J == 0 || !b->joints)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "no joints to write");
+    if (J > PB_BVH_MAX_JOINTS)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "more than %d joints", PB_BVH_MAX_JOINTS);
+    if (!(b->frame_time > 0.0) || !isfinite(b->frame_time))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
+    if (b->num_frames > 0 && b->num_frames > MAX_ELEMS / J)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "too many frames");
+    if (b->num_frames > 0 && (!b->rot_w || !b->rot_x || !b->rot_y || !b->rot_z || !b->pos_x ||
+                              !b->pos_y || !b->pos_z))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "motion arrays missing");
+    if (b->num_end_sites > 0 && !b->end_sites)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "end sites missing");
+    for (size_t j = 0; j < J; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        if (!valid_name(jt->name))
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "joint %zu: name empty, with braces, control characters or "
+                           "leading/trailing blanks (it would not read back)",
+                           j);
+        if (jt->parent < -1 || (jt->parent >= 0 && (size_t)jt->parent >= j))
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: parent %ld does not precede it", j,
+                           (long)jt->parent);
+        if (jt->num_channels > 6)
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: %u channels", j,
+                           (unsigned)jt->num_channels);
+        int seen = 0;
+        for (int c = 0; c < jt->num_channels; c++) {
+            if (jt->channels[c] > 5 || (seen & (1 << jt->channels[c])))
+                return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: invalid channel list", j);
+            seen |= 1 << jt->channels[c];
+        }
+        for (int a = 0; a < 3; a++)
+            if (!isfinite(jt->offset[a]))
+                return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: non-finite OFFSET", j);
+    }
+    for (size_t e = 0; e < b->num_end_sites; e++) {
+        const pb_bvh_end_site *E = &b->end_sites[e];
+        if (E->parent < 0 || (size_t)E->parent >= J)
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "end site %zu: invalid parent", e);
+        for (int a = 0; a < 3; a++)
+            if (!isfinite(E->offset[a]))
+                return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "end site %zu: non-finite OFFSET", e);
+    }
+    return PB_BVH_OK;
+}
+
+typedef struct wstate {
+    FILE *f;
+    const pb_bvh *b;
+    size_t *es_start; /* J + 1: end sites of joint j are es_idx[es_start[j] .. es_start[j+1]) */
+    size_t *es_idx;
+    size_t *es_next;  /* per joint: next unwritten position in its list */
+    uint32_t *nchild; /* JOINT children written so far */
+} wstate;
+
+static void write_end_site(wstate *W, size_t e, size_t depth)
+{
+    char a[3][40];
+    const pb_bvh_end_site *E = &W->b->end_sites[e];
+    for (int k = 0; k < 3; k++)
+        fmt_float(E->offset[k], a[k], sizeof a[k]);
+    indent(W->f, depth);
+    fputs("End Site\n", W->f);
+    indent(W->f, depth);
+    fputs("{\n", W->f);
+    indent(W->f, depth + 1);
+    fprintf(W->f, "OFFSET %s %s %s\n", a[0], a[1], a[2]);
+    indent(W->f, depth);
+    fputs("}\n", W->f);
+}
+
+/* Writes the pending end sites of joint p that go before child number n
+ * (n = UINT32_MAX: all remaining). */
+static void flush_end_sites(wstate *W, size_t p, uint32_t n, size_t depth)
+{
+    while (W->es_next[p] < W->es_start[p + 1]) {
+        size_t e = W->es_idx[W->es_next[p]];
+        if (W->b->end_sites[e].child_index > n)
+            break;
+        write_end_site(W, e, depth);
+        W->es_next[p]++;
+    }
+}
+
+static pb_bvh_code write_hierarchy(wstate *W, pb_bvh_error *err)
+{
+    const pb_bvh *b = W->b;
+    const size_t J = b->num_joints;
+    FILE *f = W->f;
+    size_t *stack = malloc(J * sizeof *stack);
+    if (!stack)
+        return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    size_t depth = 0;
+    fputs("HIERARCHY\n", f);
+    for (size_t j = 0; j <= J; j++) {
+        int32_t parent = j < J ? b->joints[j].parent : -1;
+        /* Close joints until the parent is on top. */
+        while (depth > 0 && (parent < 0 || stack[depth - 1] != (size_t)parent)) {
+            size_t c = stack[--depth];
+            flush_end_sites(W, c, UINT32_MAX, depth + 1);
+            indent(f, depth);
+            fputs("}\n", f);
+        }
+        if (j == J)
+            break;
+        if (parent >= 0 && depth == 0) {
+            free(stack);
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "joints are not in depth-first order (joint %zu)", j);
+        }
+        if (depth >= PB_BVH_MAX_DEPTH) {
+            free(stack);
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "nesting deeper than %d", PB_BVH_MAX_DEPTH);
+        }
+        const pb_bvh_joint *jt = &b->joints[j];
+        if (parent >= 0) {
+            flush_end_sites(W, (size_t)parent, W->nchild[parent], depth);
+            W->nchild[parent]++;
+        }
+        indent(f, depth);
+        fprintf(f, "%s %s\n", parent < 0 ? "ROOT" : "JOINT", jt->name);
+        indent(f, depth);
+        fputs("{\n", f);
+        char a[3][40];
+        for (int k = 0; k < 3; k++)
+            fmt_float(jt->offset[k], a[k], sizeof a[k]);
+        indent(f, depth + 1);
+        fprintf(f, "OFFSET %s %s %s\n", a[0], a[1], a[2]);
+        indent(f, depth + 1);
+        fprintf(f, "CHANNELS %u", (unsigned)jt->num_channels);
+        for (int c = 0; c < jt->num_channels; c++)
+            fprintf(f, " %s", bvh_channel_names[jt->channels[c]]);
+        fputc('\n', f);
+        stack[depth++] = j;
+    }
+    free(stack);
+    return PB_BVH_OK;
+}
+
+typedef struct wjoint {
+    int order;       /* pb_euler_order */
+    int nrot;
+    signed char rot_ch[3]; /* channel slot of each listed rotation */
+} wjoint;
+
+pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!f || !b)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or bvh is NULL");
+    pb_bvh_code rc = bvh_validate(b, err);
+    if (rc)
+        return rc;
+    const size_t J = b->num_joints, F = b->num_frames, E = b->num_end_sites;
+
+    locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
+
+    wstate W = {f, b, NULL, NULL, NULL, NULL};
+    wjoint *wj = malloc(J * sizeof *wj);
+    double *prev = malloc(J * 3 * sizeof *prev);
+    W.es_start = calloc(J + 1, sizeof *W.es_start);
+    W.es_idx = malloc((E ? E : 1) * sizeof *W.es_idx);
+    W.es_next = malloc(J * sizeof *W.es_next);
+    W.nchild = calloc(J, sizeof *W.nchild);
+    if (!wj || !prev || !W.es_start || !W.es_idx || !W.es_next || !W.nchild) {
+        rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+        goto out;
+    }
+    /* End sites grouped by parent, stable (counting sort). */
+    for (size_t e = 0; e < E; e++)
+        W.es_start[b->end_sites[e].parent + 1]++;
+    for (size_t j = 0; j < J; j++)
+        W.es_start[j + 1] += W.es_start[j];
+    for (size_t j = 0; j < J; j++)
+        W.es_next[j] = W.es_start[j];
+    for (size_t e = 0; e < E; e++)
+        W.es_idx[W.es_next[b->end_sites[e].parent]++] = e;
+    for (size_t j = 0; j < J; j++)
+        W.es_next[j] = W.es_start[j];
+
+    for (size_t j = 0; j < J; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        int axes[3], n = 0;
+        for (int c = 0; c < jt->num_channels; c++)
+            if (jt->channels[c] >= PB_BVH_XROT) {
+                wj[j].rot_ch[n] = (signed char)c;
+                axes[n++] = jt->channels[c] - PB_BVH_XROT;
+            }
+        wj[j].nrot = n;
+        for (int a = 0; a < 3 && n < 3; a++) {
+            int have = 0;
+            for (int k = 0; k < n; k++)
+                have |= axes[k] == a;
+            if (!have)
+                axes[n++] = a;
+        }
+        wj[j].order = pb_euler_order_from_axes(axes[0], axes[1], axes[2]);
+    }
+
+    if ((rc = write_hierarchy(&W, err)))
+        goto out;
+
+    char ft[40];
+    fmt_double(b->frame_time, ft, sizeof ft);
+    fprintf(f, "MOTION\nFrames: %zu\nFrame Time: %s\n", F, ft);
+
+    char num[64];
+    for (size_t fr = 0; fr < F; fr++) {
+        for (size_t j = 0; j < J; j++) {
+            const pb_bvh_joint *jt = &b->joints[j];
+            size_t o = fr * J + j;
+            double deg[3] = {0, 0, 0};
+            if (wj[j].nrot > 0) {
+                double q[4] = {b->rot_w[o], b->rot_x[o], b->rot_y[o], b->rot_z[o]};
+                if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3])) {
+                    rc = bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                                 "frame %zu, joint '%s': non-finite rotation", fr, jt->name);
+                    goto out;
+                }
+                if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
+                    q[0] = 1.0;
+                pb_euler_from_quat_n((pb_euler_order)wj[j].order, wj[j].nrot, q,
+                                     fr > 0 ? &prev[3 * j] : NULL, deg);
+                prev[3 * j] = deg[0];
+                prev[3 * j + 1] = deg[1];
+                prev[3 * j + 2] = deg[2];
+            }
+            const float pos[3] = {b->pos_x[o], b->pos_y[o], b->pos_z[o]};
+            int r = 0;
+            for (int c = 0; c < jt->num_channels; c++) {
+                int ch = jt->channels[c];
+                if (ch < PB_BVH_XROT) {
+                    if (!isfinite(pos[ch])) {
+                        rc = bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                                     "frame %zu, joint '%s': non-finite position", fr, jt->name);
+                        goto out;
+                    }
+                    fmt_float(pos[ch], num, sizeof num);
+                } else {
+                    fmt_angle(deg[r++], num, sizeof num);
+                }
+                if (j > 0 || c > 0)
+                    fputc(' ', f);
+                fputs(num, f);
+            }
+        }
+        fputc('\n', f);
+        if (ferror(f))
+            break;
+    }
+    if (fflush(f) != 0 || ferror(f))
+        rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
+out:
+    if (cloc) {
+        uselocale(old);
+        freelocale(cloc);
+    }
+    free(wj);
+    free(prev);
+    free(W.es_start);
+    free(W.es_idx);
+    free(W.es_next);
+    free(W.nchild);
+    return rc;
+}
