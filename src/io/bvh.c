@@ -96,6 +96,7 @@ void pb_bvh_free(pb_bvh *b)
     free(b->pos_x);
     free(b->pos_y);
     free(b->pos_z);
+    free(b->euler_deg);
     memset(b, 0, sizeof *b);
 }
 

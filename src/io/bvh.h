@@ -104,6 +104,7 @@ typedef struct pb_bvh_error {
 
 typedef struct pb_bvh_joint {
     const char *name;      /* NUL-terminated, owned by the pb_bvh */
+    long line;             /* line of its ROOT / JOINT keyword (0: not read from text) */
     int32_t parent;        /* index of the parent joint; -1 for a ROOT */
     float offset[3];       /* OFFSET x y z */
     uint8_t num_channels;  /* 0..6 */
@@ -132,15 +133,67 @@ typedef struct pb_bvh {
     double frame_time; /* seconds, > 0 */
     float *rot_w, *rot_x, *rot_y, *rot_z; /* num_frames * num_joints each */
     float *pos_x, *pos_y, *pos_z;         /* num_frames * num_joints each */
+    /* Optional, NULL when absent: the rotation channels' values in degrees as
+     * read (3 per element (f, j), in the joint's channel order, unused slots
+     * 0; num_frames * num_joints * 3 floats). The writer's default Euler
+     * choice (PB_BVH_EULER_SOURCE) writes, at each frame, the equivalent
+     * triple nearest to these. Owned by the pb_bvh (freed by pb_bvh_free). */
+    float *euler_deg;
+    /* Decimals of the finest position value read (0..17), -1 when unknown:
+     * the writer prints positions with at least this many decimals when that
+     * is finer than the shortest round-trip form. */
+    int pos_decimals;
     /* private */
     char *name_pool_;
 } pb_bvh;
+
+/* Reading options (NULL: all defaults). */
+enum {
+    PB_BVH_READ_STRICT = 1u << 0,      /* a 'Frames:' count that disagrees with the
+                                          data lines is an error, not a warning */
+    PB_BVH_READ_HEADER_ONLY = 1u << 1  /* count and check the data lines but keep
+                                          no motion (num_frames is set, the
+                                          motion arrays stay NULL) */
+};
+typedef struct pb_bvh_read_opts {
+    unsigned flags;   /* PB_BVH_READ_* */
+    size_t max_bytes; /* largest input read; 0: PB_BVH_MAX_FILE_BYTES */
+    /* Called for each warning (message without the file name, e.g. "line 3:
+     * ..."); NULL: warnings are dropped. */
+    void (*warn)(void *ctx, const char *message);
+    void *warn_ctx;
+} pb_bvh_read_opts;
+
+/* How the writer chooses among the equivalent Euler triples of a rotation. */
+typedef enum pb_bvh_euler_mode {
+    PB_BVH_EULER_SOURCE = 0,     /* nearest to the source angles (euler_deg) where
+                                    present, else continuous */
+    PB_BVH_EULER_CONTINUOUS = 1, /* nearest to the previous frame's (from zero) */
+    PB_BVH_EULER_PRINCIPAL = 2   /* middle angle in [-90, 90], others (-180, 180] */
+} pb_bvh_euler_mode;
+
+/* Writing options (NULL: all defaults). */
+typedef struct pb_bvh_write_opts {
+    pb_bvh_euler_mode euler;
+    /* Called now and then while writing frames (frames written, total);
+     * NULL: none. */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
+} pb_bvh_write_opts;
 
 /* Reads a BVH file / an in-memory BVH text. On success returns PB_BVH_OK and
  * fills *out (release with pb_bvh_free). On error returns the code, fills
  * *err (if err != NULL) and leaves *out zeroed (nothing to free). */
 pb_bvh_code pb_bvh_read_file(const char *path, pb_bvh *out, pb_bvh_error *err);
 pb_bvh_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out, pb_bvh_error *err);
+/* The same with options (opts may be NULL). read_stream reads f to its end
+ * (name is used in messages; f is not closed). */
+pb_bvh_code pb_bvh_read_file_with(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                                  pb_bvh_error *err);
+pb_bvh_code pb_bvh_read_memory_with(const char *data, size_t size, const pb_bvh_read_opts *opts,
+                                    pb_bvh *out, pb_bvh_error *err);
+pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts *opts,
+                               pb_bvh *out, pb_bvh_error *err);
 
 /* Writes bvh to path atomically: the text goes to a temporary file in the
  * same directory, which is flushed, fsync'ed and closed (each checked) and
@@ -161,6 +214,11 @@ pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_bvh_error 
 /* Same text to an open stream (no atomicity; the stream is flushed, not
  * closed). */
 pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *bvh, pb_bvh_error *err);
+/* The same with options (opts may be NULL). */
+pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *bvh,
+                                   const pb_bvh_write_opts *opts, pb_bvh_error *err);
+pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *bvh, const pb_bvh_write_opts *opts,
+                                     pb_bvh_error *err);
 
 /* Releases everything owned by bvh and zeroes it. NULL and zeroed are fine. */
 void pb_bvh_free(pb_bvh *bvh);

@@ -18,6 +18,12 @@
 
 pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *b, pb_bvh_error *err)
 {
+    return pb_bvh_write_file_with(path, b, NULL, err);
+}
+
+pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *b, const pb_bvh_write_opts *opts,
+                                   pb_bvh_error *err)
+{
     bvh_clear_err(err);
     if (!path || !path[0] || !b)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "path or bvh is NULL or empty");
@@ -68,7 +74,7 @@ pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *b, pb_bvh_error *e
         free(tmp);
         return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: %s", path, strerror(e));
     }
-    rc = pb_bvh_write_stream(f, b, err);
+    rc = pb_bvh_write_stream_with(f, b, opts, err);
     if (rc == PB_BVH_OK && fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP)
         rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: fsync failed: %s", path, strerror(errno));
     if (fclose(f) != 0 && rc == PB_BVH_OK)

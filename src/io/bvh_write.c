@@ -263,6 +263,13 @@ typedef struct wjoint {
 
 pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
 {
+    return pb_bvh_write_stream_with(f, b, NULL, err);
+}
+
+pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_write_opts *opts,
+                                     pb_bvh_error *err)
+{
+    (void)opts;
     bvh_clear_err(err);
     if (!f || !b)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or bvh is NULL");
