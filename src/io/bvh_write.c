@@ -269,7 +269,6 @@ pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
 pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_write_opts *opts,
                                      pb_bvh_error *err)
 {
-    (void)opts;
     bvh_clear_err(err);
     if (!f || !b)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or bvh is NULL");
@@ -373,6 +372,8 @@ pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_writ
         fputc('\n', f);
         if (ferror(f))
             break;
+        if (opts && opts->progress && ((fr + 1) % 256 == 0 || fr + 1 == F))
+            opts->progress(opts->progress_ctx, fr + 1, F);
     }
     if (fflush(f) != 0 || ferror(f))
         rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
