@@ -136,6 +136,7 @@ int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh 
     *out = *skel;
     out->num_frames = 0;
     out->rot_w = out->rot_x = out->rot_y = out->rot_z = NULL;
+    out->euler_deg = NULL;
     out->pos_x = out->pos_y = out->pos_z = NULL;
     out->frame_time = frame_time;
     pb_bvh_error err;
@@ -172,6 +173,7 @@ void cli_motion_free(pb_bvh *b)
     float *arr[7] = {b->rot_w, b->rot_x, b->rot_y, b->rot_z, b->pos_x, b->pos_y, b->pos_z};
     for (int k = 0; k < 7; k++)
         free(arr[k]);
+    free(b->euler_deg);
     memset(b, 0, sizeof *b);
 }
 

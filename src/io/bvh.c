@@ -67,14 +67,15 @@ const char *pb_bvh_channel_name(pb_bvh_channel c)
     return bvh_channel_names[c];
 }
 
-pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames)
+pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles)
 {
     size_t n = frames * b->num_joints;
-    float **arr[7] = {&b->rot_w, &b->rot_x, &b->rot_y, &b->rot_z, &b->pos_x, &b->pos_y, &b->pos_z};
-    for (int k = 0; k < 7; k++) {
+    float **arr[8] = {&b->rot_w, &b->rot_x, &b->rot_y, &b->rot_z,
+                      &b->pos_x, &b->pos_y, &b->pos_z, &b->euler_deg};
+    for (int k = 0; k < 8; k++) {
         *arr[k] = NULL;
-        if (n) {
-            *arr[k] = malloc(n * sizeof(float));
+        if (n && (k < 7 || angles)) {
+            *arr[k] = malloc((k < 7 ? n : 3 * n) * sizeof(float));
             if (!*arr[k])
                 return PB_BVH_ERR_NOMEM;
         }
@@ -119,11 +120,22 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
     if (J > 0 && frames > MAX_ELEMS / J)
         return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%zu frames x %zu joints is too large", frames, J);
     pb_bvh nb = *b;
-    if (bvh_alloc_motion(&nb, frames)) {
-        float *arr[7] = {nb.rot_w, nb.rot_x, nb.rot_y, nb.rot_z, nb.pos_x, nb.pos_y, nb.pos_z};
-        for (int k = 0; k < 7; k++)
+    const int angles = b->euler_deg != NULL;
+    if (bvh_alloc_motion(&nb, frames, angles)) {
+        float *arr[8] = {nb.rot_w, nb.rot_x, nb.rot_y, nb.rot_z,
+                         nb.pos_x, nb.pos_y, nb.pos_z, nb.euler_deg};
+        for (int k = 0; k < 8; k++)
             free(arr[k]);
         return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory for %zu frames", frames);
+    }
+    if (angles) {
+        /* New frames hold the rest pose: identity, angles 0. */
+        size_t kept = (frames < b->num_frames ? frames : b->num_frames) * J;
+        if (kept)
+            memcpy(nb.euler_deg, b->euler_deg, 3 * kept * sizeof(float));
+        if (frames * J > kept)
+            memset(nb.euler_deg + 3 * kept, 0, 3 * (frames * J - kept) * sizeof(float));
+        free(b->euler_deg);
     }
     size_t keep = (frames < b->num_frames ? frames : b->num_frames) * J;
     float *src[7] = {b->rot_w, b->rot_x, b->rot_y, b->rot_z, b->pos_x, b->pos_y, b->pos_z};

@@ -24,9 +24,10 @@ void bvh_clear_err(pb_bvh_error *err);
 
 extern const char *const bvh_channel_names[6];
 
-/* Allocates the 7 motion arrays of frames * num_joints floats (NULL when 0);
- * on failure some may be allocated: the caller frees them. */
-pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames);
+/* Allocates the 7 motion arrays of frames * num_joints floats, and euler_deg
+ * (3 per element) when angles != 0 (all NULL when empty); on failure some may
+ * be allocated: the caller frees them. */
+pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
 
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */

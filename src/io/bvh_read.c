@@ -11,10 +11,17 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* The reader's limits, in one place (bvh.h documents them). */
+#define MAX_RATE 100000.0         /* frames per second: Frame Time >= 1 / MAX_RATE */
+#define MAX_ANGLE_DEG 1e6         /* |rotation channel| in degrees */
+#define ELEMS_SLACK ((size_t)65536) /* frames * joints <= motion bytes + this */
+#define MAX_WARNINGS 20           /* further warnings of one kind are summarised */
 
 typedef struct parser {
     bvh_lexer lx;
@@ -446,6 +453,13 @@ static pb_bvh_code parse_motion_header(parser *P, size_t *frames, double *frame_
     if (!(ft > 0.0))
         return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "frame time must be positive, found '%s'",
                        bvh_show(t.s, t.n, b1));
+    if (ft < 1.0 / MAX_RATE)
+        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
+                           "Frame Time '%s' means more than %.0f frames per second",
+                           bvh_show(t.s, t.n, b1), MAX_RATE);
+    if (ft > FLT_MAX)
+        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "Frame Time '%s' is out of float range",
+                           bvh_show(t.s, t.n, b1));
     if (!lex_rest_blank(&P->lx))
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "unexpected text after the frame time");
     *frame_time = ft;
@@ -457,38 +471,127 @@ typedef struct jmap {
     signed char pos[3]; /* value index for x, y, z position, -1 if none */
 } jmap;
 
-static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames_line)
+static void warn(parser *P, const char *fmt, ...) PB_PRINTF(2, 3);
+static void warn(parser *P, const char *fmt, ...)
+{
+    if (!P->opts || !P->opts->warn)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    P->opts->warn(P->opts->warn_ctx, msg);
+}
+
+static const pb_bvh_joint *g_sort_joints; /* qsort has no context argument */
+static int by_name(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, k = *(const size_t *)b;
+    int c = strcmp(g_sort_joints[i].name, g_sort_joints[k].name);
+    return c ? c : (i > k) - (i < k);
+}
+
+/* Joint names used more than once: a warning naming both lines. (Commands
+ * that match joints by name make them an error themselves.) */
+static void warn_duplicate_names(parser *P, const pb_bvh *b)
+{
+    if (!P->opts || !P->opts->warn || b->num_joints < 2)
+        return;
+    size_t *idx = malloc(b->num_joints * sizeof *idx);
+    if (!idx)
+        return;
+    for (size_t j = 0; j < b->num_joints; j++)
+        idx[j] = j;
+    g_sort_joints = b->joints;
+    qsort(idx, b->num_joints, sizeof *idx, by_name);
+    size_t count = 0;
+    char b1[48];
+    for (size_t k = 1; k < b->num_joints; k++) {
+        const pb_bvh_joint *x = &b->joints[idx[k - 1]], *y = &b->joints[idx[k]];
+        if (strcmp(x->name, y->name) != 0)
+            continue;
+        if (++count <= MAX_WARNINGS)
+            warn(P, "line %ld: joint name '%s' is already used at line %ld", y->line,
+                 bvh_show(y->name, strlen(y->name), b1), x->line);
+    }
+    if (count > MAX_WARNINGS)
+        warn(P, "%zu more duplicate joint names", count - MAX_WARNINGS);
+    free(idx);
+}
+
+/* Data lines that hold anything but whitespace from p to end: an upper bound
+ * on the frames, counted before anything is allocated. */
+static size_t count_data_lines(const char *p, const char *end)
+{
+    size_t n = 0;
+    int blank = 1;
+    for (; p < end; p++) {
+        if (is_eol(*p)) {
+            n += !blank;
+            blank = 1;
+        } else if (!is_space(*p)) {
+            blank = 0;
+        }
+    }
+    return n + !blank;
+}
+
+/* Decimals a number token is written with (digits after the point, less the
+ * exponent), 0..17. */
+static int decimals_of(const char *s, size_t n)
+{
+    const char *dot = memchr(s, '.', n);
+    long d = 0, e = 0;
+    size_t i = 0;
+    if (dot)
+        for (i = (size_t)(dot - s) + 1; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            d++;
+    for (i = 0; i < n && s[i] != 'e' && s[i] != 'E'; i++)
+        ;
+    if (i < n) {
+        int neg = i + 1 < n && s[i + 1] == '-';
+        for (i += 1 + (i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+')); i < n && e < 100; i++)
+            e = e * 10 + (s[i] - '0');
+        d += neg ? e : -e;
+    }
+    return d < 0 ? 0 : d > 17 ? 17 : (int)d;
+}
+
+/* The data lines: every complete line is a frame, whatever 'Frames:' said
+ * (a disagreement is a warning, or an error with PB_BVH_READ_STRICT); a line
+ * with the wrong number of values is an error naming it. */
+static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long frames_line)
 {
     char b1[48];
     const size_t J = b->num_joints, C = b->num_channels;
     const size_t remaining = (size_t)(P->lx.end - P->lx.p);
+    const unsigned flags = P->opts ? P->opts->flags : 0u;
+    const int keep = !(flags & PB_BVH_READ_HEADER_ONLY);
 
-    if (C == 0 && frames > 0)
+    if (C == 0 && header_frames > 0)
         return bvh_set_err(P->err, PB_BVH_ERR_MOTION, frames_line,
-                       "Frames: %zu but the skeleton has no channels", frames);
-    if (J > 0 && frames > MAX_ELEMS / J)
+                           "Frames: %zu but the skeleton has no channels", header_frames);
+    size_t cap = count_data_lines(P->lx.p, P->lx.end);
+    if (J > 0 && cap > MAX_ELEMS / J)
         return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, frames_line,
-                       "Frames: %zu is absurd (%zu frames x %zu joints exceeds 2^28)", frames,
-                       frames, J);
-    /* Never allocate from the count alone: a frame of C values needs at least
-     * 2C - 1 bytes, so allocate no more frames than the data can hold (a
-     * shorter file is then reported as ending early). */
-    size_t cap = frames;
-    if (C > 0 && cap > remaining / (2 * C - 1) + 1)
-        cap = remaining / (2 * C - 1) + 1;
-    /* Joints without channels multiply memory without needing bytes. */
-    if (J > 0 && cap * J > 4096 && (cap * J - 4096) / 8 > remaining)
+                           "%zu data lines x %zu joints exceeds 2^28 elements", cap, J);
+    /* Memory per input byte: joints without channels multiply frames without
+     * needing bytes. */
+    if (cap * J > remaining + ELEMS_SLACK)
         return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, frames_line,
-                       "Frames: %zu x %zu joints is too large for the %zu bytes of data", frames, J,
-                       remaining);
+                           "%zu frames x %zu joints is too large for the %zu bytes of data", cap,
+                           J, remaining);
 
     jmap *map = malloc((J ? J : 1) * sizeof *map);
     double *vals = malloc((C ? C : 1) * sizeof *vals);
-    if (!map || !vals || bvh_alloc_motion(b, cap)) {
+    unsigned char *is_rot = malloc(C ? C : 1);
+    if (!map || !vals || !is_rot || (keep && bvh_alloc_motion(b, cap, 1))) {
         free(map);
         free(vals);
+        free(is_rot);
         return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, frames_line, "out of memory for %zu frames",
-                       frames);
+                           cap);
     }
     for (size_t j = 0; j < J; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
@@ -497,6 +600,7 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames
         map[j].rot[0] = map[j].rot[1] = map[j].rot[2] = -1;
         for (int c = 0; c < jt->num_channels; c++) {
             int ch = jt->channels[c];
+            is_rot[jt->first_channel + (uint32_t)c] = ch >= PB_BVH_XROT;
             if (ch < PB_BVH_XROT)
                 map[j].pos[ch] = (signed char)c;
             else
@@ -506,21 +610,12 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames
 
     pb_bvh_code rc = PB_BVH_OK;
     size_t f = 0;
-    long last_data_line = P->lx.last_line;
+    int pos_dec = -1;
     for (;;) {
         lex_skip_ws(&P->lx);
         if (P->lx.p >= P->lx.end)
             break;
         long line = P->lx.line;
-        if (f >= frames) {
-            rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, line,
-                         "more data lines than 'Frames: %zu'", frames);
-            break;
-        }
-        if (f >= cap) { /* cannot happen: cap lines cannot fit */
-            rc = bvh_set_err(P->err, PB_BVH_ERR_LIMIT, line, "too many frames for the data size");
-            break;
-        }
         size_t k = 0;
         for (;;) {
             lex_skip_hws(&P->lx);
@@ -529,24 +624,45 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames
             const char *s = P->lx.p;
             while (P->lx.p < P->lx.end && !is_space(*P->lx.p))
                 P->lx.p++;
+            size_t n = (size_t)(P->lx.p - s);
             if (k < C) {
                 double v;
-                if (!bvh_parse_number(s, (size_t)(P->lx.p - s), &v)) {
-                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid number '%s' (value %zu)",
-                                 bvh_show(s, (size_t)(P->lx.p - s), b1), k + 1);
+                if (!bvh_parse_number(s, n, &v)) {
+                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
+                                     "invalid number '%s' (value %zu)", bvh_show(s, n, b1), k + 1);
                     goto done;
+                }
+                if (is_rot[k] && fabs(v) > MAX_ANGLE_DEG) {
+                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
+                                     "rotation value %zu is '%s' degrees, beyond +-%g", k + 1,
+                                     bvh_show(s, n, b1), MAX_ANGLE_DEG);
+                    goto done;
+                }
+                if (!is_rot[k]) {
+                    int d = decimals_of(s, n);
+                    pos_dec = d > pos_dec ? d : pos_dec;
                 }
                 vals[k] = v;
             }
             k++;
         }
         if (k != C) {
-            rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, line,
-                         "expected %zu values (the channel count), found %zu", C, k);
+            lex_skip_ws(&P->lx);
+            if (P->lx.p >= P->lx.end && k < C)
+                rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, line,
+                                 "the last data line holds %zu of the %zu values of a frame (the "
+                                 "file is cut inside a frame)",
+                                 k, C);
+            else
+                rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, line,
+                                 "expected %zu values (the channel count), found %zu", C, k);
             break;
         }
-        last_data_line = line;
-        for (size_t j = 0; j < J; j++) {
+        if (f >= cap) { /* cannot happen: every data line was counted */
+            rc = bvh_set_err(P->err, PB_BVH_ERR_LIMIT, line, "more data lines than counted");
+            break;
+        }
+        for (size_t j = 0; keep && j < J; j++) {
             const pb_bvh_joint *jt = &b->joints[j];
             const double *v = vals + jt->first_channel;
             double deg[3] = {0, 0, 0}, q[4];
@@ -558,15 +674,17 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames
             b->rot_x[o] = (float)q[1];
             b->rot_y[o] = (float)q[2];
             b->rot_z[o] = (float)q[3];
+            for (int r = 0; r < 3; r++)
+                b->euler_deg[3 * o + (size_t)r] = (float)deg[r];
             float pos[3] = {jt->offset[0], jt->offset[1], jt->offset[2]};
             for (int a = 0; a < 3; a++) {
                 if (map[j].pos[a] >= 0) {
                     double pv = v[map[j].pos[a]];
                     if (fabs(pv) > FLT_MAX) {
                         rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
-                                     "value %u (%s of '%s') is out of float range",
-                                     (unsigned)(jt->first_channel + (uint32_t)map[j].pos[a] + 1),
-                                     bvh_channel_names[a], bvh_show(jt->name, strlen(jt->name), b1));
+                                         "value %u (%s of '%s') is out of float range",
+                                         (unsigned)(jt->first_channel + (uint32_t)map[j].pos[a] + 1),
+                                         bvh_channel_names[a], bvh_show(jt->name, strlen(jt->name), b1));
                         goto done;
                     }
                     pos[a] = (float)pv;
@@ -578,15 +696,23 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t frames, long frames
         }
         f++;
     }
-    if (rc == PB_BVH_OK && f < frames)
-        rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, last_data_line,
-                     "the data end after %zu of %zu frames (Frames: %zu at line %ld)", f, frames,
-                     frames, frames_line);
+    if (rc == PB_BVH_OK && f != header_frames) {
+        if (flags & PB_BVH_READ_STRICT)
+            rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, frames_line,
+                             "'Frames: %zu' but the file holds %zu complete data lines", header_frames,
+                             f);
+        else
+            warn(P, "line %ld: 'Frames: %zu' but the file holds %zu complete data lines; using %zu",
+                 frames_line, header_frames, f, f);
+    }
 done:
     free(map);
     free(vals);
-    if (rc == PB_BVH_OK)
-        b->num_frames = frames;
+    free(is_rot);
+    if (rc == PB_BVH_OK) {
+        b->num_frames = f;
+        b->pos_decimals = pos_dec;
+    }
     return rc;
 }
 
@@ -688,6 +814,7 @@ pb_bvh_code pb_bvh_read_memory_with(const char *data, size_t size, const pb_bvh_
     P.pool = NULL;
     P.name_off = NULL;
 
+    warn_duplicate_names(&P, out);
     size_t frames = 0;
     long frames_line = 0;
     rc = parse_motion_header(&P, &frames, &out->frame_time, &frames_line);
