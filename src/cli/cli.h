@@ -72,7 +72,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 void cli_progress(size_t done, size_t total, const char *name);
 void cli_progress_end(void);
 
-/* Reads a BVH file, reporting any error as "posebatch: FILE: message".
+/* Reader flags of every cli_load (PB_BVH_READ_STRICT with --strict). */
+extern unsigned cli_read_flags;
+/* Reads a BVH file, reporting any error as "posebatch: FILE: message" and
+ * each warning as "posebatch: FILE: warning: message".
  * require_frames: a file without frames is an error. Returns 0 on success. */
 int cli_load(const char *path, int require_frames, pb_bvh *out);
 /* Reports a failed pb_* call for a file. */

@@ -2,6 +2,7 @@
  * the commands. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,18 @@ void cli_report_status(const char *path, const char *what, pb_status st)
     cli_error("%s: %s: %s", path, what, pb_status_str(st));
 }
 
+unsigned cli_read_flags;
+
+static void warn_for(void *ctx, const char *message)
+{
+    cli_error("%s: warning: %s", (const char *)ctx, message);
+}
+
 int cli_load(const char *path, int require_frames, pb_bvh *out)
 {
     pb_bvh_error err;
-    if (pb_bvh_read_file(path, out, &err) != PB_BVH_OK) {
+    pb_bvh_read_opts ro = {cli_read_flags, 0, warn_for, (void *)(uintptr_t)path};
+    if (pb_bvh_read_file_with(path, &ro, out, &err) != PB_BVH_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
