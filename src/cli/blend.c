@@ -16,10 +16,15 @@ static const char usage[] =
     "channels) frame by frame. Every input is first resampled to a common\n"
     "rate; the output has as many frames as the shortest resampled input.\n"
     "Positions blend as ref + sum w_i (p_i - ref) (the plain weighted sum when\n"
-    "the weights add up to 1).\n"
+    "the weights add up to 1). Joints are matched by name: a joint name that\n"
+    "appears twice in an input is an error.\n"
     "\n"
     "  -o, --output FILE  output BVH (skeleton of the first input)\n"
-    "      --weights LIST one weight per input, comma separated (required)\n"
+    "      --weights LIST one weight per input, comma separated decimal numbers\n"
+    "                     (required); they are divided by their sum, so 1,1 is\n"
+    "                     0.5,0.5; a sum <= 0 is a usage error\n"
+    "      --weights-as-given  use the weights unnormalised, for additive use\n"
+    "                     (1,1 then adds both inputs' offsets from --ref)\n"
     "      --method M     rotation average: log_ref (default), raw_ref, log,\n"
     "                     raw, accurate (eigenvector)\n"
     "      --ref R        reference pose of the _ref methods and of positions:\n"
@@ -27,13 +32,13 @@ static const char usage[] =
     "                     first (the first input's pose at each frame),\n"
     "                     accurate (one pose for the clip: the eigenvector\n"
     "                     average of every frame of every input, mean positions)\n"
-    "      --fps N        common rate, 0 < N <= 100000 (default: the first\n"
+    "      --fps N        common rate, 0.001 <= N <= 100000 (default: the first\n"
     "                     input's, 1 / Frame Time)\n"
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -h, --help         this help\n"
     "\n"
-    "Exit status: 0 written, 1 an input failed or the skeletons differ (nothing\n"
-    "written), 2 usage error.\n";
+    "Exit status: 0 written, 1 an input failed, the skeletons differ or a joint\n"
+    "name repeats (nothing written), 2 usage error.\n";
 
 enum ref_kind { REF_REST, REF_FIRST, REF_ACCURATE };
 
@@ -62,8 +67,8 @@ static int lookup(const char *name, const char *const *names, int count)
     return -1;
 }
 
-/* One weight: a finite number that is still finite as a float. */
-static int parse_weight(const char *s, size_t len, float *w)
+/* One weight: a decimal number that is still finite as a float. */
+static int parse_weight(const char *s, size_t len, double *w)
 {
     char item[64];
     double v;
@@ -73,8 +78,27 @@ static int parse_weight(const char *s, size_t len, float *w)
     item[len] = '\0';
     if (cli_parse_double(item, &v) || fabs(v) > FLT_MAX)
         return -1;
-    *w = (float)v;
+    *w = v;
     return 0;
+}
+
+/* The weights as floats: divided by their sum (computed in double), whose
+ * sum must then be finite and > 0; with --weights-as-given, as they are. */
+static int normalise_weights(const cli_opts *o, const double *v, size_t count, float *w)
+{
+    double sum = 0.0;
+    for (size_t i = 0; i < count; i++)
+        sum += v[i];
+    if (!o->weights_as_given && !(isfinite(sum) && sum > 0.0))
+        return cli_usage_error(o->cmd,
+                               "--weights: they add up to %g; the sum must be > 0 (they are "
+                               "divided by it; --weights-as-given uses them unnormalised)",
+                               sum);
+    for (size_t i = 0; i < count; i++) {
+        double x = o->weights_as_given ? v[i] : v[i] / sum;
+        w[i] = (float)x;
+    }
+    return CLI_OK;
 }
 
 static int parse_weights(const cli_opts *o, float *w)
@@ -86,15 +110,25 @@ static int parse_weights(const cli_opts *o, float *w)
         return cli_usage_error(o->cmd, "--weights: %zu weight%s for %zu input%s", count,
                                count == 1 ? "" : "s", o->num_inputs,
                                o->num_inputs == 1 ? "" : "s");
+    double *v = malloc(count * sizeof *v);
+    if (!v) {
+        cli_error("out of memory");
+        return CLI_FAILED;
+    }
     const char *s = o->weights;
-    for (size_t i = 0; i < count; i++) {
+    int rc = CLI_OK;
+    for (size_t i = 0; i < count && rc == CLI_OK; i++) {
         size_t len = strcspn(s, ",");
-        if (parse_weight(s, len, &w[i]))
-            return cli_usage_error(o->cmd, "--weights: '%.*s' is not a finite float",
-                                   (int)(len < 60 ? len : 60), s);
+        if (parse_weight(s, len, &v[i]))
+            rc = cli_usage_error(o->cmd, "--weights: '%.*s' is not a decimal number that "
+                                         "is finite as a float",
+                                 (int)(len < 60 ? len : 60), s);
         s += len + 1;
     }
-    return CLI_OK;
+    if (rc == CLI_OK)
+        rc = normalise_weights(o, v, count, w);
+    free(v);
+    return rc;
 }
 
 static int parse_names(const cli_opts *o, blend_job *b)
@@ -156,11 +190,63 @@ static int skeleton_diff(const pb_bvh *a, const pb_bvh *b, char *msg, size_t siz
     return 0;
 }
 
+typedef struct named {
+    const char *name;
+    size_t index;
+} named;
+
+static int by_name(const void *pa, const void *pb)
+{
+    const named *a = pa, *b = pb;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+/* Joints are matched by name, so a name used twice is an error: the
+ * repeat that comes first in the file is reported with both lines.
+ * O(J log J). Returns 0 when every name is unique. */
+static int refuse_duplicate_names(const pb_bvh *b, const char *path)
+{
+    size_t J = b->num_joints;
+    if (J < 2)
+        return 0;
+    named *v = malloc(J * sizeof *v);
+    if (!v) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t j = 0; j < J; j++)
+        v[j] = (named){b->joints[j].name, j};
+    qsort(v, J, sizeof *v, by_name);
+    /* Sorted by (name, index): a group's first entry is the name's first use,
+     * the next one its first repeat. */
+    size_t first = 0, second = J, g = 0;
+    for (size_t i = 1; i < J; i++) {
+        if (strcmp(v[i].name, v[g].name) != 0)
+            g = i;
+        else if (i == g + 1 && v[i].index < second) {
+            first = v[g].index;
+            second = v[i].index;
+        }
+    }
+    free(v);
+    if (second == J)
+        return 0;
+    cli_error("%s: joint name '%s' appears twice (lines %ld and %ld); blend matches joints "
+              "by name",
+              path, b->joints[first].name, b->joints[first].line, b->joints[second].line);
+    return -1;
+}
+
 static int load_inputs(blend_job *b)
 {
     int bad = 0;
-    for (size_t i = 0; i < b->k; i++)
-        bad |= cli_load(b->paths[i], 1, &b->src[i]) != 0;
+    for (size_t i = 0; i < b->k; i++) {
+        if (cli_load(b->paths[i], 1, &b->src[i]) != 0)
+            bad = 1;
+        else if (refuse_duplicate_names(&b->src[i], b->paths[i]))
+            bad = 1;
+    }
     for (size_t i = 1; i < b->k && !bad; i++) {
         char msg[512];
         if (skeleton_diff(&b->src[0], &b->src[i], msg, sizeof msg)) {
@@ -368,7 +454,7 @@ static int refuse_input_as_output(const cli_opts *o)
 static int default_fps(blend_job *b, double given)
 {
     b->fps = given > 0.0 ? given : 1.0 / b->src[0].frame_time;
-    if (!(b->fps > 0.0) || b->fps > CLI_MAX_FPS) {
+    if (!(b->fps >= CLI_MIN_FPS) || b->fps > CLI_MAX_FPS) {
         cli_error("%s: its frame rate %g is out of range; give --fps", b->paths[0], b->fps);
         return -1;
     }

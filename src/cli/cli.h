@@ -15,6 +15,7 @@
 #define CLI_DONE (-1) /* not an exit code: --help was answered */
 
 #define CLI_MAX_FPS 100000.0
+#define CLI_MIN_FPS 0.001 /* --fps range: [CLI_MIN_FPS, CLI_MAX_FPS] */
 #define CLI_MAX_JOBS 256
 
 /* Options a command accepts (bit set passed to cli_parse). */
@@ -26,7 +27,8 @@ enum {
     OPT_JOBS = 1u << 4,
     OPT_WEIGHTS = 1u << 5,
     OPT_METHOD = 1u << 6,
-    OPT_REF = 1u << 7
+    OPT_REF = 1u << 7,
+    OPT_JSON = 1u << 8 /* info --json */
 };
 
 typedef struct cli_opts {
@@ -36,6 +38,8 @@ typedef struct cli_opts {
     int loop;
     int jobs;
     const char *weights; /* unparsed: the command knows how many it needs */
+    int weights_as_given; /* --weights-as-given (allowed with OPT_WEIGHTS) */
+    int json;             /* --json */
     const char *method;
     const char *ref;
     char **inputs; /* positional arguments */
@@ -51,7 +55,9 @@ int cli_parse(int argc, char **argv, unsigned allowed, const char *usage, cli_op
 /* The exit code for a cli_parse result other than CLI_OK. */
 #define CLI_EXIT(rc) ((rc) == CLI_DONE ? CLI_OK : (rc))
 
-/* Strict parsers: the whole string must be consumed, the value finite.
+/* Strict parsers: the whole string must be a plain decimal number
+ * ([+-]digits[.digits][e[+-]digits]; no blanks, hexadecimal, inf or nan), the
+ * value finite; cli_parse_fps also wants [CLI_MIN_FPS, CLI_MAX_FPS].
  * Return 0 on success. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_fps(const char *s, double *out);
@@ -102,6 +108,25 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
 int cli_same_file(const char *out, const char *in);
 /* 1 if path names an existing directory. */
 int cli_is_dir(const char *path);
+
+/* Output paths and "-" (output.c). "-" as an input reads standard input
+ * (cli_load), "-o -" writes standard output. */
+int cli_is_dash(const char *path);
+/* Usage checks: at most one "-" among the inputs; with several_outputs_ok
+ * (resample), "-o -" only with a single input. CLI_OK or CLI_USAGE. */
+int cli_check_dash(const cli_opts *o, int several_outputs_ok);
+/* cli_same_file, except that "-" on either side is never the same file. */
+int cli_same_output(const char *out, const char *in);
+/* The output file name of an input under -o DIR: its base name, or
+ * "stdin.bvh" for "-". */
+const char *cli_output_name(const char *in);
+/* Writes b to out ("-": standard output; otherwise pb_bvh_write_file_with),
+ * reporting any error as "posebatch: OUT: message". Returns 0 on success. */
+int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts);
+/* SIGINT, SIGTERM, SIGHUP remove the temporary files being written and end
+ * the process by the same signal (signals.c). Signals ignored at start stay
+ * ignored. */
+void cli_install_signals(void);
 
 /* Commands: argv[0] is the command name. */
 int cmd_resample(int argc, char **argv);

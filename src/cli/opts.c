@@ -11,7 +11,16 @@
 #include "cli.h"
 
 /* getopt_long values of the long-only options (above any char). */
-enum { LO_FPS = 256, LO_LOOP, LO_BACKEND, LO_WEIGHTS, LO_METHOD, LO_REF };
+enum {
+    LO_FPS = 256,
+    LO_LOOP,
+    LO_BACKEND,
+    LO_WEIGHTS,
+    LO_METHOD,
+    LO_REF,
+    LO_WEIGHTS_AS_GIVEN,
+    LO_JSON
+};
 
 static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},    {"jobs", required_argument, NULL, 'j'},
@@ -19,18 +28,51 @@ static const struct option long_opts[] = {
     {"backend", required_argument, NULL, LO_BACKEND},
     {"weights", required_argument, NULL, LO_WEIGHTS},
     {"method", required_argument, NULL, LO_METHOD},
-    {"ref", required_argument, NULL, LO_REF},    {"help", no_argument, NULL, 'h'},
+    {"ref", required_argument, NULL, LO_REF},
+    {"weights-as-given", no_argument, NULL, LO_WEIGHTS_AS_GIVEN},
+    {"json", no_argument, NULL, LO_JSON},        {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
+
+/* Length of a plain decimal number at s: [+-] digits [. digits] [e [+-]
+ * digits], with at least one digit before the exponent. strtod also takes
+ * blanks, hexadecimal ("0x1e"), "inf", "infinity" and "nan(...)": none of
+ * them is a number here. 0 when s does not start with one. */
+static size_t decimal_len(const char *s)
+{
+    size_t i = 0, digits = 0;
+    if (s[i] == '+' || s[i] == '-')
+        i++;
+    for (; isdigit((unsigned char)s[i]); i++)
+        digits++;
+    if (s[i] == '.')
+        for (i++; isdigit((unsigned char)s[i]); i++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t e = i + 1;
+        if (s[e] == '+' || s[e] == '-')
+            e++;
+        if (!isdigit((unsigned char)s[e]))
+            return 0; /* "1e" or "1e+": not a number, not "1" followed by junk */
+        while (isdigit((unsigned char)s[e]))
+            e++;
+        i = e;
+    }
+    return i;
+}
 
 int cli_parse_double(const char *s, double *out)
 {
-    /* strtod would skip leading blanks; a blank is never part of a number. */
-    if (!s || !*s || isspace((unsigned char)*s))
+    if (!s || !*s)
+        return -1;
+    size_t len = decimal_len(s);
+    if (len == 0 || s[len] != '\0')
         return -1;
     char *end = NULL;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || !isfinite(v))
+    if (end != s + len || !isfinite(v))
         return -1;
     *out = v;
     return 0;
@@ -39,7 +81,9 @@ int cli_parse_double(const char *s, double *out)
 int cli_parse_fps(const char *s, double *out)
 {
     double v;
-    if (cli_parse_double(s, &v) || !(v > 0.0) || v > CLI_MAX_FPS)
+    /* The minimum keeps 1 / fps (the Frame Time) and the frame counts finite
+     * and meaningful; 1e-320 would parse as a denormal > 0. */
+    if (cli_parse_double(s, &v) || !(v >= CLI_MIN_FPS) || v > CLI_MAX_FPS)
         return -1;
     *out = v;
     return 0;
@@ -82,6 +126,8 @@ static unsigned opt_bit(int c)
     case LO_WEIGHTS: return OPT_WEIGHTS;
     case LO_METHOD: return OPT_METHOD;
     case LO_REF: return OPT_REF;
+    case LO_WEIGHTS_AS_GIVEN: return OPT_WEIGHTS;
+    case LO_JSON: return OPT_JSON;
     default: return 0;
     }
 }
@@ -97,14 +143,16 @@ static int take_option(int c, const char *arg, cli_opts *o)
         break;
     case LO_FPS:
         if (cli_parse_fps(arg, &o->fps))
-            return cli_usage_error(o->cmd, "--fps: '%s' is not a number in (0, %g]", arg,
-                                   CLI_MAX_FPS);
+            return cli_usage_error(o->cmd, "--fps: '%s' is not a decimal number in [%g, %g]",
+                                   arg, CLI_MIN_FPS, CLI_MAX_FPS);
         break;
     case LO_LOOP: o->loop = 1; break;
     case LO_BACKEND: return force_backend(o->cmd, arg);
     case LO_WEIGHTS: o->weights = arg; break;
     case LO_METHOD: o->method = arg; break;
     case LO_REF: o->ref = arg; break;
+    case LO_WEIGHTS_AS_GIVEN: o->weights_as_given = 1; break;
+    case LO_JSON: o->json = 1; break;
     default: break;
     }
     return CLI_OK;

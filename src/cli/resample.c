@@ -22,7 +22,7 @@ static const char usage[] =
     "                     inputs, or when PATH is a directory or ends in '/',\n"
     "                     each output is PATH/<input file name> (the directory\n"
     "                     is created if missing)\n"
-    "      --fps N        output frame rate, 0 < N <= 100000 (required)\n"
+    "      --fps N        output frame rate, 0.001 <= N <= 100000 (required)\n"
     "      --loop         the clips are cyclic: the last frame is followed by\n"
     "                     the first, and one period is written\n"
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
@@ -54,10 +54,7 @@ static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned 
     pb_bvh dst;
     if (cli_resample(src, fps, flags, &dst, jb->in))
         return -1;
-    pb_bvh_error err;
-    int rc = pb_bvh_write_file(jb->out, &dst, &err) == PB_BVH_OK ? 0 : -1;
-    if (rc)
-        cli_report_bvh(jb->out, &err);
+    int rc = cli_write(jb->out, &dst, NULL);
     cli_motion_free(&dst);
     return rc;
 }
@@ -107,12 +104,6 @@ static void run_pool(pool *p, int threads)
     cli_progress_end();
 }
 
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 static char *join_path(const char *dir, const char *name)
 {
     size_t d = strlen(dir), n = strlen(name);
@@ -129,7 +120,7 @@ static void refuse_clashes(job *jobs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < n && !jobs[i].failed; k++) {
-            if (cli_same_file(jobs[i].out, jobs[k].in)) {
+            if (cli_same_output(jobs[i].out, jobs[k].in)) {
                 if (k == i)
                     cli_error("%s: the output would overwrite this input; refused", jobs[i].in);
                 else
@@ -148,6 +139,8 @@ static void refuse_clashes(job *jobs, size_t n)
 static int want_dir(const cli_opts *o)
 {
     size_t len = strlen(o->out);
+    if (cli_is_dash(o->out)) /* standard output */
+        return 0;
     return o->num_inputs > 1 || cli_is_dir(o->out) || (len > 0 && o->out[len - 1] == '/');
 }
 
@@ -165,7 +158,7 @@ static int plan_outputs(const cli_opts *o, job *jobs)
     }
     for (size_t i = 0; i < o->num_inputs; i++) {
         jobs[i].in = o->inputs[i];
-        jobs[i].out = dir ? join_path(o->out, base_name(o->inputs[i])) : strdup(o->out);
+        jobs[i].out = dir ? join_path(o->out, cli_output_name(o->inputs[i])) : strdup(o->out);
         if (!jobs[i].out) {
             cli_error("out of memory");
             return CLI_FAILED;
@@ -183,7 +176,7 @@ static int check_args(const cli_opts *o)
         return cli_usage_error(o->cmd, "-o OUT is required");
     if (o->fps == 0.0)
         return cli_usage_error(o->cmd, "--fps N is required");
-    return CLI_OK;
+    return cli_check_dash(o, 1);
 }
 
 int cmd_resample(int argc, char **argv)
