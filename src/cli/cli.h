@@ -104,6 +104,15 @@ void cli_motion_free(pb_bvh *b);
  * Returns 0 on success (release dst with cli_motion_free). */
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path);
 
+/* resample --loop (loop.c): like cli_resample with PB_CLIP_LOOP, but each
+ * ROOT's per-cycle displacement is carried across the seam (a travelling
+ * clip keeps moving forward), after cli_loop_seam_check. */
+int cli_resample_loop(const pb_bvh *src, double fps, pb_bvh *dst, const char *path);
+/* Warns "posebatch: FILE: warning: --loop: ..." when some joint turns from
+ * the last frame to the first by more than 3 times the largest
+ * frame-to-frame turn and more than 5 degrees. */
+void cli_loop_seam_check(const pb_bvh *b, const char *path);
+
 /* 1 if out names an existing file that is the same file as in. */
 int cli_same_file(const char *out, const char *in);
 /* 1 if path names an existing directory. */

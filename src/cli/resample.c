@@ -52,7 +52,8 @@ typedef struct pool {
 static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned flags)
 {
     pb_bvh dst;
-    if (cli_resample(src, fps, flags, &dst, jb->in))
+    if ((flags & PB_CLIP_LOOP) ? cli_resample_loop(src, fps, &dst, jb->in)
+                               : cli_resample(src, fps, flags, &dst, jb->in))
         return -1;
     int rc = cli_write(jb->out, &dst, NULL);
     cli_motion_free(&dst);
