@@ -1,4 +1,5 @@
 /* posebatch info and posebatch cpu: read-only reports. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,11 +7,21 @@
 #include "cli.h"
 
 static const char info_usage[] =
-    "usage: posebatch info FILE.bvh...\n"
+    "usage: posebatch info [--json] FILE.bvh...\n"
     "\n"
     "Prints, per file: joints, end sites and channels per frame, frames, frame\n"
     "time and rate, duration (first to last frame, (F-1) * Frame Time), the\n"
     "channel layouts with the number of joints using each, and the joint tree.\n"
+    "\n"
+    "      --json         one JSON object per file, one per line (JSON Lines),\n"
+    "                     in input order: {\"file\", \"joint_count\", \"joints\":\n"
+    "                     [{\"name\", \"parent\" (index into joints, null for a\n"
+    "                     ROOT), \"offset\": [x, y, z], \"channels\": [names]}],\n"
+    "                     \"end_sites\", \"channels\" (per frame), \"frames\",\n"
+    "                     \"frame_time\", \"fps\", \"duration\", \"warnings\":\n"
+    "                     [the reader's warnings]}. A file that cannot be read\n"
+    "                     has no line (its error goes to stderr).\n"
+    "  -h, --help         this help\n"
     "\n"
     "Exit status: 0 every file read, 1 some file failed, 2 usage error.\n";
 
@@ -93,15 +104,196 @@ static int print_info(const char *path, const pb_bvh *b)
     return 0;
 }
 
+/* --json ------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                             : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n < 2)
+        return n;
+    for (size_t k = 1; k < n; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    unsigned c1 = s[1];
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || /* overlong, surrogates */
+        (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))   /* overlong, > U+10FFFF */
+        return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; bytes
+ * that are not valid UTF-8 (names and paths are bytes) become U+FFFD. */
+static void json_str(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    putchar('"');
+    while (*s) {
+        size_t n = utf8_len(s);
+        if (n == 0) {
+            fputs("\\ufffd", stdout);
+            s++;
+        } else if (*s == '"' || *s == '\\') {
+            printf("\\%c", *s++);
+        } else if (*s < 0x20) {
+            printf("\\u%04x", *s++);
+        } else {
+            fwrite(s, 1, n, stdout);
+            s += n;
+        }
+    }
+    putchar('"');
+}
+
+/* The shortest %g that reads back as the same double (JSON has no inf or
+ * nan; the reader never gives them). */
+static void json_num(double v)
+{
+    char buf[40];
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, stdout);
+}
+
+/* The same for a float. */
+static void json_float(float v)
+{
+    char buf[40];
+    for (int digits = 6; digits <= 9; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, stdout);
+}
+
+typedef struct warnings {
+    char **msg;
+    size_t n, cap;
+    int nomem;
+} warnings;
+
+static void collect_warning(void *ctx, const char *message)
+{
+    warnings *w = ctx;
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 8;
+        char **m = realloc(w->msg, cap * sizeof *m);
+        if (!m) {
+            w->nomem = 1;
+            return;
+        }
+        w->msg = m;
+        w->cap = cap;
+    }
+    char *copy = strdup(message);
+    if (!copy)
+        w->nomem = 1;
+    else
+        w->msg[w->n++] = copy;
+}
+
+static void free_warnings(warnings *w)
+{
+    for (size_t i = 0; i < w->n; i++)
+        free(w->msg[i]);
+    free(w->msg);
+    memset(w, 0, sizeof *w);
+}
+
+static void print_json(const char *path, const pb_bvh *b, const warnings *w)
+{
+    double ft = b->frame_time;
+    fputs("{\"file\":", stdout);
+    json_str(path);
+    printf(",\"joint_count\":%zu,\"joints\":[", b->num_joints);
+    for (size_t j = 0; j < b->num_joints; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        fputs(j ? ",{\"name\":" : "{\"name\":", stdout);
+        json_str(jt->name);
+        if (jt->parent < 0)
+            fputs(",\"parent\":null", stdout);
+        else
+            printf(",\"parent\":%ld", (long)jt->parent);
+        fputs(",\"offset\":[", stdout);
+        for (int a = 0; a < 3; a++) {
+            if (a)
+                putchar(',');
+            json_float(jt->offset[a]);
+        }
+        fputs("],\"channels\":[", stdout);
+        for (int c = 0; c < jt->num_channels; c++) {
+            const char *name = pb_bvh_channel_name((pb_bvh_channel)jt->channels[c]);
+            if (c)
+                putchar(',');
+            json_str(name ? name : "?");
+        }
+        fputs("]}", stdout);
+    }
+    printf("],\"end_sites\":%zu,\"channels\":%zu,\"frames\":%zu,\"frame_time\":",
+           b->num_end_sites, b->num_channels, b->num_frames);
+    json_num(ft);
+    fputs(",\"fps\":", stdout);
+    json_num(1.0 / ft);
+    fputs(",\"duration\":", stdout);
+    json_num(b->num_frames > 1 ? (double)(b->num_frames - 1) * ft : 0.0);
+    fputs(",\"warnings\":[", stdout);
+    for (size_t i = 0; i < w->n; i++) {
+        if (i)
+            putchar(',');
+        json_str(w->msg[i]);
+    }
+    fputs("]}\n", stdout);
+}
+
+/* Reads the header (the data lines are checked, not kept) collecting the
+ * reader's warnings, and prints the file's line. */
+static int info_json(const char *path)
+{
+    pb_bvh b;
+    pb_bvh_error err;
+    warnings w = {0};
+    int dash = cli_is_dash(path);
+    const char *name = dash ? "(stdin)" : path;
+    pb_bvh_read_opts ro = {cli_read_flags | PB_BVH_READ_HEADER_ONLY, 0, collect_warning, &w};
+    pb_bvh_code code = dash ? pb_bvh_read_stream(stdin, name, &ro, &b, &err)
+                            : pb_bvh_read_file_with(path, &ro, &b, &err);
+    int rc = 0;
+    if (code != PB_BVH_OK) {
+        cli_report_bvh(name, &err);
+        rc = -1;
+    } else if (w.nomem) {
+        cli_error("%s: out of memory", name);
+        rc = -1;
+    } else
+        print_json(name, &b, &w);
+    if (code == PB_BVH_OK)
+        pb_bvh_free(&b);
+    free_warnings(&w);
+    return rc;
+}
+
 int cmd_info(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, 0, info_usage, &o);
+    int rc = cli_parse(argc, argv, OPT_JSON, info_usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
     if (o.num_inputs == 0)
         return cli_usage_error(o.cmd, "no input files");
-    for (size_t i = 0; i < o.num_inputs; i++) {
+    if (cli_check_dash(&o, 0) != CLI_OK)
+        return CLI_USAGE;
+    for (size_t i = 0; i < o.num_inputs && o.json; i++) {
+        if (info_json(o.inputs[i]))
+            rc = CLI_FAILED;
+        fflush(stdout);
+    }
+    for (size_t i = 0; i < o.num_inputs && !o.json; i++) {
         pb_bvh b;
         if (cli_load(o.inputs[i], 0, &b)) {
             rc = CLI_FAILED;
