@@ -480,17 +480,20 @@ typedef struct rt_result {
     double max_pos_abs;  /* max |position difference| */
     double max_pos_rel;  /* relative to max(1, |p|) */
     size_t jumps_in, jumps_out;
+    double max_value_diff; /* max |written - source| over every data value */
 } rt_result;
 
-/* read -> write -> read of one file; checks and returns the errors. */
-static rt_result round_trip(const char *path, const pb_bvh *a)
+/* read -> write (in the given Euler mode) -> read of one file; checks and
+ * returns the errors. */
+static rt_result round_trip(const char *path, const pb_bvh *a, pb_bvh_euler_mode mode)
 {
-    rt_result r = {0, 0, 0, 0, 0};
+    rt_result r = {0, 0, 0, 0, 0, 0};
     char *dir = make_tmpdir();
     char out[4200];
     snprintf(out, sizeof out, "%s/out.bvh", dir);
     pb_bvh_error err;
-    cr_assert_eq(pb_bvh_write_file(out, a, &err), PB_BVH_OK, "write: %s", err.message);
+    pb_bvh_write_opts wo = {mode, NULL, NULL, 0};
+    cr_assert_eq(pb_bvh_write_file_with(out, a, &wo, &err), PB_BVH_OK, "write: %s", err.message);
     cr_assert_eq(dir_entries(dir), 1, "only the output remains");
     pb_bvh b;
     cr_assert_eq(pb_bvh_read_file(out, &b, &err), PB_BVH_OK, "re-read: %s", err.message);
@@ -517,6 +520,8 @@ static rt_result round_trip(const char *path, const pb_bvh *a)
     double *vout = data_values(tout, a->num_frames, a->num_channels);
     r.jumps_in = count_jumps(a, vin);
     r.jumps_out = count_jumps(a, vout);
+    for (size_t i = 0; i < a->num_frames * a->num_channels; i++)
+        r.max_value_diff = fmax(r.max_value_diff, fabs(vin[i] - vout[i]));
     free(vin);
     free(vout);
     free(tin);
@@ -550,15 +555,23 @@ static void check_clip(const char *name, size_t frames, size_t joints, size_t en
     cr_assert_eq(a.num_end_sites, ends);
     cr_assert_eq(a.num_channels, chans);
     cr_assert_eq(a.frame_time, frame_time);
-    rt_result r = round_trip(path, &a);
+    /* Default: the source's own angles (every value as in the source, to float
+     * precision: 4 decimals in these files, float spacing below 1.6e-5 at
+     * 180 degrees), so the jumps of the source are kept. */
+    rt_result r = round_trip(path, &a, PB_BVH_EULER_SOURCE);
+    rt_result c = round_trip(path, &a, PB_BVH_EULER_CONTINUOUS);
     fprintf(stderr,
             "round trip %-46s %5zu frames: rot max %.3g rad, pos max %.3g abs / %.3g rel, "
-            "Euler jumps >180: %zu in input, %zu written\n",
-            name, frames, r.max_rot_rad, r.max_pos_abs, r.max_pos_rel, r.jumps_in, r.jumps_out);
+            "values max %.3g off; Euler jumps >180: %zu in input, %zu written, %zu continuous\n",
+            name, frames, r.max_rot_rad, r.max_pos_abs, r.max_pos_rel, r.max_value_diff,
+            r.jumps_in, r.jumps_out, c.jumps_out);
     cr_assert_lt(r.max_rot_rad, RT_ROT_TOL, "%s: rotation error %g", name, r.max_rot_rad);
+    cr_assert_lt(c.max_rot_rad, RT_ROT_TOL, "%s: rotation error %g", name, c.max_rot_rad);
     cr_assert_leq(r.max_pos_rel, 1.2e-7, "%s: position error %g", name, r.max_pos_rel);
     cr_assert_eq(r.jumps_in, jumps_in, "%s: %zu jumps in input", name, r.jumps_in);
-    cr_assert_eq(r.jumps_out, 0, "%s: %zu jumps written", name, r.jumps_out);
+    cr_assert_eq(r.jumps_out, jumps_in, "%s: %zu jumps written", name, r.jumps_out);
+    cr_assert_leq(r.max_value_diff, 1.6e-5, "%s: a value off by %g", name, r.max_value_diff);
+    cr_assert_eq(c.jumps_out, 0, "%s: %zu jumps written (continuous)", name, c.jumps_out);
     if (keep)
         *keep = a;
     else
@@ -676,10 +689,13 @@ static void round_trip_file(const char *path, const char *name, void *ctx)
     pb_bvh a;
     pb_bvh_error err;
     cr_assert_eq(pb_bvh_read_file(path, &a, &err), PB_BVH_OK, "%s: %s", name, err.message);
-    rt_result r = round_trip(path, &a);
+    rt_result r = round_trip(path, &a, PB_BVH_EULER_SOURCE);
+    rt_result c = round_trip(path, &a, PB_BVH_EULER_CONTINUOUS);
     cr_assert_lt(r.max_rot_rad, RT_ROT_TOL, "%s", name);
     cr_assert_leq(r.max_pos_rel, 1.2e-7, "%s", name);
-    cr_assert_eq(r.jumps_out, 0, "%s", name);
+    cr_assert_eq(r.jumps_out, r.jumps_in, "%s", name);
+    cr_assert_leq(r.max_value_diff, 1.6e-5, "%s: a value off by %g", name, r.max_value_diff);
+    cr_assert_eq(c.jumps_out, 0, "%s", name);
     pb_bvh_free(&a);
 }
 
@@ -940,11 +956,24 @@ Test(bvh_write, euler_continuity_synthetic)
         k = appendf(text, cap, k, "0 0 0 %.4f %.4f %.4f %.4f %.4f %.4f\n", z, x, y, -z, y, x);
     }
     pb_bvh b = read_ok(text);
+    /* With the source angles (the default), the source's own values. */
+    char *src = write_read_compare(&b);
+    double *vs = data_values(src, F, 9), *vin = data_values(text, F, 9);
+    size_t jin = count_jumps(&b, vin), jsrc = count_jumps(&b, vs);
+    for (size_t i = 0; i < F * 9; i++)
+        cr_assert_float_eq(vs[i], vin[i], 1e-9, "value %zu: %.9g vs %.9g", i, vs[i], vin[i]);
+    free(vs);
+    free(src);
+    /* Without them: continuous from frame to frame. */
+    free(b.euler_deg);
+    b.euler_deg = NULL;
     char *out = write_read_compare(&b);
-    double *v = data_values(out, F, 9), *vin = data_values(text, F, 9);
-    size_t jin = count_jumps(&b, vin), jout = count_jumps(&b, v);
-    fprintf(stderr, "synthetic spin: %zu jumps >180 in input, %zu written\n", jin, jout);
+    double *v = data_values(out, F, 9);
+    size_t jout = count_jumps(&b, v);
+    fprintf(stderr, "synthetic spin: %zu jumps >180 in input, %zu written from the source, %zu "
+                    "continuous\n", jin, jsrc, jout);
     cr_assert_gt(jin, 0);
+    cr_assert_eq(jsrc, jin);
     cr_assert_eq(jout, 0);
     free(v);
     free(vin);

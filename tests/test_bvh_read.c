@@ -309,14 +309,18 @@ Test(bvh_read, keeps_source_angles_and_decimals)
     cr_assert_eq(read_with(t, strlen(t), 0, &b, &err, &w), PB_BVH_OK, "%s", err.message);
     cr_assert_not_null(b.euler_deg);
     /* Element (1, 0): the root's Zrotation Xrotation Yrotation as written. */
-    cr_assert_eq(b.euler_deg[3 * 2 + 0], -190.5f);
-    cr_assert_eq(b.euler_deg[3 * 2 + 1], 21.0f);
-    cr_assert_eq(b.euler_deg[3 * 2 + 2], 31.0f);
-    cr_assert_eq(b.euler_deg[3 * 3 + 2], 61.0f);
-    cr_assert_eq(b.pos_decimals, 6);
+    cr_assert_eq(b.euler_deg[3 * 2 + 0], -190.5);
+    cr_assert_eq(b.euler_deg[3 * 2 + 1], 21.0);
+    cr_assert_eq(b.euler_deg[3 * 2 + 2], 31.0);
+    cr_assert_eq(b.euler_deg[3 * 3 + 2], 61.0);
+    cr_assert_eq(b.decimals[9 + 0], 2); /* frame 1 */
+    cr_assert_eq(b.decimals[9 + 1], 6);
+    cr_assert_eq(b.decimals[9 + 2], 0);
+    cr_assert_eq(b.decimals[9 + 3], 0); /* a rotation column */
     pb_bvh_free(&b);
     free(t);
     cr_assert_eq(read_with(k_text, strlen(k_text), 0, &b, &err, &w), PB_BVH_OK);
-    cr_assert_eq(b.pos_decimals, 0);
+    for (int c = 0; c < 18; c++)
+        cr_assert_eq(b.decimals[c], 0);
     pb_bvh_free(&b);
 }

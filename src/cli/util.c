@@ -48,14 +48,39 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+static int progress_tty = -1; /* stderr is a terminal (-1: not asked yet) */
+
+/* Under err_lock. */
+static int progress_on_locked(void)
+{
+    if (progress_tty < 0)
+        progress_tty = isatty(STDERR_FILENO);
+    return progress_tty;
+}
+
 void cli_progress(size_t done, size_t total, const char *name)
 {
-    static int tty = -1;
     pthread_mutex_lock(&err_lock);
-    if (tty < 0)
-        tty = isatty(STDERR_FILENO);
-    if (tty) {
+    if (progress_on_locked()) {
         fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, name);
+        fflush(stderr);
+        progress_shown = 1;
+    }
+    pthread_mutex_unlock(&err_lock);
+}
+
+void cli_progress_frames(void *ctx, size_t done, size_t total)
+{
+    cli_file_progress *fp = ctx;
+    if (total == 0 || done > total)
+        return;
+    int pct = (int)(done * 100 / total);
+    if (pct == fp->pct) /* redraw only when the number changes */
+        return;
+    fp->pct = pct;
+    pthread_mutex_lock(&err_lock);
+    if (progress_on_locked()) {
+        fprintf(stderr, "\r\033[K[%zu/%zu] %s %d%%", fp->index, fp->total, fp->name, pct);
         fflush(stderr);
         progress_shown = 1;
     }
@@ -96,8 +121,12 @@ static void warn_for(void *ctx, const char *message)
 int cli_load(const char *path, int require_frames, pb_bvh *out)
 {
     pb_bvh_error err;
+    int dash = cli_is_dash(path); /* "-": standard input */
+    if (dash)
+        path = "(stdin)";
     pb_bvh_read_opts ro = {cli_read_flags, 0, warn_for, (void *)(uintptr_t)path};
-    if (pb_bvh_read_file_with(path, &ro, out, &err) != PB_BVH_OK) {
+    if ((dash ? pb_bvh_read_stream(stdin, path, &ro, out, &err)
+              : pb_bvh_read_file_with(path, &ro, out, &err)) != PB_BVH_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
@@ -146,6 +175,7 @@ int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh 
     out->num_frames = 0;
     out->rot_w = out->rot_x = out->rot_y = out->rot_z = NULL;
     out->euler_deg = NULL;
+    out->decimals = NULL;
     out->pos_x = out->pos_y = out->pos_z = NULL;
     out->frame_time = frame_time;
     pb_bvh_error err;
@@ -174,6 +204,14 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
         return -1;
     }
     dst->frame_time = dc.frame_time;
+    /* The source's Euler angles at the new frames: the writer's default
+     * choice among equivalent triples follows them. */
+    pb_bvh_error err;
+    if (pb_bvh_resample_angles(src, (flags & PB_CLIP_LOOP) != 0, dst, &err) != PB_BVH_OK) {
+        cli_report_bvh(path, &err);
+        cli_motion_free(dst);
+        return -1;
+    }
     return 0;
 }
 
@@ -183,6 +221,7 @@ void cli_motion_free(pb_bvh *b)
     for (int k = 0; k < 7; k++)
         free(arr[k]);
     free(b->euler_deg);
+    free(b->decimals);
     memset(b, 0, sizeof *b);
 }
 

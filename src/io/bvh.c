@@ -70,15 +70,22 @@ const char *pb_bvh_channel_name(pb_bvh_channel c)
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles)
 {
     size_t n = frames * b->num_joints;
-    float **arr[8] = {&b->rot_w, &b->rot_x, &b->rot_y, &b->rot_z,
-                      &b->pos_x, &b->pos_y, &b->pos_z, &b->euler_deg};
-    for (int k = 0; k < 8; k++) {
+    float **arr[7] = {&b->rot_w, &b->rot_x, &b->rot_y, &b->rot_z, &b->pos_x, &b->pos_y, &b->pos_z};
+    b->euler_deg = NULL;
+    for (int k = 0; k < 7; k++) {
         *arr[k] = NULL;
-        if (n && (k < 7 || angles)) {
-            *arr[k] = malloc((k < 7 ? n : 3 * n) * sizeof(float));
+        if (n) {
+            *arr[k] = malloc(n * sizeof(float));
             if (!*arr[k])
                 return PB_BVH_ERR_NOMEM;
         }
+    }
+    b->decimals = NULL;
+    if (n && angles) {
+        b->euler_deg = malloc(3 * n * sizeof(double));
+        b->decimals = calloc(frames * (b->num_channels ? b->num_channels : 1), 1);
+        if (!b->euler_deg || !b->decimals)
+            return PB_BVH_ERR_NOMEM;
     }
     return PB_BVH_OK;
 }
@@ -98,6 +105,7 @@ void pb_bvh_free(pb_bvh *b)
     free(b->pos_y);
     free(b->pos_z);
     free(b->euler_deg);
+    free(b->decimals);
     memset(b, 0, sizeof *b);
 }
 
@@ -122,20 +130,26 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
     pb_bvh nb = *b;
     const int angles = b->euler_deg != NULL;
     if (bvh_alloc_motion(&nb, frames, angles)) {
-        float *arr[8] = {nb.rot_w, nb.rot_x, nb.rot_y, nb.rot_z,
-                         nb.pos_x, nb.pos_y, nb.pos_z, nb.euler_deg};
-        for (int k = 0; k < 8; k++)
+        float *arr[7] = {nb.rot_w, nb.rot_x, nb.rot_y, nb.rot_z, nb.pos_x, nb.pos_y, nb.pos_z};
+        for (int k = 0; k < 7; k++)
             free(arr[k]);
+        free(nb.euler_deg);
+        free(nb.decimals);
         return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory for %zu frames", frames);
     }
     if (angles) {
         /* New frames hold the rest pose: identity, angles 0. */
         size_t kept = (frames < b->num_frames ? frames : b->num_frames) * J;
         if (kept)
-            memcpy(nb.euler_deg, b->euler_deg, 3 * kept * sizeof(float));
+            memcpy(nb.euler_deg, b->euler_deg, 3 * kept * sizeof(double));
         if (frames * J > kept)
-            memset(nb.euler_deg + 3 * kept, 0, 3 * (frames * J - kept) * sizeof(float));
+            memset(nb.euler_deg + 3 * kept, 0, 3 * (frames * J - kept) * sizeof(double));
         free(b->euler_deg);
+        /* Decimals: kept frames keep theirs, new frames 0 (calloc). */
+        size_t kf = frames < b->num_frames ? frames : b->num_frames;
+        if (b->decimals && kf && b->num_channels)
+            memcpy(nb.decimals, b->decimals, kf * b->num_channels);
+        free(b->decimals);
     }
     size_t keep = (frames < b->num_frames ? frames : b->num_frames) * J;
     float *src[7] = {b->rot_w, b->rot_x, b->rot_y, b->rot_z, b->pos_x, b->pos_y, b->pos_z};

@@ -48,18 +48,37 @@
  * Every frame is one line holding exactly num_channels numbers; blank lines
  * are ignored; after the last frame only whitespace may follow.
  *
+ * The data are the truth, the header a claim: the frames are the complete
+ * data lines. A 'Frames:' count that disagrees (either way) is a warning
+ * naming both counts and the count used (pb_bvh_read_opts.warn), an error
+ * with PB_BVH_READ_STRICT; a last line cut inside a frame (fewer values than
+ * the channel count) is an error naming its line, as is any other line with
+ * the wrong number of values. Duplicate joint names are a warning naming both
+ * lines.
+ *
  * Errors carry the 1-based line number: "line N: ...". For errors at the end
  * of the file, N is the line of the last token (or last data line) read.
- * Nothing is allocated from a count before it is checked against the input
- * size: Frames * joints above 2^28 is rejected at the Frames line as absurd;
- * otherwise memory is reserved for at most as many frames as the remaining
- * bytes can hold (a frame of C values needs at least 2C - 1 bytes), so a
- * frame count larger than the data is reported as "the data end after k of
- * F frames" without allocating F frames; and frames * joints may not exceed
- * 8 * (bytes of motion data) + 4096 (joints without channels would otherwise
- * multiply memory without needing bytes). Names, joints (<= PB_BVH_MAX_JOINTS)
- * and End Sites grow with the text. No recursion: nesting is limited to
- * PB_BVH_MAX_DEPTH.
+ * Values: NaN, infinities, hexadecimal and numbers outside float range are
+ * errors naming their line; so are rotation channels beyond +-1e6 degrees and
+ * a Frame Time below 1e-5 s (above 100000 frames per second) or beyond float
+ * range.
+ *
+ * Limits hold before the work: the first 64 KiB are looked at before more is
+ * read, and binary input (NUL bytes before any HIERARCHY; glTF/GLB, FBX,
+ * archives, images, executables by their magic bytes) is refused at once
+ * with a message saying what it is ("this is a binary glTF (.glb) file, not
+ * BVH"); a regular file above the size limit (PB_BVH_MAX_FILE_BYTES, or
+ * pb_bvh_read_opts.max_bytes) is refused from its size, a stream when it
+ * passes the limit. The data lines are counted before any frame memory is
+ * allocated; frames * joints may not exceed 2^28, nor the bytes of motion
+ * data + 65536 (joints without channels would otherwise multiply memory
+ * without needing bytes). Memory: the text (the input's size) plus 52 bytes
+ * per frame and joint (7 floats and 3 doubles of source angles) and a byte
+ * per value (its decimals), so at most 54 bytes per input byte plus 3.4 MB;
+ * PB_BVH_READ_HEADER_ONLY keeps no
+ * motion (the input's size plus the skeleton). Names, joints
+ * (<= PB_BVH_MAX_JOINTS) and End Sites grow with the text. No recursion:
+ * nesting is limited to PB_BVH_MAX_DEPTH.
  *
  * Numbers are parsed without the C library (locale-independent); "nan",
  * "inf" and hexadecimal floats are rejected. The writer prints in the "C"
@@ -99,7 +118,10 @@ typedef enum pb_bvh_code {
 typedef struct pb_bvh_error {
     pb_bvh_code code;
     long line;         /* 1-based line of the problem, 0 if not about a line */
-    char message[256]; /* "line N: ..." (or "path: ..." for I/O errors) */
+    /* "line N: ..." (or "path: ..." for I/O errors). Room for a PATH_MAX path
+     * and the text after it; an I/O message whose path would not fit with its
+     * reason leaves the path out rather than cut the reason. */
+    char message[4096 + 256];
 } pb_bvh_error;
 
 typedef struct pb_bvh_joint {
@@ -135,14 +157,16 @@ typedef struct pb_bvh {
     float *pos_x, *pos_y, *pos_z;         /* num_frames * num_joints each */
     /* Optional, NULL when absent: the rotation channels' values in degrees as
      * read (3 per element (f, j), in the joint's channel order, unused slots
-     * 0; num_frames * num_joints * 3 floats). The writer's default Euler
+     * 0; num_frames * num_joints * 3 doubles). The writer's default Euler
      * choice (PB_BVH_EULER_SOURCE) writes, at each frame, the equivalent
      * triple nearest to these. Owned by the pb_bvh (freed by pb_bvh_free). */
-    float *euler_deg;
-    /* Decimals of the finest position value read (0..17), -1 when unknown:
-     * the writer prints positions with at least this many decimals when that
-     * is finer than the shortest round-trip form. */
-    int pos_decimals;
+    double *euler_deg;
+    /* Optional, NULL when absent: the decimals each position value was
+     * written with (0..17), num_frames * num_channels, element (f, c) at
+     * f * num_channels + c (rotation columns 0). The writer prints a position
+     * with that many decimals when that is finer than the shortest round-trip
+     * form. Owned by the pb_bvh (freed by pb_bvh_free). */
+    signed char *decimals;
     /* private */
     char *name_pool_;
 } pb_bvh;
@@ -179,6 +203,10 @@ typedef struct pb_bvh_write_opts {
      * NULL: none. */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    /* Largest text written; 0: PB_BVH_MAX_FILE_BYTES (what the reader reads).
+     * A clip whose text would be larger is refused (PB_BVH_ERR_LIMIT): up
+     * front from an estimate over sampled frames, and exactly while writing. */
+    size_t max_bytes;
 } pb_bvh_write_opts;
 
 /* Reads a BVH file / an in-memory BVH text. On success returns PB_BVH_OK and
@@ -198,12 +226,30 @@ pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts
 /* Writes bvh to path atomically: the text goes to a temporary file in the
  * same directory, which is flushed, fsync'ed and closed (each checked) and
  * then renamed over path. On any error the temporary is removed and an
- * existing file at path is left untouched. Output: same hierarchy and channel
- * layout, tabs, LF line endings; rotations as Euler angles in each joint's own
- * order, chosen per joint to be continuous from frame to frame (no +-180 or
- * +-360 jumps: see pb_euler_from_quat), printed with 6 decimals (trailing
- * zeros dropped); positions, offsets and the frame time printed with the
- * fewest digits that read back to the same float / double.
+ * existing file at path is left untouched. What exists at path decides
+ * (bvh_file.c): a regular file the caller may not write to (faccessat W_OK,
+ * effective ids) is refused, not replaced; a symbolic link is followed and its
+ * target replaced (a dangling link's target created); a character device or
+ * FIFO is written through directly (no temporary, no rename); a directory,
+ * socket or block device is refused (PB_BVH_ERR_IO). Temporary files are
+ * registered for signal handlers (bvh_tmp.h: pb_bvh_tmp_unlink_all).
+ * Output: same hierarchy and channel layout, tabs, LF line endings; rotations as Euler angles in each joint's own
+ * order, the triple chosen by pb_bvh_write_opts.euler: by default the one
+ * nearest to the source angles (euler_deg: as read, or interpolated by
+ * pb_bvh_resample_angles), and the source angles themselves (printed as
+ * read) when the rotation is theirs to within 2e-7 rad (float precision), so
+ * a clip read and written again, or resampled at its own rate, reproduces
+ * every value of its source; without source angles, or with
+ * PB_BVH_EULER_CONTINUOUS, continuous from frame to frame from the principal
+ * triple (no +-180 or +-360 jumps: see pb_euler_from_quat);
+ * PB_BVH_EULER_PRINCIPAL: the principal triple (middle angle in [-90, 90]).
+ * Computed angles are printed with 6 decimals (trailing zeros dropped);
+ * positions with the fewest digits that read back to the same float, or with
+ * the source's decimals (decimals) when those are finer; offsets and the
+ * frame time with the fewest digits that read back to the same float /
+ * double. A text the reader would refuse is never written: larger than
+ * max_bytes (estimated up front from sampled frames, counted while writing)
+ * or with more frames x joints than its memory bound (PB_BVH_ERR_LIMIT).
  * Quaternions need not be unit; a zero quaternion is written as the identity;
  * a non-finite rotation or position is an error (PB_BVH_ERR_ARG), as are
  * in-memory data the reader could not read back (joints not in depth-first
@@ -219,6 +265,17 @@ pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *bvh,
                                    const pb_bvh_write_opts *opts, pb_bvh_error *err);
 pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *bvh, const pb_bvh_write_opts *opts,
                                      pb_bvh_error *err);
+
+/* Source angles and decimals for a resampled clip: dst->euler_deg and
+ * dst->decimals (replaced) get, for each of its frames at time
+ * g * dst->frame_time, src's euler_deg interpolated linearly between the
+ * enclosing source frames (the later one's angles first moved by multiples of
+ * 360 degrees to within 180 of the earlier's) and the finer of their
+ * decimals (a frame at a source frame's time: that frame's); loop != 0: the
+ * frame after the last is the first, else times past the end take the last
+ * frame. Each is left NULL when src has none. Same skeleton required
+ * (PB_BVH_ERR_ARG). */
+pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst, pb_bvh_error *err);
 
 /* Releases everything owned by bvh and zeroes it. NULL and zeroed are fine. */
 void pb_bvh_free(pb_bvh *bvh);

@@ -9,6 +9,8 @@
 #include "bvh.h"
 
 #define MAX_ELEMS ((size_t)1 << 28) /* frames * joints, as PB_MAX_COUNT */
+/* The reader keeps frames * joints <= bytes of motion data + this. */
+#define READ_ELEMS_SLACK ((size_t)65536)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PB_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -25,13 +27,24 @@ void bvh_clear_err(pb_bvh_error *err);
 extern const char *const bvh_channel_names[6];
 
 /* Allocates the 7 motion arrays of frames * num_joints floats, and euler_deg
- * (3 per element) when angles != 0 (all NULL when empty); on failure some may
+ * (3 doubles per element) when angles != 0 (all NULL when empty); on failure some may
  * be allocated: the caller frees them. */
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
 
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
+
+/* The Euler angles to write for rotation q (any norm > 0) of a joint whose
+ * rotation channels are the first nrot axes of order (bvh_angles.c):
+ * PB_BVH_EULER_SOURCE with source angles (3, channel order): the source
+ * angles themselves when q is their rotation to float precision (returns 1:
+ * print them as read), else the equivalent triple nearest to them;
+ * CONTINUOUS (or SOURCE without source angles): nearest to prev (NULL: the
+ * principal triple); PRINCIPAL: the principal triple. Returns 0 unless the
+ * source angles were taken. */
+int bvh_choose_angles(pb_bvh_euler_mode mode, int order, int nrot, const double q[4],
+                      const double *source, const double *prev, double deg[3]);
 
 /* ---- lexing (bvh_lex.c) ---- */
 

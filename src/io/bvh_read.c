@@ -20,7 +20,7 @@
 /* The reader's limits, in one place (bvh.h documents them). */
 #define MAX_RATE 100000.0         /* frames per second: Frame Time >= 1 / MAX_RATE */
 #define MAX_ANGLE_DEG 1e6         /* |rotation channel| in degrees */
-#define ELEMS_SLACK ((size_t)65536) /* frames * joints <= motion bytes + this */
+#define ELEMS_SLACK READ_ELEMS_SLACK /* frames * joints <= motion bytes + this */
 #define MAX_WARNINGS 20           /* further warnings of one kind are summarised */
 
 typedef struct parser {
@@ -610,7 +610,6 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
 
     pb_bvh_code rc = PB_BVH_OK;
     size_t f = 0;
-    int pos_dec = -1;
     for (;;) {
         lex_skip_ws(&P->lx);
         if (P->lx.p >= P->lx.end)
@@ -638,10 +637,8 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
                                      bvh_show(s, n, b1), MAX_ANGLE_DEG);
                     goto done;
                 }
-                if (!is_rot[k]) {
-                    int d = decimals_of(s, n);
-                    pos_dec = d > pos_dec ? d : pos_dec;
-                }
+                if (keep)
+                    b->decimals[f * C + k] = (signed char)(is_rot[k] ? 0 : decimals_of(s, n));
                 vals[k] = v;
             }
             k++;
@@ -658,7 +655,7 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
                                  "expected %zu values (the channel count), found %zu", C, k);
             break;
         }
-        if (f >= cap) { /* cannot happen: every data line was counted */
+        if (f >= cap && keep) { /* cannot happen: every data line was counted */
             rc = bvh_set_err(P->err, PB_BVH_ERR_LIMIT, line, "more data lines than counted");
             break;
         }
@@ -675,7 +672,7 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
             b->rot_y[o] = (float)q[2];
             b->rot_z[o] = (float)q[3];
             for (int r = 0; r < 3; r++)
-                b->euler_deg[3 * o + (size_t)r] = (float)deg[r];
+                b->euler_deg[3 * o + (size_t)r] = deg[r];
             float pos[3] = {jt->offset[0], jt->offset[1], jt->offset[2]};
             for (int a = 0; a < 3; a++) {
                 if (map[j].pos[a] >= 0) {
@@ -711,7 +708,6 @@ done:
     free(is_rot);
     if (rc == PB_BVH_OK) {
         b->num_frames = f;
-        b->pos_decimals = pos_dec;
     }
     return rc;
 }
@@ -773,7 +769,6 @@ pb_bvh_code pb_bvh_read_memory_with(const char *data, size_t size, const pb_bvh_
     if (!out)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "output is NULL");
     memset(out, 0, sizeof *out);
-    out->pos_decimals = -1;
     if (!data && size > 0)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "data is NULL");
     if (size > max_bytes_of(opts))

@@ -69,6 +69,20 @@ static void fmt_float(float v, char *buf, size_t size)
     }
 }
 
+/* A position: the shortest round-trip form, or with `decimals` decimals
+ * (trailing zeros dropped) when the source was written finer than that. */
+static void fmt_pos(float v, int decimals, char *buf, size_t size)
+{
+    fmt_float(v, buf, size);
+    const char *dot = strchr(buf, '.');
+    int have = dot ? (int)strlen(dot + 1) : 0;
+    if (decimals <= have || decimals > 15 || strchr(buf, 'e'))
+        return;
+    double m = nearbyint(fabs((double)v) * bvh_p10[decimals]);
+    if (m < 9e15)
+        put_fixed(buf, v < 0.0f, (uint64_t)m, decimals);
+}
+
 /* Fewest significant digits (15..17) that read back to the same double. */
 static void fmt_double(double v, char *buf, size_t size)
 {
@@ -261,6 +275,94 @@ typedef struct wjoint {
     signed char rot_ch[3]; /* channel slot of each listed rotation */
 } wjoint;
 
+typedef struct wframe {
+    const pb_bvh *b;
+    const wjoint *wj;
+    pb_bvh_euler_mode mode;
+    double *prev; /* J * 3: the angles written for the previous frame */
+} wframe;
+
+/* Longest text of one value: "-" + 12 digits + "." + 6 decimals, or a %g
+ * form; 48 covers every formatter. */
+#define VALUE_CHARS 48
+
+/* Formats frame fr as one line (with '\n') into line (C * (VALUE_CHARS + 1)
+ * + 2 bytes); first: no previous frame. Returns its length, or 0 with *err
+ * filled for a non-finite value. */
+static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_error *err)
+{
+    const pb_bvh *b = X->b;
+    const size_t J = b->num_joints;
+    size_t n = 0;
+    char num[VALUE_CHARS];
+    for (size_t j = 0; j < J; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        const wjoint *w = &X->wj[j];
+        size_t o = fr * J + j;
+        double deg[3] = {0, 0, 0};
+        int as_read = 0;
+        if (w->nrot > 0) {
+            double q[4] = {b->rot_w[o], b->rot_x[o], b->rot_y[o], b->rot_z[o]};
+            if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3])) {
+                bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame %zu, joint '%s': non-finite rotation",
+                            fr, jt->name);
+                return 0;
+            }
+            if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
+                q[0] = 1.0;
+            const double *src = b->euler_deg ? b->euler_deg + 3 * o : NULL;
+            as_read = bvh_choose_angles(X->mode, w->order, w->nrot, q, src,
+                                        first ? NULL : &X->prev[3 * j], deg);
+            for (int k = 0; k < 3; k++)
+                X->prev[3 * j + (size_t)k] = deg[k];
+        }
+        const float pos[3] = {b->pos_x[o], b->pos_y[o], b->pos_z[o]};
+        int r = 0;
+        for (int c = 0; c < jt->num_channels; c++) {
+            int ch = jt->channels[c];
+            if (ch < PB_BVH_XROT) {
+                if (!isfinite(pos[ch])) {
+                    bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                                "frame %zu, joint '%s': non-finite position", fr, jt->name);
+                    return 0;
+                }
+                fmt_pos(pos[ch],
+                        b->decimals ? b->decimals[fr * b->num_channels + jt->first_channel + (size_t)c]
+                                    : 0,
+                        num, sizeof num);
+            } else if (as_read) {
+                fmt_double(deg[r++], num, sizeof num); /* the source's value */
+            } else {
+                fmt_angle(deg[r++], num, sizeof num);
+            }
+            if (n > 0)
+                line[n++] = ' ';
+            size_t len = strlen(num);
+            memcpy(line + n, num, len);
+            n += len;
+        }
+    }
+    line[n++] = '\n';
+    return n;
+}
+
+/* Estimated bytes of the data lines: the longest of up to 16 frames spread
+ * over the clip, times the frame count. */
+static double estimate_data_bytes(wframe *X, char *line, pb_bvh_error *err)
+{
+    const size_t F = X->b->num_frames;
+    size_t longest = 0;
+    size_t samples = F < 16 ? F : 16;
+    for (size_t s = 0; s < samples; s++) {
+        size_t fr = samples > 1 ? s * (F - 1) / (samples - 1) : 0;
+        size_t n = format_frame(X, fr, 1, line, err);
+        if (n == 0)
+            return -1.0;
+        longest = n > longest ? n : longest;
+    }
+    return (double)longest * (double)F;
+}
+
 pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
 {
     return pb_bvh_write_stream_with(f, b, NULL, err);
@@ -322,59 +424,84 @@ pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_writ
         wj[j].order = pb_euler_order_from_axes(axes[0], axes[1], axes[2]);
     }
 
-    if ((rc = write_hierarchy(&W, err)))
+    const size_t limit = opts && opts->max_bytes > 0 && opts->max_bytes < PB_BVH_MAX_FILE_BYTES
+                             ? opts->max_bytes
+                             : PB_BVH_MAX_FILE_BYTES;
+    wframe X = {b, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev};
+    const size_t C = b->num_channels;
+    char *line = malloc(C * (VALUE_CHARS + 1) + 2);
+    if (!line) {
+        rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
         goto out;
-
+    }
+    /* Never write a text the reader would refuse: too large (estimated up
+     * front, before anything is written, then counted while writing), or more
+     * frames x joints than its memory bound allows for the bytes (checked at
+     * the end). */
+    double est = estimate_data_bytes(&X, line, err);
+    if (est < 0.0) {
+        rc = err ? err->code : PB_BVH_ERR_ARG;
+        free(line);
+        goto out;
+    }
+    /* The header, exactly: written to memory first. */
+    char *hbuf = NULL;
+    size_t hlen = 0;
+    FILE *hf = open_memstream(&hbuf, &hlen);
+    if (!hf) {
+        rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+        free(line);
+        goto out;
+    }
+    W.f = hf;
+    rc = write_hierarchy(&W, err);
     char ft[40];
     fmt_double(b->frame_time, ft, sizeof ft);
-    fprintf(f, "MOTION\nFrames: %zu\nFrame Time: %s\n", F, ft);
-
-    char num[64];
+    fprintf(hf, "MOTION\nFrames: %zu\nFrame Time: %s\n", F, ft);
+    if (fclose(hf) != 0 && rc == PB_BVH_OK)
+        rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    W.f = f;
+    if (rc == PB_BVH_OK && (double)hlen + est > (double)limit)
+        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                         "the text would be about %.0f bytes, more than the %zu that a reader "
+                         "accepts; nothing written (fewer frames or a lower rate?)",
+                         (double)hlen + est, limit);
+    if (rc == PB_BVH_OK && fwrite(hbuf, 1, hlen, f) != hlen)
+        rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
+    free(hbuf);
+    if (rc != PB_BVH_OK) {
+        free(line);
+        goto out;
+    }
+    const size_t head = hlen;
+    size_t data_bytes = 0;
     for (size_t fr = 0; fr < F; fr++) {
-        for (size_t j = 0; j < J; j++) {
-            const pb_bvh_joint *jt = &b->joints[j];
-            size_t o = fr * J + j;
-            double deg[3] = {0, 0, 0};
-            if (wj[j].nrot > 0) {
-                double q[4] = {b->rot_w[o], b->rot_x[o], b->rot_y[o], b->rot_z[o]};
-                if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3])) {
-                    rc = bvh_set_err(err, PB_BVH_ERR_ARG, 0,
-                                 "frame %zu, joint '%s': non-finite rotation", fr, jt->name);
-                    goto out;
-                }
-                if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
-                    q[0] = 1.0;
-                pb_euler_from_quat_n((pb_euler_order)wj[j].order, wj[j].nrot, q,
-                                     fr > 0 ? &prev[3 * j] : NULL, deg);
-                prev[3 * j] = deg[0];
-                prev[3 * j + 1] = deg[1];
-                prev[3 * j + 2] = deg[2];
-            }
-            const float pos[3] = {b->pos_x[o], b->pos_y[o], b->pos_z[o]};
-            int r = 0;
-            for (int c = 0; c < jt->num_channels; c++) {
-                int ch = jt->channels[c];
-                if (ch < PB_BVH_XROT) {
-                    if (!isfinite(pos[ch])) {
-                        rc = bvh_set_err(err, PB_BVH_ERR_ARG, 0,
-                                     "frame %zu, joint '%s': non-finite position", fr, jt->name);
-                        goto out;
-                    }
-                    fmt_float(pos[ch], num, sizeof num);
-                } else {
-                    fmt_angle(deg[r++], num, sizeof num);
-                }
-                if (j > 0 || c > 0)
-                    fputc(' ', f);
-                fputs(num, f);
-            }
+        size_t n = format_frame(&X, fr, fr == 0, line, err);
+        if (n == 0) {
+            rc = err ? err->code : PB_BVH_ERR_ARG;
+            break;
         }
-        fputc('\n', f);
-        if (ferror(f))
+        data_bytes += n;
+        if (head + data_bytes > limit) {
+            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                             "the text grows past the %zu bytes that a reader accepts at frame "
+                             "%zu of %zu",
+                             limit, fr + 1, F);
+            break;
+        }
+        if (fwrite(line, 1, n, f) != n || ferror(f))
             break;
         if (opts && opts->progress && ((fr + 1) % 256 == 0 || fr + 1 == F))
             opts->progress(opts->progress_ctx, fr + 1, F);
     }
+    free(line);
+    if (rc == PB_BVH_OK && F * J > data_bytes + READ_ELEMS_SLACK)
+        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                         "%zu frames x %zu joints in %zu bytes of data: more than a reader "
+                         "accepts (joints without channels)",
+                         F, J, data_bytes);
+    if (rc != PB_BVH_OK)
+        goto out;
     if (fflush(f) != 0 || ferror(f))
         rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
 out:
