@@ -76,6 +76,15 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 /* Progress on stderr when it is a terminal: "\r[done/total] name". */
 void cli_progress(size_t done, size_t total, const char *name);
+/* Progress within one file, as a pb_bvh_write_opts.progress callback (ctx: a
+ * cli_file_progress): "\r[index/total] name P%" on stderr when it is a
+ * terminal, P the percent of frames written, redrawn when P changes. */
+typedef struct cli_file_progress {
+    size_t index, total; /* this file's number (1-based) and the file count */
+    const char *name;
+    int pct; /* last shown; start at -1 */
+} cli_file_progress;
+void cli_progress_frames(void *ctx, size_t done, size_t total);
 void cli_progress_end(void);
 
 /* Reader flags of every cli_load (PB_BVH_READ_STRICT with --strict). */
