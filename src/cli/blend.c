@@ -19,7 +19,8 @@ static const char usage[] =
     "the weights add up to 1). Joints are matched by name: a joint name that\n"
     "appears twice in an input is an error.\n"
     "\n"
-    "  -o, --output FILE  output BVH (skeleton of the first input)\n"
+    "  -o, --output FILE  output BVH (skeleton of the first input); '-o -' is\n"
+    "                     standard output. One input may be '-', standard input\n"
     "      --weights LIST one weight per input, comma separated decimal numbers\n"
     "                     (required); they are divided by their sum, so 1,1 is\n"
     "                     0.5,0.5; a sum <= 0 is a usage error\n"
@@ -151,8 +152,10 @@ static int check_args(const cli_opts *o, blend_job *b)
         return cli_usage_error(o->cmd, "no input files");
     if (!o->out || !o->out[0])
         return cli_usage_error(o->cmd, "-o OUT.bvh is required");
-    if (cli_is_dir(o->out))
+    if (!cli_is_dash(o->out) && cli_is_dir(o->out))
         return cli_usage_error(o->cmd, "-o %s is a directory; blend writes one file", o->out);
+    if (cli_check_dash(o, 0) != CLI_OK)
+        return CLI_USAGE;
     if (!o->weights)
         return cli_usage_error(o->cmd, "--weights is required");
     int rc = parse_names(o, b);
@@ -426,13 +429,10 @@ static int blend_and_write(const blend_job *b, const char *path)
     pb_cquats *rot = calloc(b->k, sizeof *rot);
     pb_cvec3s *pos = calloc(b->k, sizeof *pos);
     int rc = -1;
-    pb_bvh_error err;
     if (!rot || !pos)
         cli_error("out of memory");
     else if (blend_frames(b, &out, rot, pos) == 0) {
-        rc = pb_bvh_write_file(path, &out, &err) == PB_BVH_OK ? 0 : -1;
-        if (rc)
-            cli_report_bvh(path, &err);
+        rc = cli_write(path, &out, NULL);
     }
     free(rot);
     free(pos);
@@ -443,7 +443,7 @@ static int blend_and_write(const blend_job *b, const char *path)
 static int refuse_input_as_output(const cli_opts *o)
 {
     for (size_t i = 0; i < o->num_inputs; i++)
-        if (cli_same_file(o->out, o->inputs[i])) {
+        if (cli_same_output(o->out, o->inputs[i])) {
             cli_error("%s: output is the input file %s; refusing to overwrite it", o->out,
                       o->inputs[i]);
             return -1;

@@ -51,6 +51,7 @@ static void check_env_backend(void)
 
 int main(int argc, char **argv)
 {
+    cli_install_signals();
     if (argc < 2)
         return cli_usage_error(NULL, "no command given");
     const char *cmd = argv[1];
