@@ -28,7 +28,9 @@ enum {
     OPT_WEIGHTS = 1u << 5,
     OPT_METHOD = 1u << 6,
     OPT_REF = 1u << 7,
-    OPT_JSON = 1u << 8 /* info --json */
+    OPT_JSON = 1u << 8, /* info --json */
+    OPT_STRICT = 1u << 9, /* --strict: header counts that disagree are errors */
+    OPT_EULER = 1u << 10 /* --euler source|continuous|principal */
 };
 
 typedef struct cli_opts {
@@ -89,6 +91,8 @@ void cli_progress_end(void);
 
 /* Reader flags of every cli_load (PB_BVH_READ_STRICT with --strict). */
 extern unsigned cli_read_flags;
+/* The writer's Euler choice for every output (--euler; default source). */
+extern pb_bvh_euler_mode cli_euler_mode;
 /* Reads a BVH file, reporting any error as "posebatch: FILE: message" and
  * each warning as "posebatch: FILE: warning: message".
  * require_frames: a file without frames is an error. Returns 0 on success. */

@@ -7,7 +7,7 @@
 #include "cli.h"
 
 static const char info_usage[] =
-    "usage: posebatch info [--json] FILE.bvh...\n"
+    "usage: posebatch info [--json] [--strict] FILE.bvh...\n"
     "\n"
     "Prints, per file: joints, end sites and channels per frame, frames, frame\n"
     "time and rate, duration (first to last frame, (F-1) * Frame Time), the\n"
@@ -21,6 +21,9 @@ static const char info_usage[] =
     "                     \"frame_time\", \"fps\", \"duration\", \"warnings\":\n"
     "                     [the reader's warnings]}. A file that cannot be read\n"
     "                     has no line (its error goes to stderr).\n"
+    "      --strict       a 'Frames:' count that disagrees with the data lines is\n"
+    "                     an error (default: a warning; the data lines count)\n"
+
     "  -h, --help         this help\n"
     "\n"
     "Exit status: 0 every file read, 1 some file failed, 2 usage error.\n";
@@ -281,7 +284,7 @@ static int info_json(const char *path)
 int cmd_info(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, OPT_JSON, info_usage, &o);
+    int rc = cli_parse(argc, argv, OPT_JSON | OPT_STRICT, info_usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
     if (o.num_inputs == 0)

@@ -19,7 +19,9 @@ enum {
     LO_METHOD,
     LO_REF,
     LO_WEIGHTS_AS_GIVEN,
-    LO_JSON
+    LO_JSON,
+    LO_STRICT,
+    LO_EULER
 };
 
 static const struct option long_opts[] = {
@@ -30,7 +32,9 @@ static const struct option long_opts[] = {
     {"method", required_argument, NULL, LO_METHOD},
     {"ref", required_argument, NULL, LO_REF},
     {"weights-as-given", no_argument, NULL, LO_WEIGHTS_AS_GIVEN},
-    {"json", no_argument, NULL, LO_JSON},        {"help", no_argument, NULL, 'h'},
+    {"json", no_argument, NULL, LO_JSON},
+    {"strict", no_argument, NULL, LO_STRICT},
+    {"euler", required_argument, NULL, LO_EULER},        {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 /* Length of a plain decimal number at s: [+-] digits [. digits] [e [+-]
@@ -128,6 +132,8 @@ static unsigned opt_bit(int c)
     case LO_REF: return OPT_REF;
     case LO_WEIGHTS_AS_GIVEN: return OPT_WEIGHTS;
     case LO_JSON: return OPT_JSON;
+    case LO_STRICT: return OPT_STRICT;
+    case LO_EULER: return OPT_EULER;
     default: return 0;
     }
 }
@@ -153,6 +159,18 @@ static int take_option(int c, const char *arg, cli_opts *o)
     case LO_REF: o->ref = arg; break;
     case LO_WEIGHTS_AS_GIVEN: o->weights_as_given = 1; break;
     case LO_JSON: o->json = 1; break;
+    case LO_STRICT: cli_read_flags |= PB_BVH_READ_STRICT; break;
+    case LO_EULER:
+        if (strcmp(arg, "source") == 0)
+            cli_euler_mode = PB_BVH_EULER_SOURCE;
+        else if (strcmp(arg, "continuous") == 0)
+            cli_euler_mode = PB_BVH_EULER_CONTINUOUS;
+        else if (strcmp(arg, "principal") == 0)
+            cli_euler_mode = PB_BVH_EULER_PRINCIPAL;
+        else
+            return cli_usage_error(o->cmd, "--euler: unknown '%s' (source, continuous, principal)",
+                                   arg);
+        break;
     default: break;
     }
     return CLI_OK;

@@ -112,6 +112,7 @@ void cli_report_status(const char *path, const char *what, pb_status st)
 }
 
 unsigned cli_read_flags;
+pb_bvh_euler_mode cli_euler_mode = PB_BVH_EULER_SOURCE;
 
 static void warn_for(void *ctx, const char *message)
 {
