@@ -132,6 +132,13 @@ static char *link_target(const char *link, const char *text)
 static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
 {
     memset(t, 0, sizeof *t);
+    /* Through any links, a device or FIFO is written through at path itself:
+     * /dev/stdout's magic link names "pipe:[N]", not a path to follow. */
+    if (stat(path, &t->st) == 0 && (S_ISCHR(t->st.st_mode) || S_ISFIFO(t->st.st_mode))) {
+        t->path = strdup(path);
+        t->kind = T_STREAM;
+        return t->path ? PB_BVH_OK : nomem(err);
+    }
     char *cur = strdup(path);
     if (!cur)
         return nomem(err);

@@ -23,6 +23,11 @@ expect "-o FIFO" 0 resample "$T/a.bvh" -o "$T/fifo" --fps 60
 wait "$cat_pid"
 check "the FIFO is still a FIFO" test -p "$T/fifo"
 check "the reader got the whole clip" cmp -s "$T/fromfifo" "$ref60"
+if [ -L /dev/stdout ]; then
+  "$PB" resample "$T/a.bvh" -o /dev/stdout --fps 60 2>"$T/err" | cat >"$T/frompipe"
+  check "-o /dev/stdout into a pipe (its link names 'pipe:[N]')" cmp -s "$T/frompipe" "$ref60"
+  check "/dev/stdout is still a link" test -L /dev/stdout
+fi
 
 echo "== symbolic links are followed"
 mkdir "$T/real" "$T/sub"
