@@ -26,7 +26,15 @@ static const char usage[] =
     "                     (once; its output under -o DIR is stdin.bvh)\n"
     "      --fps N        output frame rate, 0.001 <= N <= 100000 (required)\n"
     "      --loop         the clips are cyclic: the last frame is followed by\n"
-    "                     the first, and one period is written\n"
+    "                     the first, and one period is written. A ROOT that\n"
+    "                     travels (a walk, a run) keeps going across the seam:\n"
+    "                     its displacement per cycle, D = p[F-1] + v - p[0]\n"
+    "                     with v the mean of the first and last frame steps,\n"
+    "                     is taken out before resampling (p[f] - D f/F) and\n"
+    "                     put back at the output times. A warning says the\n"
+    "                     clip is not cyclic when a joint turns from the last\n"
+    "                     frame to the first by more than 3 times the largest\n"
+    "                     frame-to-frame turn and more than 5 degrees\n"
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -j, --jobs N       process N inputs at a time, 1..256 (default 1)\n"
     "  -h, --help         this help\n"
@@ -51,23 +59,26 @@ typedef struct pool {
     pthread_mutex_t lock;
 } pool;
 
-static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned flags)
+static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned flags,
+                         cli_file_progress *fp)
 {
     pb_bvh dst;
     if ((flags & PB_CLIP_LOOP) ? cli_resample_loop(src, fps, &dst, jb->in)
                                : cli_resample(src, fps, flags, &dst, jb->in))
         return -1;
-    int rc = cli_write(jb->out, &dst, NULL);
+    pb_bvh_write_opts wo = {
+        .euler = cli_euler_mode, .progress = cli_progress_frames, .progress_ctx = fp};
+    int rc = cli_write(jb->out, &dst, &wo);
     cli_motion_free(&dst);
     return rc;
 }
 
-static int run_job(const job *jb, double fps, unsigned flags)
+static int run_job(const job *jb, double fps, unsigned flags, cli_file_progress *fp)
 {
     pb_bvh src;
     if (cli_load(jb->in, 1, &src))
         return -1;
-    int rc = resample_into(&src, jb, fps, flags);
+    int rc = resample_into(&src, jb, fps, flags, fp);
     pb_bvh_free(&src);
     return rc;
 }
@@ -82,8 +93,9 @@ static void *worker(void *arg)
         if (i == p->n)
             return NULL;
         job *jb = &p->jobs[i];
+        cli_file_progress fp = {i + 1, p->n, jb->in, -1};
         if (!jb->failed)
-            jb->failed = run_job(jb, p->fps, p->flags) != 0;
+            jb->failed = run_job(jb, p->fps, p->flags, &fp) != 0;
         pthread_mutex_lock(&p->lock);
         cli_progress(++p->done, p->n, jb->in);
         pthread_mutex_unlock(&p->lock);
