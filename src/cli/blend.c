@@ -35,6 +35,13 @@ static const char usage[] =
     "                     average of every frame of every input, mean positions)\n"
     "      --fps N        common rate, 0.001 <= N <= 100000 (default: the first\n"
     "                     input's, 1 / Frame Time)\n"
+    "      --strict       a 'Frames:' count that disagrees with the data lines is\n"
+    "                     an error (default: a warning; the data lines count)\n"
+    "      --euler MODE   which of the equivalent Euler triples is written:\n"
+    "                     source (default: the source's own angles where the\n"
+    "                     rotation is the source's, else the triple nearest to\n"
+    "                     them), continuous (nearest to the previous frame's),\n"
+    "                     principal (middle angle in [-90, 90])\n"
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -h, --help         this help\n"
     "\n"
@@ -432,7 +439,12 @@ static int blend_and_write(const blend_job *b, const char *path)
     if (!rot || !pos)
         cli_error("out of memory");
     else if (blend_frames(b, &out, rot, pos) == 0) {
-        rc = cli_write(path, &out, NULL);
+        /* The written Euler triples follow the first input's angles. */
+        pb_bvh_error err;
+        if (pb_bvh_resample_angles(&b->res[0], 0, &out, &err) != PB_BVH_OK)
+            cli_report_bvh(path, &err);
+        else
+            rc = cli_write(path, &out, NULL);
     }
     free(rot);
     free(pos);
@@ -473,8 +485,9 @@ int cmd_blend(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv,
-                       OPT_OUT | OPT_FPS | OPT_BACKEND | OPT_WEIGHTS | OPT_METHOD | OPT_REF, usage,
-                       &o);
+                       OPT_OUT | OPT_FPS | OPT_BACKEND | OPT_WEIGHTS | OPT_METHOD | OPT_REF |
+                           OPT_STRICT | OPT_EULER,
+                       usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
     size_t k = o.num_inputs ? o.num_inputs : 1;

@@ -36,9 +36,14 @@ const char *cli_output_name(const char *in)
     return s ? s + 1 : in;
 }
 
-int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts)
+int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *given)
 {
     pb_bvh_error err;
+    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0};
+    if (given)
+        o = *given;
+    o.euler = cli_euler_mode; /* --euler */
+    const pb_bvh_write_opts *opts = &o;
     if (cli_is_dash(out)) {
         if (pb_bvh_write_stream_with(stdout, b, opts, &err) != PB_BVH_OK) {
             cli_report_bvh("(stdout)", &err);

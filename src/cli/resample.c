@@ -35,6 +35,13 @@ static const char usage[] =
     "                     clip is not cyclic when a joint turns from the last\n"
     "                     frame to the first by more than 3 times the largest\n"
     "                     frame-to-frame turn and more than 5 degrees\n"
+    "      --strict       a 'Frames:' count that disagrees with the data lines is\n"
+    "                     an error (default: a warning; the data lines count)\n"
+    "      --euler MODE   which of the equivalent Euler triples is written:\n"
+    "                     source (default: the source's own angles where the\n"
+    "                     rotation is the source's, else the triple nearest to\n"
+    "                     them), continuous (nearest to the previous frame's),\n"
+    "                     principal (middle angle in [-90, 90])\n"
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -j, --jobs N       process N inputs at a time, 1..256 (default 1)\n"
     "  -h, --help         this help\n"
@@ -282,8 +289,9 @@ static int check_args(const cli_opts *o)
 int cmd_resample(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS, usage,
-                       &o);
+    int rc = cli_parse(argc, argv,
+                       OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS | OPT_STRICT | OPT_EULER,
+                       usage, &o);
     if (rc != CLI_OK || (rc = check_args(&o)) != CLI_OK)
         return CLI_EXIT(rc);
     job *jobs = calloc(o.num_inputs, sizeof *jobs);

@@ -187,6 +187,33 @@ int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh 
     return 0;
 }
 
+/* 1 (reported) when the resampled text would pass the reader's size limit. */
+static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned flags,
+                     size_t frames, const char *path)
+{
+    enum { N = 16 };
+    double times[N];
+    size_t n = frames < N ? frames : N;
+    for (size_t i = 0; i < n; i++)
+        times[i] = (double)(n > 1 ? i * (frames - 1) / (n - 1) : 0) / fps;
+    pb_bvh probe;
+    if (cli_motion_new(src, n, 1.0 / fps, &probe, path))
+        return 1;
+    pb_clip pc = cli_clip_of(&probe);
+    double est = 0.0;
+    pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0};
+    pb_bvh_error err;
+    int big = pb_clip_sample(sc, n, times, flags, &pc, NULL) == PB_OK &&
+              pb_bvh_estimate_bytes(&probe, frames, &wo, &est, &err) == PB_BVH_OK &&
+              est > (double)PB_BVH_MAX_FILE_BYTES;
+    cli_motion_free(&probe);
+    if (big)
+        cli_error("%s: at %g fps the output would be about %.2f GB (%zu frames), more than the "
+                  "%.2f GB a BVH file may have; nothing written (a lower --fps?)",
+                  path, fps, est / 1e9, frames, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
+    return big;
+}
+
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)
 {
     pb_clip sc = cli_clip_of(src);
@@ -195,6 +222,11 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
         return -1;
     }
+    /* Refuse an output that the reader would refuse before computing it:
+     * estimated from 16 output frames spread over the clip, sampled as the
+     * resample will (interpolated values print longer than the source's). */
+    if (too_large(src, &sc, fps, flags, frames, path))
+        return -1;
     if (cli_motion_new(src, frames, 1.0 / fps, dst, path))
         return -1;
     pb_clip dc = cli_clip_of(dst);

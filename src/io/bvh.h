@@ -266,6 +266,13 @@ pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *bvh,
 pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *bvh, const pb_bvh_write_opts *opts,
                                      pb_bvh_error *err);
 
+/* The bytes of the text the writer would produce for a clip of `frames`
+ * frames like bvh's (its header, and its longest line among up to 16 frames
+ * spread over it, times frames), without writing: for refusing an output
+ * before computing it. bvh needs at least one frame (PB_BVH_ERR_ARG). */
+pb_bvh_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
+                                  const pb_bvh_write_opts *opts, double *bytes, pb_bvh_error *err);
+
 /* Source angles and decimals for a resampled clip: dst->euler_deg and
  * dst->decimals (replaced) get, for each of its frames at time
  * g * dst->frame_time, src's euler_deg interpolated linearly between the

@@ -108,9 +108,17 @@ pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst, pb_
             const double *a = src->euler_deg + 3 * (f0 * J + j);
             const double *b = src->euler_deg + 3 * (f1 * J + j);
             double *o = out + 3 * (g * J + j);
+            /* Frames on different branches (an angle moving by more than 90
+             * degrees: the source switched to the other triple) do not
+             * interpolate: the nearer frame's angles are the reference. */
+            int far = 0;
+            for (int k = 0; k < 3; k++)
+                far |= fabs(near_angle(a[k], b[k]) - a[k]) > 90.0;
             for (int k = 0; k < 3; k++) {
                 double x = a[k];
-                o[k] = u == 0.0 ? a[k] : x + u * (near_angle(x, b[k]) - x);
+                o[k] = u == 0.0 ? a[k]
+                       : far    ? (u < 0.5 ? a[k] : b[k])
+                                : x + u * (near_angle(x, b[k]) - x);
             }
         }
     }

@@ -346,9 +346,9 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
     return n;
 }
 
-/* Estimated bytes of the data lines: the longest of up to 16 frames spread
- * over the clip, times the frame count. */
-static double estimate_data_bytes(wframe *X, char *line, pb_bvh_error *err)
+/* The longest data line of up to 16 frames spread over the clip (the
+ * estimate of a line); -1 with *err filled for a non-finite value. */
+static double longest_sampled_line(wframe *X, char *line, pb_bvh_error *err)
 {
     const size_t F = X->b->num_frames;
     size_t longest = 0;
@@ -360,7 +360,7 @@ static double estimate_data_bytes(wframe *X, char *line, pb_bvh_error *err)
             return -1.0;
         longest = n > longest ? n : longest;
     }
-    return (double)longest * (double)F;
+    return (double)longest;
 }
 
 pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
@@ -368,12 +368,11 @@ pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
     return pb_bvh_write_stream_with(f, b, NULL, err);
 }
 
-pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_write_opts *opts,
-                                     pb_bvh_error *err)
+/* Writes b to f; or, with estimate != NULL, writes nothing and sets
+ * *estimate to the bytes of the text with est_frames frames like b's. */
+static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts *opts,
+                              size_t est_frames, double *estimate, pb_bvh_error *err)
 {
-    bvh_clear_err(err);
-    if (!f || !b)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or bvh is NULL");
     pb_bvh_code rc = bvh_validate(b, err);
     if (rc)
         return rc;
@@ -438,8 +437,9 @@ pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_writ
      * front, before anything is written, then counted while writing), or more
      * frames x joints than its memory bound allows for the bytes (checked at
      * the end). */
-    double est = estimate_data_bytes(&X, line, err);
-    if (est < 0.0) {
+    double longest = longest_sampled_line(&X, line, err);
+    double est = longest * (double)(estimate ? est_frames : F);
+    if (longest < 0.0) {
         rc = err ? err->code : PB_BVH_ERR_ARG;
         free(line);
         goto out;
@@ -461,6 +461,17 @@ pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_writ
     if (fclose(hf) != 0 && rc == PB_BVH_OK)
         rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
     W.f = f;
+    if (rc == PB_BVH_OK && estimate) {
+        *estimate = (double)hlen + est;
+        free(hbuf);
+        free(line);
+        goto out;
+    }
+    if (rc == PB_BVH_OK && (double)(F * J) > longest * (double)F + (double)READ_ELEMS_SLACK)
+        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                         "%zu frames x %zu joints in lines of at most %.0f bytes: more than a "
+                         "reader accepts (joints without channels); nothing written",
+                         F, J, longest);
     if (rc == PB_BVH_OK && (double)hlen + est > (double)limit)
         rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
                          "the text would be about %.0f bytes, more than the %zu that a reader "
@@ -495,6 +506,10 @@ pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_writ
             opts->progress(opts->progress_ctx, fr + 1, F);
     }
     free(line);
+    if (rc == PB_BVH_OK && (fflush(f) != 0 || ferror(f))) {
+        rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
+        goto out;
+    }
     if (rc == PB_BVH_OK && F * J > data_bytes + READ_ELEMS_SLACK)
         rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
                          "%zu frames x %zu joints in %zu bytes of data: more than a reader "
@@ -516,4 +531,25 @@ out:
     free(W.es_next);
     free(W.nchild);
     return rc;
+}
+
+pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_write_opts *opts,
+                                     pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!f || !b)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or bvh is NULL");
+    return write_text(f, b, opts, 0, NULL, err);
+}
+
+pb_bvh_code pb_bvh_estimate_bytes(const pb_bvh *b, size_t frames, const pb_bvh_write_opts *opts,
+                                  double *bytes, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!b || !bytes)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "bvh or output is NULL");
+    *bytes = 0.0;
+    if (b->num_frames == 0)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "no frames to estimate from");
+    return write_text(NULL, b, opts, frames, bytes, err);
 }
