@@ -443,8 +443,13 @@ static int blend_and_write(const blend_job *b, const char *path)
         pb_bvh_error err;
         if (pb_bvh_resample_angles(&b->res[0], 0, &out, &err) != PB_BVH_OK)
             cli_report_bvh(path, &err);
-        else
-            rc = cli_write(path, &out, NULL);
+        else {
+            cli_file_progress fp = {1, 1, path, -1};
+            pb_bvh_write_opts wo = {.euler = cli_euler_mode, .progress = cli_progress_frames,
+                                    .progress_ctx = &fp};
+            rc = cli_write(path, &out, &wo);
+            cli_progress_end();
+        }
     }
     free(rot);
     free(pos);
