@@ -298,9 +298,13 @@ static pb_bvh_code write_atomic(const char *path, const target *t, const pb_bvh 
         close(dfd);
         return rc;
     }
-    /* Keep the permissions of a file we replace. */
-    if (t->kind == T_REGULAR)
+    /* Keep the owner (where allowed: root, or a group of ours) and the
+     * permissions of a file we replace. */
+    if (t->kind == T_REGULAR) {
+        if (fchown(fd, t->st.st_uid, t->st.st_gid) != 0)
+            (void)fchown(fd, (uid_t)-1, t->st.st_gid);
         (void)fchmod(fd, t->st.st_mode & 07777);
+    }
     pb_bvh_code rc = PB_BVH_OK;
     FILE *f = fdopen(fd, "w");
     if (!f) {

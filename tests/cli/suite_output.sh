@@ -103,6 +103,10 @@ if [ "$(id -u)" = 0 ]; then
   expect "root replaces a read-only file" 0 resample "$T/a.bvh" -o "$T/rw/ro.bvh" --fps 60
   check "and keeps its mode 444" test "$(stat -c %a "$T/rw/ro.bvh")" = 444
   check "with the new content" cmp -s "$T/rw/ro.bvh" "$ref60"
+  echo old >"$T/rw/nobodys.bvh"
+  chown 65534:65534 "$T/rw/nobodys.bvh"
+  expect "root replaces another user's file" 0 resample "$T/a.bvh" -o "$T/rw/nobodys.bvh" --fps 60
+  check "and keeps its owner" test "$(stat -c %u:%g "$T/rw/nobodys.bvh")" = 65534:65534
 fi
 
 echo "== long names and paths"
