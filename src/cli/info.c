@@ -298,7 +298,7 @@ int cmd_info(int argc, char **argv)
     }
     for (size_t i = 0; i < o.num_inputs && !o.json; i++) {
         pb_bvh b;
-        if (cli_load(o.inputs[i], 0, &b)) {
+        if (cli_load_header(o.inputs[i], &b)) {
             rc = CLI_FAILED;
             continue;
         }

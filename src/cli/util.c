@@ -119,13 +119,13 @@ static void warn_for(void *ctx, const char *message)
     cli_error("%s: warning: %s", (const char *)ctx, message);
 }
 
-int cli_load(const char *path, int require_frames, pb_bvh *out)
+static int load(const char *path, int require_frames, unsigned flags, pb_bvh *out)
 {
     pb_bvh_error err;
     int dash = cli_is_dash(path); /* "-": standard input */
     if (dash)
         path = "(stdin)";
-    pb_bvh_read_opts ro = {cli_read_flags, 0, warn_for, (void *)(uintptr_t)path};
+    pb_bvh_read_opts ro = {cli_read_flags | flags, 0, warn_for, (void *)(uintptr_t)path};
     if ((dash ? pb_bvh_read_stream(stdin, path, &ro, out, &err)
               : pb_bvh_read_file_with(path, &ro, out, &err)) != PB_BVH_OK) {
         cli_report_bvh(path, &err);
@@ -137,6 +137,16 @@ int cli_load(const char *path, int require_frames, pb_bvh *out)
         return -1;
     }
     return 0;
+}
+
+int cli_load(const char *path, int require_frames, pb_bvh *out)
+{
+    return load(path, require_frames, 0u, out);
+}
+
+int cli_load_header(const char *path, pb_bvh *out)
+{
+    return load(path, 0, PB_BVH_READ_HEADER_ONLY, out);
 }
 
 pb_clip cli_clip_of(const pb_bvh *b)

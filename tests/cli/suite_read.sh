@@ -141,3 +141,16 @@ ms=$((($(date +%s%N) - start) / 1000000))
 check "refused up front, in ${ms} ms (< 2000)" test "$ms" -lt 2000
 check "the message gives the size and the limit" grep -qE "a.bvh: at 80000 fps the output would be about 2\.[0-9]+ GB \([0-9]+ frames\), more than the 2\.15 GB a BVH file may have; nothing written" "$T/err"
 check "nothing written" test ! -e "$T/big.bvh"
+
+echo "== memory per input byte"
+# 15 joints without channels under a 1-channel root, 2 million frames of "0":
+# 4 MB of text that would be 32 million joint-frames (900 MB of motion).
+{
+  printf 'HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n'
+  for j in $(seq 15); do printf 'JOINT J%d\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n' "$j"; done
+  printf '}\nMOTION\nFrames: 2000000\nFrame Time: 0.01\n'
+  yes 0 | head -n 2000000
+} >"$T/dense.bvh"
+( ulimit -v 300000; exec "$PB" info "$T/dense.bvh" ) >"$T/out" 2>"$T/err"; rc=$?
+check "info on 4 MB claiming 32M joint-frames: exit 1 under a 300 MB limit" test "$rc" -eq 1
+check "the error is the reader's memory bound" grep -q "2000000 frames x 16 joints is too large for the 4000001 bytes of data" "$T/err"
