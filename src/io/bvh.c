@@ -32,6 +32,21 @@ pb_bvh_code bvh_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const ch
     return code;
 }
 
+pb_bvh_code bvh_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt,
+                         ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (!err)
+        return code;
+    if (strlen(path) + 2 + strlen(why) < sizeof err->message)
+        return bvh_set_err(err, code, 0, "%s: %s", path, why);
+    return bvh_set_err(err, code, 0, "%s", why); /* the reason, never cut */
+}
+
 void bvh_clear_err(pb_bvh_error *err)
 {
     if (err) {

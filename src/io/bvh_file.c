@@ -42,21 +42,7 @@
 
 /* "path: reason", or the reason alone when path and reason do not both fit
  * (the caller prints the path itself then): the OS reason is never cut. */
-static pb_bvh_code io_err(pb_bvh_error *err, const char *path, const char *fmt, ...)
-    PB_PRINTF(3, 4);
-static pb_bvh_code io_err(pb_bvh_error *err, const char *path, const char *fmt, ...)
-{
-    char why[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    if (!err)
-        return PB_BVH_ERR_IO;
-    if (strlen(path) + 2 + strlen(why) < sizeof err->message)
-        return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: %s", path, why);
-    return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s", why);
-}
+#define io_err(err, path, ...) bvh_path_err((err), PB_BVH_ERR_IO, (path), __VA_ARGS__)
 
 static pb_bvh_code nomem(pb_bvh_error *err)
 {

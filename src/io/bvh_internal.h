@@ -23,6 +23,10 @@
 pb_bvh_code bvh_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const char *fmt, ...)
     PB_PRINTF(4, 5);
 void bvh_clear_err(pb_bvh_error *err);
+/* "path: reason" (line 0), or only the reason when the path would not leave
+ * room for it: a message never cuts the reason. */
+pb_bvh_code bvh_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt,
+                         ...) PB_PRINTF(4, 5);
 
 extern const char *const bvh_channel_names[6];
 

@@ -484,12 +484,16 @@ static void warn(parser *P, const char *fmt, ...)
     P->opts->warn(P->opts->warn_ctx, msg);
 }
 
-static const pb_bvh_joint *g_sort_joints; /* qsort has no context argument */
+typedef struct named {
+    const char *name;
+    size_t index;
+} named;
+
 static int by_name(const void *a, const void *b)
 {
-    size_t i = *(const size_t *)a, k = *(const size_t *)b;
-    int c = strcmp(g_sort_joints[i].name, g_sort_joints[k].name);
-    return c ? c : (i > k) - (i < k);
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
 /* Joint names used more than once: a warning naming both lines. (Commands
@@ -498,17 +502,16 @@ static void warn_duplicate_names(parser *P, const pb_bvh *b)
 {
     if (!P->opts || !P->opts->warn || b->num_joints < 2)
         return;
-    size_t *idx = malloc(b->num_joints * sizeof *idx);
+    named *idx = malloc(b->num_joints * sizeof *idx);
     if (!idx)
         return;
     for (size_t j = 0; j < b->num_joints; j++)
-        idx[j] = j;
-    g_sort_joints = b->joints;
+        idx[j] = (named){b->joints[j].name, j};
     qsort(idx, b->num_joints, sizeof *idx, by_name);
     size_t count = 0;
     char b1[48];
     for (size_t k = 1; k < b->num_joints; k++) {
-        const pb_bvh_joint *x = &b->joints[idx[k - 1]], *y = &b->joints[idx[k]];
+        const pb_bvh_joint *x = &b->joints[idx[k - 1].index], *y = &b->joints[idx[k].index];
         if (strcmp(x->name, y->name) != 0)
             continue;
         if (++count <= MAX_WARNINGS)
@@ -838,12 +841,12 @@ static pb_bvh_code slurp(FILE *f, const char *name, size_t limit, size_t size_hi
     size_t len = 0;
     int sniffed = 0;
     if (!buf)
-        return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "%s: out of memory", name);
+        return bvh_path_err(err, PB_BVH_ERR_NOMEM, name, "out of memory");
     for (;;) {
         if (len == cap) {
             if (len > limit) {
                 free(buf);
-                return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%s: larger than %zu bytes", name,
+                return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes",
                                    limit);
             }
             size_t nc = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
@@ -852,7 +855,7 @@ static pb_bvh_code slurp(FILE *f, const char *name, size_t limit, size_t size_hi
             char *nb = realloc(buf, nc);
             if (!nb) {
                 free(buf);
-                return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "%s: out of memory", name);
+                return bvh_path_err(err, PB_BVH_ERR_NOMEM, name, "out of memory");
             }
             buf = nb;
             cap = nc;
@@ -869,13 +872,13 @@ static pb_bvh_code slurp(FILE *f, const char *name, size_t limit, size_t size_hi
         }
         if (len > limit) {
             free(buf);
-            return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%s: larger than %zu bytes", name, limit);
+            return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes", limit);
         }
         if (got == 0) {
             if (ferror(f)) {
                 int e = errno;
                 free(buf);
-                return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: read error: %s", name,
+                return bvh_path_err(err, PB_BVH_ERR_IO, name, "read error: %s",
                                    strerror(e ? e : EIO));
             }
             break;
@@ -900,10 +903,10 @@ pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts
     struct stat st;
     if (fstat(fileno(f), &st) == 0) {
         if (S_ISDIR(st.st_mode))
-            return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: %s", name, strerror(EISDIR));
+            return bvh_path_err(err, PB_BVH_ERR_IO, name, "%s", strerror(EISDIR));
         if (S_ISREG(st.st_mode)) {
             if ((uintmax_t)st.st_size > limit)
-                return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%s: larger than %zu bytes", name,
+                return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes",
                                    limit);
             hint = (size_t)st.st_size;
         }
@@ -928,7 +931,7 @@ pb_bvh_code pb_bvh_read_file_with(const char *path, const pb_bvh_read_opts *opts
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "path or output is NULL");
     FILE *f = fopen(path, "rb");
     if (!f)
-        return bvh_set_err(err, PB_BVH_ERR_IO, 0, "%s: %s", path, strerror(errno));
+        return bvh_path_err(err, PB_BVH_ERR_IO, path, "%s", strerror(errno));
     pb_bvh_code rc = pb_bvh_read_stream(f, path, opts, out, err);
     fclose(f);
     return rc;
