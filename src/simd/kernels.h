@@ -8,6 +8,63 @@
 #include "lanes_math.h"
 
 PB_INLINE vf weight_at(const float *w, size_t i) { return vf_set(w ? w[i] : 1.0f); }
+
+/* Weight scale: the scale-free averages (raw, raw_ref, basic, accurate)
+ * multiply every weight by 2^-E, E the exponent of the largest finite |w_i|,
+ * so the largest is in [1, 2) whatever the units: weights w and 2^e w give
+ * the same scaled weights, hence the same bits, wherever 2^e w is exact, and
+ * sums neither overflow (1e20 weights) nor underflow (denormal weights). The
+ * factor is a power of two (exact), as two factors when 2^-E is outside the
+ * float range. Weights all zero or not finite: no scaling. */
+typedef struct { float a, b; } pb_wscale;
+static pb_wscale wscale_of(size_t k, const float *w)
+{
+    pb_wscale r = {1.0f, 1.0f};
+    float mx = 0.0f;
+    for (size_t i = 0; w && i < k; i++) {
+        float a = fabsf(w[i]);
+        if (a > mx && a <= 3.4028235e38f)
+            mx = a;
+    }
+    if (mx == 0.0f)
+        return r;
+    int e = ilogbf(mx);
+    if (e > -127) {
+        r.a = ldexpf(1.0f, -e);
+    } else {
+        r.a = ldexpf(1.0f, 100);
+        r.b = ldexpf(1.0f, -e - 100);
+    }
+    return r;
+}
+PB_INLINE vf weight_scaled(const float *w, size_t i, pb_wscale s)
+{
+    return vf_set(w ? w[i] * s.a * s.b : 1.0f);
+}
+
+/* Sums that do not degrade with k: each block of PB_SUM_BLOCK terms is
+ * summed plainly (k <= PB_SUM_BLOCK: exactly the plain sum), and the block
+ * sums are accumulated with Neumaier's compensated summation (TwoSum: adds
+ * and subtracts only, so every backend and the deterministic build form the
+ * same bits). The rounding error is then that of one block plus a few ulps,
+ * at any k: relative 2e-7 per component at k = 16 identical terms against
+ * 6e-6 at k = 1000 and 6e-3 at k = 1e6 for the plain running sum. */
+#define PB_SUM_BLOCK 16
+/* s + x into (s, c): s the rounded sum, c the accumulated rounding errors */
+PB_INLINE void two_sum(vf *s, vf *c, vf x)
+{
+    vf t = vf_add(*s, x);
+    vf bp = vf_sub(t, *s);
+    vf e = vf_add(vf_sub(*s, vf_sub(t, bp)), vf_sub(x, bp));
+    *s = t;
+    *c = vf_add(*c, e);
+}
+/* end of a block of the sum over i = 0 .. k-1 (sums of more than one block
+ * only) */
+PB_INLINE int sum_block_end(size_t i, size_t k)
+{
+    return k > PB_SUM_BLOCK && ((i + 1) % PB_SUM_BLOCK == 0 || i + 1 == k);
+}
 /* -0 where m is set, +0 elsewhere: xorsign by it flips exactly those lanes */
 PB_INLINE vf flip_sign(vm m) { return vf_sel(m, vf_set(-0.0f), vf_zero()); }
 PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, flip_sign(m)); }
@@ -451,47 +508,108 @@ PB_INLINE vq raw_finish(vq a, pb_cquats rc, pb_blk blk)
     return q_abs(p);
 }
 /* Block-major, the sum in registers: nothing slow per sample to overlap
- * (the same sums in the same order as sample-major). */
+ * (the same sums in the same order as sample-major); blocks of PB_SUM_BLOCK
+ * samples compensated (two_sum), weights scaled (wscale_of). */
+PB_INLINE vq q_zero(void) { vq z = {vf_zero(), vf_zero(), vf_zero(), vf_zero()}; return z; }
+PB_INLINE void q_two_sum(vq *s, vq *c, vq x)
+{
+    two_sum(&s->w, &c->w, x.w);
+    two_sum(&s->x, &c->x, x.x);
+    two_sum(&s->y, &c->y, x.y);
+    two_sum(&s->z, &c->z, x.z);
+}
 static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
+    const pb_wscale ws = wscale_of(k, w);
     PB_BLOCKS(n, blk, {
-        vq a = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
         vq r = ref.w ? q_ld(ref, blk) : q_identity();
-        for (size_t i = 0; i < k; i++) {
-            vq q = sample_ld(s, i, 0, blk);
-            /* w sigma_i as w with the sign of sigma_i's argument folded in */
-            vf side = ref.w ? q_dot(r, q) : q.w;
-            a = q_add_weighted(a, q, vf_xorsign(weight_at(w, i), side));
+        vq S = q_zero(), C = q_zero();
+        for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+            size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
+            vq a = q_zero();
+            for (size_t i = i0; i < i1; i++) {
+                vq q = sample_ld(s, i, 0, blk);
+                /* w sigma_i as w with the sign of sigma_i's argument folded in */
+                vf side = ref.w ? q_dot(r, q) : q.w;
+                a = q_add_weighted(a, q, vf_xorsign(weight_scaled(w, i, ws), side));
+            }
+            if (i0 == 0)
+                S = a;
+            else
+                q_two_sum(&S, &C, a);
         }
-        q_st(out, raw_finish(a, ref, blk), blk);
+        q_st(out, raw_finish(k > PB_SUM_BLOCK ? q_add(S, C) : S, ref, blk), blk);
     });
 }
-/* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without ref */
+/* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without
+ * ref. The running sum restarts every PB_SUM_BLOCK samples; block sums go
+ * into the compensated (S, C) buffers (sums of more than one block only). */
+PB_INLINE void v3_two_sum_b(pb_vec3s S, pb_vec3s C, v3 a, int first, pb_blk blk)
+{
+    if (first) {
+        v3_stb(S, a, blk);
+        v3_stb(C, v3_splat(0.0f), blk);
+        return;
+    }
+    v3 s = v3_ldb(S, blk), c = v3_ldb(C, blk);
+    two_sum(&s.x, &c.x, a.x);
+    two_sum(&s.y, &c.y, a.y);
+    two_sum(&s.z, &c.z, a.z);
+    v3_stb(S, s, blk);
+    v3_stb(C, c, blk);
+}
+/* the running sum's step for sample i: acc <- acc + d wi (from zero at a
+ * block start), folded into (S, C) at a block end */
+PB_INLINE void v3_sum_step(pb_vec3s acc, pb_vec3s S, pb_vec3s C, v3 d, vf wi, size_t i, size_t k,
+                           pb_blk blk)
+{
+    v3 a = v3_fma(d, wi, (i % PB_SUM_BLOCK) ? v3_ldb(acc, blk) : v3_splat(0.0f));
+    if (sum_block_end(i, k))
+        v3_two_sum_b(S, C, a, i < PB_SUM_BLOCK, blk);
+    else
+        v3_stb(acc, a, blk);
+}
+/* the whole sum at the finish */
+PB_INLINE v3 v3_sum_total(pb_vec3s acc, pb_vec3s S, pb_vec3s C, size_t k, pb_blk blk)
+{
+    return k > PB_SUM_BLOCK ? v3_add(v3_ldb(S, blk), v3_ldb(C, blk)) : v3_ldb(acc, blk);
+}
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
-    float buf[3][PB_CHUNK];
-    pb_vec3s acc = {buf[0], buf[1], buf[2]};
+    float buf[9][PB_CHUNK];
+    pb_vec3s acc = {buf[0], buf[1], buf[2]}, S = {buf[3], buf[4], buf[5]},
+             C = {buf[6], buf[7], buf[8]};
     PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
             vq q = sample_rel(rc, s, i, c, blk);
-            v3_stb(acc, v3_fma(q_log_abs(q), wi, i ? v3_ldb(acc, blk) : v3_splat(0.0f)), blk);
-        }, store_rel(out, c, rc, q_exp(v3_ldb(acc, blk)), blk));
+            v3_sum_step(acc, S, C, q_log_abs(q), wi, i, k, blk);
+        }, store_rel(out, c, rc, q_exp(v3_sum_total(acc, S, C, k, blk)), blk));
 }
 
-PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_quats out,
-                               pb_blk blk)
+PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_wscale ws,
+                               pb_quats out, pb_blk blk)
 {
-    vq acc = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
-    for (size_t i = 0; i < k; i++) {
-        vq s = q_align(acc, q_ld(pb_sample_at(smp, i), blk));
-        acc = q_add_weighted(acc, s, weight_at(w, i));
+    /* the hemisphere of the running sum S + a (S = 0 in the first block) */
+    vq S = q_zero(), C = q_zero();
+    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+        size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
+        vq a = q_zero();
+        for (size_t i = i0; i < i1; i++) {
+            vq s = q_align(i0 ? q_add(S, a) : a, q_ld(pb_sample_at(smp, i), blk));
+            a = q_add_weighted(a, s, weight_scaled(w, i, ws));
+        }
+        if (i0 == 0)
+            S = a;
+        else
+            q_two_sum(&S, &C, a);
     }
-    q_st(out, q_normalize(q_abs(acc)), blk);
+    q_st(out, q_normalize(q_abs(k > PB_SUM_BLOCK ? q_add(S, C) : S)), blk);
 }
 static void k_average_basic(size_t n, size_t k, const pb_samples *s, const float *w, pb_quats out)
 {
-    PB_BLOCKS(n, blk, b_average_basic(k, s, w, out, blk));
+    const pb_wscale ws = wscale_of(k, w);
+    PB_BLOCKS(n, blk, b_average_basic(k, s, w, ws, out, blk));
 }
 
 /* Symmetric 4x4 eigen-solve, one matrix per lane, by cyclic Jacobi with a fixed
@@ -549,8 +667,8 @@ PB_INLINE vq dominant_eigenvector(pb_sym4 *m)
     return r;
 }
 
-PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *w, pb_quats out,
-                                  pb_blk blk)
+PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *w, pb_wscale ws,
+                                  pb_quats out, pb_blk blk)
 {
     pb_sym4 m;
     for (int i = 0; i < 4; i++)
@@ -558,16 +676,40 @@ PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *
             m.a[i][j] = vf_zero();
             m.v[i][j] = vf_set(i == j ? 1.0f : 0.0f);
         }
-    for (size_t i = 0; i < k; i++) {
-        vq s = q_ld(pb_sample_at(smp, i), blk);
-        vf c[4] = {s.w, s.x, s.y, s.z};
-        vf wi = weight_at(w, i);
-        /* each term rounded on its own (no FMA into the sum): equal samples
-         * with weights +w and -w then cancel exactly, on every backend */
+    /* blocks of PB_SUM_BLOCK samples, compensated across blocks (S: m.a,
+     * C: cm) */
+    vf cm[4][4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            cm[i][j] = vf_zero();
+    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+        size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
+        vf b[4][4];
         for (int r = 0; r < 4; r++)
             for (int col = r; col < 4; col++)
-                m.a[r][col] = vf_add(m.a[r][col], vf_mul(wi, vf_mul(c[r], c[col])));
+                b[r][col] = vf_zero();
+        for (size_t i = i0; i < i1; i++) {
+            vq s = q_ld(pb_sample_at(smp, i), blk);
+            vf c[4] = {s.w, s.x, s.y, s.z};
+            vf wi = weight_scaled(w, i, ws);
+            /* each term rounded on its own (no FMA into the sum): equal samples
+             * with weights +w and -w then cancel exactly, on every backend */
+            for (int r = 0; r < 4; r++)
+                for (int col = r; col < 4; col++)
+                    b[r][col] = vf_add(b[r][col], vf_mul(wi, vf_mul(c[r], c[col])));
+        }
+        for (int r = 0; r < 4; r++)
+            for (int col = r; col < 4; col++) {
+                if (i0 == 0)
+                    m.a[r][col] = b[r][col];
+                else
+                    two_sum(&m.a[r][col], &cm[r][col], b[r][col]);
+            }
     }
+    if (k > PB_SUM_BLOCK)
+        for (int r = 0; r < 4; r++)
+            for (int col = r; col < 4; col++)
+                m.a[r][col] = vf_add(m.a[r][col], cm[r][col]);
     /* Scale to unit trace so tiny or huge weights neither underflow nor
      * overflow in the rotations; a zero matrix keeps the identity basis, whose
      * first column (the identity quaternion) is then the answer. */
@@ -582,7 +724,8 @@ PB_INLINE void b_average_accurate(size_t k, const pb_samples *smp, const float *
 static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const float *w,
                                pb_quats out)
 {
-    PB_BLOCKS(n, blk, b_average_accurate(k, s, w, out, blk));
+    const pb_wscale ws = wscale_of(k, w);
+    PB_BLOCKS(n, blk, b_average_accurate(k, s, w, ws, out, blk));
 }
 
 /* Pose blend of translations (sum w_i (p_i - ref) + ref) or scales in log
@@ -592,17 +735,29 @@ static void k_average_accurate(size_t n, size_t k, const pb_samples *s, const fl
 PB_INLINE void b_vec3_blend_linear(size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                                    pb_vec3s out, pb_blk blk)
 {
-    v3 a = v3_splat(0.0f);
-    if (!ref.x) {
-        for (size_t i = 0; i < k; i++)
-            a = v3_fma(v3_ld(s[i], blk), weight_at(w, i), a);
-        v3_st(out, a, blk);
-        return;
+    /* blocks of PB_SUM_BLOCK samples, compensated across blocks */
+    v3 r = ref.x ? v3_ld(ref, blk) : v3_splat(0.0f);
+    v3 S = v3_splat(0.0f), C = v3_splat(0.0f);
+    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+        size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
+        v3 a = v3_splat(0.0f);
+        if (!ref.x)
+            for (size_t i = i0; i < i1; i++)
+                a = v3_fma(v3_ld(s[i], blk), weight_at(w, i), a);
+        else
+            for (size_t i = i0; i < i1; i++)
+                a = v3_fma(v3_sub(v3_ld(s[i], blk), r), weight_at(w, i), a);
+        if (i0 == 0) {
+            S = a;
+        } else {
+            two_sum(&S.x, &C.x, a.x);
+            two_sum(&S.y, &C.y, a.y);
+            two_sum(&S.z, &C.z, a.z);
+        }
     }
-    v3 r = v3_ld(ref, blk);
-    for (size_t i = 0; i < k; i++)
-        a = v3_fma(v3_sub(v3_ld(s[i], blk), r), weight_at(w, i), a);
-    v3_st(out, v3_add(a, r), blk);
+    if (k > PB_SUM_BLOCK)
+        S = v3_add(S, C);
+    v3_st(out, ref.x ? v3_add(S, r) : S, blk);
 }
 /* Scales sample-major (PB_SAMPLE_MAJOR), so that the logs of neighbouring
  * blocks overlap. s_i / ref is formed as s_i (1 / ref): one division per
@@ -615,8 +770,9 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
         PB_BLOCKS(n, blk, b_vec3_blend_linear(k, ref, s, w, out, blk));
         return;
     }
-    float buf[6][PB_CHUNK];
+    float buf[12][PB_CHUNK];
     pb_vec3s acc = {buf[0], buf[1], buf[2]}, inv = {buf[3], buf[4], buf[5]};
+    pb_vec3s S = {buf[6], buf[7], buf[8]}, C = {buf[9], buf[10], buf[11]};
     vf one = vf_set(1.0f);
     /* PREP: the chunk's reference and its reciprocal */
     PB_SAMPLE_MAJOR(n, k, w,
@@ -627,12 +783,11 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
                 v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
                 v3_stb(inv, ir, blk);
             }), {
-            v3 a = i ? v3_ldb(acc, blk) : v3_splat(0.0f);
             v3 p = v3_ld(cv3_offset(s[i], c), blk);
             v3 d = v3_ln(rc.x ? v3_mul(p, v3_ldb(inv, blk)) : p);
-            v3_stb(acc, v3_fma(d, wi, a), blk);
+            v3_sum_step(acc, S, C, d, wi, i, k, blk);
         }, {
-            v3 e = v3_exp(v3_ldb(acc, blk));
+            v3 e = v3_exp(v3_sum_total(acc, S, C, k, blk));
             v3_st(v3_offset(out, c), rc.x ? v3_mul(e, v3_ld(rc, blk)) : e, blk);
         });
 }

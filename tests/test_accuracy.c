@@ -1,0 +1,724 @@
+/*
+ * The accuracy contract at any sample count k, any weight scale and any
+ * conditioning (issue 14), against the double reference in ref.c /
+ * ref_average.c, on whichever backend POSEBATCH_BACKEND selects:
+ * - k growth: identical samples and random clustered samples, k = 1 .. 1e6
+ *   (few joints, so the k = 1e6 cases stay fast on the scalar backend);
+ * - weight scale: weights w and 2^e w, e over the whole float range
+ *   (2^-149 .. 2^127): bit-identical results where the scaling is exact,
+ *   within the bound always, never zero or NaN;
+ * - conditioning: raw and raw_ref averages whose weighted sum nearly
+ *   cancels, condition numbers up to 1e6, held to the header's bound;
+ * - pb_quat_de_casteljau over all t in [0, 1];
+ * - pb_pose_blend log-space scales down to 1e-30, held to the header's bound.
+ * PB_TEST_STATS=1 prints the largest errors.
+ */
+#include <criterion/criterion.h>
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "posebatch.h"
+#include "ref.h"
+#include "ref_average.h"
+
+#define TOL_ROT ((double)PB_ACCURACY_ROTATION_RAD)
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static int stats_on(void)
+{
+    const char *e = getenv("PB_TEST_STATS");
+    return e && *e && *e != '0';
+}
+
+typedef enum { K_RAW, K_LOG, K_RAW_REF, K_LOG_REF, K_ACCURATE, K_BASIC, K_COUNT } kind;
+static const char *const kname[K_COUNT] = {"raw", "log", "raw_ref", "log_ref", "accurate", "basic"};
+
+typedef struct {
+    float *w, *x, *y, *z;
+} fq;
+
+static fq fq_new(size_t n)
+{
+    fq q;
+    q.w = calloc(n ? n : 1, sizeof(float));
+    q.x = calloc(n ? n : 1, sizeof(float));
+    q.y = calloc(n ? n : 1, sizeof(float));
+    q.z = calloc(n ? n : 1, sizeof(float));
+    cr_assert(q.w && q.x && q.y && q.z);
+    return q;
+}
+static void fq_del(fq q)
+{
+    free(q.w);
+    free(q.x);
+    free(q.y);
+    free(q.z);
+}
+static void fq_put(fq q, size_t i, rq v)
+{
+    q.w[i] = (float)v.w;
+    q.x[i] = (float)v.x;
+    q.y[i] = (float)v.y;
+    q.z[i] = (float)v.z;
+}
+static rq fq_at(fq q, size_t i) { return rq_make(q.w[i], q.x[i], q.y[i], q.z[i]); }
+static pb_cquats fq_c(fq q, size_t off)
+{
+    pb_cquats c = {q.w + off, q.x + off, q.y + off, q.z + off};
+    return c;
+}
+static pb_quats fq_o(fq q)
+{
+    pb_quats o = {q.w, q.x, q.y, q.z};
+    return o;
+}
+
+static pb_status call(kind kd, size_t n, size_t k, pb_cquats ref, const pb_cquats *s,
+                      const float *w, pb_quats out)
+{
+    switch (kd) {
+    case K_RAW: return pb_quat_average_raw(n, k, s, w, out);
+    case K_LOG: return pb_quat_average_log(n, k, s, w, out);
+    case K_RAW_REF: return pb_quat_average_raw_ref(n, k, ref, s, w, out);
+    case K_LOG_REF: return pb_quat_average_log_ref(n, k, ref, s, w, out);
+    case K_ACCURATE: return pb_quat_average_accurate(n, k, s, w, out);
+    default: return pb_quat_average_basic(n, k, s, w, out);
+    }
+}
+
+static rq reference(kind kd, rq ref, size_t k, const rq *s, const double *w, double *gap)
+{
+    *gap = 1.0;
+    switch (kd) {
+    case K_RAW: return ra_average_raw(k, s, w);
+    case K_LOG: return ra_average_log(k, s, w);
+    case K_RAW_REF: return ra_average_raw_ref(ref, k, s, w);
+    case K_LOG_REF: return ra_average_log_ref(ref, k, s, w);
+    case K_ACCURATE: return ra_average_accurate(k, s, w, gap);
+    default: return ra_average_basic(k, s, w, NULL);
+    }
+}
+
+static double tol_for(kind kd, double gap)
+{
+    if (kd == K_ACCURATE) {
+        double t = (double)PB_ACCURACY_EIGEN_GAP_RAD / gap;
+        return t > TOL_ROT ? t : TOL_ROT;
+    }
+    return TOL_ROT;
+}
+
+/* ---- growth with k ------------------------------------------------------------ */
+
+#define NJ_K 3
+static const size_t k_list[] = {1, 2, 15, 16, 17, 64, 1000, 4511, 100000, 1000000};
+#define NK (sizeof k_list / sizeof k_list[0])
+
+/* Every kind at every k of k_list, NJ_K joints; the samples of one call are
+ * either all the same pose (identical: every sample pointer names it) or
+ * random within 20 degrees of a base pose per joint, random signs. Weights
+ * 1/k (float) for the identical case, random in [0.5, 1.5] / k otherwise. */
+static void run_k(int clustered, size_t kmax, uint64_t seed)
+{
+    rng_t r = rng_seed(seed);
+    double worst[K_COUNT] = {0};
+    size_t worst_k[K_COUNT] = {0};
+    size_t bad = 0;
+    for (size_t ki = 0; ki < NK && k_list[ki] <= kmax; ki++) {
+        size_t k = k_list[ki];
+        size_t distinct = clustered ? k : 1;
+        fq data = fq_new(distinct * NJ_K), ref = fq_new(NJ_K), out = fq_new(NJ_K);
+        pb_cquats *s = malloc(k * sizeof *s);
+        float *w = malloc(k * sizeof *w);
+        double *wd = malloc(k * sizeof *wd);
+        rq *sd = malloc(k * sizeof *sd);
+        cr_assert(s && w && wd && sd);
+        for (size_t j = 0; j < NJ_K; j++) {
+            rq base = rng_quat(&r);
+            fq_put(ref, j, rng_quat_near(&r, base, 1.0));
+            for (size_t i = 0; i < distinct; i++)
+                fq_put(data, i * NJ_K + j,
+                       clustered ? rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)) : base);
+        }
+        for (size_t i = 0; i < k; i++) {
+            s[i] = fq_c(data, (clustered ? i : 0) * NJ_K);
+            w[i] = (float)((clustered ? rng_range(&r, 0.5, 1.5) : 1.0) / (double)k);
+            wd[i] = w[i];
+        }
+        for (int kd = 0; kd < K_COUNT; kd++) {
+            memset(out.w, 0xff, NJ_K * sizeof(float));
+            cr_assert_eq(call((kind)kd, NJ_K, k, fq_c(ref, 0), s, w, fq_o(out)), PB_OK);
+            for (size_t j = 0; j < NJ_K; j++) {
+                for (size_t i = 0; i < k; i++)
+                    sd[i] = fq_at(data, (clustered ? i : 0) * NJ_K + j);
+                double gap;
+                rq want = reference((kind)kd, fq_at(ref, j), k, sd, wd, &gap);
+                rq got = fq_at(out, j);
+                double e = rq_angle_between(want, got), tol = tol_for((kind)kd, gap);
+                if (!(e <= worst[kd]) || e != e) {
+                    worst[kd] = e;
+                    worst_k[kd] = k;
+                }
+                if (!(e <= tol) && bad++ < 12)
+                    cr_expect(0, "%s %s k=%zu joint %zu: err %.3g rad > %.3g", kname[kd],
+                              clustered ? "clustered" : "identical", k, j, e, tol);
+            }
+        }
+        fq_del(data);
+        fq_del(ref);
+        fq_del(out);
+        free(s);
+        free(w);
+        free(wd);
+        free(sd);
+    }
+    if (stats_on())
+        for (int kd = 0; kd < K_COUNT; kd++)
+            fprintf(stderr, "k growth %s %-8s: max err %.3g rad (at k=%zu)\n",
+                    clustered ? "clustered" : "identical", kname[kd], worst[kd], worst_k[kd]);
+    cr_expect(bad == 0, "%zu errors above the bound", bad);
+}
+
+Test(accuracy, k_growth_identical, .timeout = 120) { run_k(0, 1000000, 1401); }
+Test(accuracy, k_growth_clustered, .timeout = 120) { run_k(1, 100000, 1402); }
+
+/* pb_quat_reference_extract over 1e6 frames of 2 joints (clustered), and
+ * over 4511 and 1e5 frames of identical poses. */
+Test(accuracy, reference_extract_long_clips, .timeout = 120)
+{
+    static const size_t frames_l[] = {4511, 100000, 1000000};
+    const size_t J = 2;
+    rng_t r = rng_seed(1403);
+    double worst = 0;
+    for (size_t fi = 0; fi < 3; fi++)
+        for (int clustered = 0; clustered < 2; clustered++) {
+            size_t F = frames_l[fi];
+            fq poses = fq_new(F * J), out = fq_new(J);
+            rq *sd = malloc(F * sizeof *sd);
+            double *wd = malloc(F * sizeof *wd);
+            cr_assert(sd && wd);
+            for (size_t j = 0; j < J; j++) {
+                rq base = rng_quat(&r);
+                for (size_t f = 0; f < F; f++)
+                    fq_put(poses, f * J + j,
+                           clustered ? rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r))
+                                     : base);
+            }
+            pb_cquats in = fq_c(poses, 0);
+            cr_assert_eq(pb_quat_reference_extract(F, J, in, fq_o(out)), PB_OK);
+            for (size_t j = 0; j < J; j++) {
+                for (size_t f = 0; f < F; f++) {
+                    sd[f] = fq_at(poses, f * J + j);
+                    wd[f] = 1.0;
+                }
+                double gap;
+                rq want = ra_average_accurate(F, sd, wd, &gap);
+                double e = rq_angle_between(want, fq_at(out, j)), tol = tol_for(K_ACCURATE, gap);
+                if (!(e <= worst))
+                    worst = e;
+                cr_expect(e <= tol && out.w[j] >= 0,
+                          "reference_extract %s frames=%zu joint %zu: err %.3g rad > %.3g (w %g)",
+                          clustered ? "clustered" : "identical", F, j, e, tol, (double)out.w[j]);
+            }
+            fq_del(poses);
+            fq_del(out);
+            free(sd);
+            free(wd);
+        }
+    if (stats_on())
+        fprintf(stderr, "reference_extract long clips: max err %.3g rad\n", worst);
+}
+
+/* pb_pose_blend of many poses (raw_ref rotations, positions, log-space
+ * scales around a reference): rotations within the bound, positions within
+ * 1e-6 of sum |w_i p_i|, scales within 2e-6 relative (scales within a factor
+ * 2 of the reference here: |ln| <= 0.7). */
+Test(accuracy, pose_blend_k_growth, .timeout = 120)
+{
+    static const size_t kl[] = {8, 1000, 100000};
+    const size_t J = 3;
+    rng_t r = rng_seed(1404);
+    double wr = 0, wp = 0, ws = 0;
+    for (size_t ki = 0; ki < 3; ki++)
+        for (int method = 0; method < 2; method++) {
+            size_t k = kl[ki];
+            fq rot = fq_new(k * J), refq = fq_new(J), outq = fq_new(J);
+            float *pv = malloc(k * J * 3 * sizeof(float)), *sv = malloc(k * J * 3 * sizeof(float));
+            float rp[3 * 3], rs[3 * 3], op[3 * 3], os[3 * 3];
+            pb_cquats *rl = malloc(k * sizeof *rl);
+            pb_cvec3s *pl = malloc(k * sizeof *pl), *sl = malloc(k * sizeof *sl);
+            float *w = malloc(k * sizeof *w);
+            rq *sd = malloc(k * sizeof *sd);
+            double *wd = malloc(k * sizeof *wd);
+            cr_assert(pv && sv && rl && pl && sl && w && sd && wd);
+            for (size_t j = 0; j < J; j++) {
+                rq base = rng_quat(&r);
+                fq_put(refq, j, rng_quat_near(&r, base, 0.5));
+                for (size_t i = 0; i < k; i++)
+                    fq_put(rot, i * J + j, rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)));
+                for (int c = 0; c < 3; c++) {
+                    double p0 = rng_range(&r, -10, 10), s0 = rng_range(&r, 0.5, 2);
+                    rp[c * 3 + j] = (float)p0;
+                    rs[c * 3 + j] = (float)s0;
+                    for (size_t i = 0; i < k; i++) {
+                        pv[(i * 3 + (size_t)c) * J + j] = (float)(p0 + rng_range(&r, -1, 1));
+                        sv[(i * 3 + (size_t)c) * J + j] = (float)(s0 * rng_range(&r, 0.5, 2));
+                    }
+                }
+            }
+            for (size_t i = 0; i < k; i++) {
+                rl[i] = fq_c(rot, i * J);
+                pb_cvec3s p = {pv + (i * 3) * J, pv + (i * 3 + 1) * J, pv + (i * 3 + 2) * J};
+                pb_cvec3s sc = {sv + (i * 3) * J, sv + (i * 3 + 1) * J, sv + (i * 3 + 2) * J};
+                pl[i] = p;
+                sl[i] = sc;
+                w[i] = (float)(rng_range(&r, 0.5, 1.5) / (double)k);
+                wd[i] = w[i];
+            }
+            pb_cpose ref = {fq_c(refq, 0), {rp, rp + 3, rp + 6}, {rs, rs + 3, rs + 6}};
+            pb_pose out = {fq_o(outq), {op, op + 3, op + 6}, {os, os + 3, os + 6}};
+            pb_blend_method m = method ? PB_BLEND_LOG_REF : PB_BLEND_RAW_REF;
+            cr_assert_eq(pb_pose_blend(J, k, rl, pl, sl, w, m, &ref, &out), PB_OK);
+            for (size_t j = 0; j < J; j++) {
+                for (size_t i = 0; i < k; i++)
+                    sd[i] = fq_at(rot, i * J + j);
+                rq rj = fq_at(refq, j);
+                rq want = method ? ra_average_log_ref(rj, k, sd, wd) : ra_average_raw_ref(rj, k, sd, wd);
+                double e = rq_angle_between(want, fq_at(outq, j));
+                if (!(e <= wr))
+                    wr = e;
+                cr_expect(e <= TOL_ROT, "pose_blend %s k=%zu joint %zu: rotation err %.3g rad",
+                          method ? "log_ref" : "raw_ref", k, j, e);
+                for (int c = 0; c < 3; c++) {
+                    double ps = 0, pa = 0, ls = 0, r0 = rp[c * 3 + j], s0 = rs[c * 3 + j];
+                    for (size_t i = 0; i < k; i++) {
+                        double p = pv[(i * 3 + (size_t)c) * J + j], sc = sv[(i * 3 + (size_t)c) * J + j];
+                        ps += wd[i] * (p - r0);
+                        pa += fabs(wd[i] * p);
+                        ls += wd[i] * log(sc / s0);
+                    }
+                    double pe = fabs(op[c * 3 + j] - (ps + r0)) / (pa > 1 ? pa : 1);
+                    double sw = s0 * exp(ls), se = fabs(os[c * 3 + j] - sw) / sw;
+                    if (!(pe <= wp))
+                        wp = pe;
+                    if (!(se <= ws))
+                        ws = se;
+                    cr_expect(pe <= 1e-6 && se <= (double)PB_ACCURACY_SCALE_REL,
+                              "pose_blend k=%zu joint %zu axis %d: position err %.3g, scale err "
+                              "%.3g relative",
+                              k, j, c, pe, se);
+                }
+            }
+            fq_del(rot);
+            fq_del(refq);
+            fq_del(outq);
+            free(pv);
+            free(sv);
+            free(rl);
+            free(pl);
+            free(sl);
+            free(w);
+            free(sd);
+            free(wd);
+        }
+    if (stats_on())
+        fprintf(stderr, "pose_blend k growth: rotation %.3g rad, position %.3g, scale %.3g rel\n",
+                wr, wp, ws);
+}
+
+/* ---- weight scale --------------------------------------------------------------- */
+
+#define NJ_W 7
+#define K_W 5
+
+static int is_scale_free(kind kd) { return kd != K_LOG && kd != K_LOG_REF; }
+
+/* For raw, raw_ref, basic and accurate (and pb_pose_blend's rotations by
+ * raw, raw_ref and accurate): weights w_i in [0.1, 1] scaled by 2^e for every
+ * e in [-149, 127]. Where every scaled weight is exact (scaling back gives
+ * w_i), the output must be bitwise that of e = 0; always within the bound of
+ * the double reference of the scaled float weights, unit, no NaN; all
+ * weights flushed to zero give the identity (raw, basic, accurate) or the
+ * reference (raw_ref). */
+Test(accuracy, weight_scale_invariance, .timeout = 120)
+{
+    rng_t r = rng_seed(1405);
+    fq data = fq_new(K_W * NJ_W), ref = fq_new(NJ_W), out = fq_new(NJ_W), base_out = fq_new(NJ_W);
+    pb_cquats s[K_W];
+    float w0[K_W];
+    for (size_t j = 0; j < NJ_W; j++) {
+        rq b = rng_quat(&r);
+        fq_put(ref, j, rng_quat_near(&r, b, 1.0));
+        for (size_t i = 0; i < K_W; i++)
+            fq_put(data, i * NJ_W + j, rq_scale(rng_quat_near(&r, b, 1.5), rng_sign(&r)));
+    }
+    for (size_t i = 0; i < K_W; i++) {
+        s[i] = fq_c(data, i * NJ_W);
+        w0[i] = (float)rng_range(&r, 0.1, 1.0);
+    }
+    w0[0] = 1.0f; /* the largest weight: 2^127 w0 stays finite */
+    size_t bad = 0, bitdiff = 0;
+    double worst = 0;
+    for (int variant = 0; variant < K_COUNT + 3; variant++) {
+        kind kd = variant < K_COUNT ? (kind)variant : K_RAW;
+        pb_blend_method bm = variant == K_COUNT ? PB_BLEND_RAW
+                             : variant == K_COUNT + 1 ? PB_BLEND_RAW_REF : PB_BLEND_ACCURATE;
+        int blend = variant >= K_COUNT;
+        if (!blend && !is_scale_free(kd))
+            continue;
+        if (blend)
+            kd = bm == PB_BLEND_RAW ? K_RAW : bm == PB_BLEND_RAW_REF ? K_RAW_REF : K_ACCURATE;
+        const char *name = blend ? (bm == PB_BLEND_RAW ? "pose_blend raw"
+                                    : bm == PB_BLEND_RAW_REF ? "pose_blend raw_ref"
+                                                             : "pose_blend accurate")
+                                 : kname[kd];
+        for (int idx = 0; idx <= 277; idx++) {
+            int e = idx == 0 ? 0 : 128 - idx; /* 0 first, then 127 .. -149 */
+            float w[K_W];
+            double wd[K_W];
+            int exact = 1, nonzero = 0;
+            for (size_t i = 0; i < K_W; i++) {
+                w[i] = ldexpf(w0[i], e);
+                wd[i] = w[i];
+                exact &= ldexpf(w[i], -e) == w0[i];
+                nonzero |= w[i] != 0.0f;
+            }
+            memset(out.w, 0xff, NJ_W * sizeof(float));
+            pb_status st;
+            if (blend) {
+                pb_cpose rp = {fq_c(ref, 0), {0, 0, 0}, {0, 0, 0}};
+                pb_pose op = {fq_o(out), {0, 0, 0}, {0, 0, 0}};
+                st = pb_pose_blend(NJ_W, K_W, s, NULL, NULL, w, bm, &rp, &op);
+            } else {
+                st = call(kd, NJ_W, K_W, fq_c(ref, 0), s, w, fq_o(out));
+            }
+            cr_assert_eq(st, PB_OK);
+            if (e == 0) {
+                memcpy(base_out.w, out.w, sizeof(float) * NJ_W);
+                memcpy(base_out.x, out.x, sizeof(float) * NJ_W);
+                memcpy(base_out.y, out.y, sizeof(float) * NJ_W);
+                memcpy(base_out.z, out.z, sizeof(float) * NJ_W);
+            }
+            for (size_t j = 0; j < NJ_W; j++) {
+                rq got = fq_at(out, j), want;
+                rq sd[K_W];
+                for (size_t i = 0; i < K_W; i++)
+                    sd[i] = fq_at(data, i * NJ_W + j);
+                double gap = 1.0;
+                if (nonzero)
+                    want = reference(kd, fq_at(ref, j), K_W, sd, wd, &gap);
+                else
+                    want = kd == K_RAW_REF ? rq_abs(fq_at(ref, j)) : rq_identity();
+                double err = rq_angle_between(want, got), tol = tol_for(kd, gap);
+                double norm = rq_norm(got);
+                if (!(err <= worst))
+                    worst = err;
+                if ((!(err <= tol) || !(fabs(norm - 1) < 1e-6)) && bad++ < 12)
+                    cr_expect(0, "%s weights x 2^%d joint %zu: err %.3g rad (tol %.3g), |q| %.9g",
+                              name, e, j, err, tol, norm);
+                if (exact && (memcmp(&out.w[j], &base_out.w[j], 4) || memcmp(&out.x[j], &base_out.x[j], 4) ||
+                              memcmp(&out.y[j], &base_out.y[j], 4) || memcmp(&out.z[j], &base_out.z[j], 4)) &&
+                    bitdiff++ < 12)
+                    cr_expect(0, "%s weights x 2^%d joint %zu: not bitwise the 2^0 result", name, e, j);
+            }
+        }
+    }
+    if (stats_on())
+        fprintf(stderr, "weight scale: max err %.3g rad, %zu bit differences\n", worst, bitdiff);
+    cr_expect(bad == 0 && bitdiff == 0, "%zu errors, %zu bit differences", bad, bitdiff);
+    fq_del(data);
+    fq_del(ref);
+    fq_del(out);
+    fq_del(base_out);
+}
+
+/* The issue's cases: {1e20, 1e20, 1e20}, {FLT_MAX, FLT_MAX, FLT_MAX},
+ * {2^-149, 0, 0}: a unit answer equal to the reference's, never zero or NaN. */
+Test(accuracy, weight_extremes)
+{
+    static const float wl[][3] = {{1e20f, 1e20f, 1e20f}, {FLT_MAX, FLT_MAX, FLT_MAX},
+                                  {1.4e-45f, 0, 0}, {0, 1.4e-45f, 1.4e-45f}, {3e38f, 1e-30f, 2e38f}};
+    rng_t r = rng_seed(1406);
+    const size_t J = 9;
+    fq data = fq_new(3 * J), ref = fq_new(J), out = fq_new(J);
+    pb_cquats s[3] = {fq_c(data, 0), fq_c(data, J), fq_c(data, 2 * J)};
+    for (size_t j = 0; j < J; j++) {
+        rq b = rng_quat(&r);
+        fq_put(ref, j, rng_quat_near(&r, b, 1.0));
+        for (size_t i = 0; i < 3; i++)
+            fq_put(data, i * J + j, rq_scale(rng_quat_near(&r, b, 1.0), rng_sign(&r)));
+    }
+    for (size_t c = 0; c < sizeof wl / sizeof wl[0]; c++)
+        for (int kd = 0; kd < K_COUNT; kd++) {
+            if (!is_scale_free((kind)kd))
+                continue;
+            double wd[3] = {wl[c][0], wl[c][1], wl[c][2]};
+            memset(out.w, 0xff, J * sizeof(float));
+            cr_assert_eq(call((kind)kd, J, 3, fq_c(ref, 0), s, wl[c], fq_o(out)), PB_OK);
+            for (size_t j = 0; j < J; j++) {
+                rq sd[3] = {fq_at(data, j), fq_at(data, J + j), fq_at(data, 2 * J + j)};
+                double gap;
+                rq want = reference((kind)kd, fq_at(ref, j), 3, sd, wd, &gap);
+                rq got = fq_at(out, j);
+                double e = rq_angle_between(want, got);
+                cr_expect(e <= tol_for((kind)kd, gap) && fabs(rq_norm(got) - 1) < 1e-6,
+                          "%s weights {%g, %g, %g} joint %zu: err %.3g rad, got (%g, %g, %g, %g)",
+                          kname[kd], (double)wl[c][0], (double)wl[c][1], (double)wl[c][2], j, e,
+                          got.w, got.x, got.y, got.z);
+            }
+        }
+    fq_del(data);
+    fq_del(ref);
+    fq_del(out);
+}
+
+/* ---- conditioning --------------------------------------------------------------- */
+
+/* The condition number the header defines for raw and raw_ref:
+ * kappa = sum_i |w_i| / |sum_i w_i sigma_i s_i| (sigma_i the hemisphere sign
+ * the formula gives sample i), in double from the float inputs. */
+static double kappa_of(kind kd, rq ref, size_t k, const rq *s, const double *w)
+{
+    rq acc = rq_make(0, 0, 0, 0);
+    double sw = 0;
+    for (size_t i = 0; i < k; i++) {
+        double side = kd == K_RAW_REF ? rq_dot(ref, s[i]) : s[i].w;
+        acc = rq_add(acc, rq_scale(s[i], side < 0 ? -w[i] : w[i]));
+        sw += fabs(w[i]) * rq_norm(s[i]);
+    }
+    return sw / rq_norm(acc);
+}
+
+/* Cancelling sums: raw: samples of nearly the same rotation of nearly 180
+ * degrees (|w| >= 1e-3, so the hemisphere is not in doubt), with both signs
+ * of w, the weights of the two groups balanced to 1 - delta, delta
+ * log-uniform in [1e-6, 1]; raw_ref: samples near q, the reference near 90
+ * degrees from them (|ref . s_i| >= 1e-3) on both sides. k from 2 to 4096.
+ * The error is held to the header's bound 2e-6 + 1.2e-7 kappa rad. */
+Test(accuracy, conditioning_raw_and_raw_ref, .timeout = 120)
+{
+    static const size_t kl[] = {2, 3, 8, 64, 1000, 4096};
+    rng_t r = rng_seed(1407);
+    const size_t J = 16;
+    size_t bad = 0;
+    double worst_ratio = 0, worst_kappa = 0;
+    for (int kd = K_RAW; kd <= K_RAW_REF; kd += 2)
+        for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
+            for (int rep = 0; rep < (kl[ki] > 100 ? 4 : 40); rep++) {
+                size_t k = kl[ki];
+                fq data = fq_new(k * J), ref = fq_new(J), out = fq_new(J);
+                pb_cquats *s = malloc(k * sizeof *s);
+                float *w = malloc(k * sizeof *w);
+                double *wd = malloc(k * sizeof *wd);
+                rq *sd = malloc(k * sizeof *sd);
+                cr_assert(s && w && wd && sd);
+                double delta = rng_logrange(&r, 1e-6, 1.0);
+                for (size_t i = 0; i < k; i++) {
+                    double g = (i & 1) ? 1.0 - delta : 1.0;
+                    w[i] = (float)(g * 2.0 / (double)k);
+                    wd[i] = w[i];
+                    s[i] = fq_c(data, i * J);
+                }
+                for (size_t j = 0; j < J; j++) {
+                    double a = rng_logrange(&r, kd == K_RAW ? 5e-7 : 2.5e-6, 4e-3), pert = a * rng_range(&r, 0, 0.25);
+                    rq q = rng_quat(&r), rf = q, o = rng_quat(&r);
+                    o = rq_normalize(rq_sub(o, rq_scale(q, rq_dot(o, q))));
+                    if (kd == K_RAW) /* angle pi - 2a: w = a */
+                        q = rq_make(a, o.x, o.y, o.z);
+                    else /* rf nearly orthogonal to q, tilted by less than a */
+                        rf = rq_normalize(rq_add(o, rq_scale(q, rng_sign(&r) * a * rng_range(&r, 0, 0.5))));
+                    q = rq_normalize(q);
+                    fq_put(ref, j, rf);
+                    for (size_t i = 0; i < k; i++) {
+                        /* raw reads the sign of w itself; raw_ref a float dot */
+                        double want = (i & 1) ? -1.0 : 1.0, side, thr = kd == K_RAW ? 0 : 1e-6;
+                        rq si;
+                        int tries = 0;
+                        do { /* sample i on side want, clear of the border */
+                            rq p = rq_scale(rng_quat(&r), pert);
+                            if (kd == K_RAW) {
+                                si = rq_round(rq_normalize(rq_add(q, p)));
+                                if (si.w * want < 0)
+                                    si.w = -si.w; /* nearly the same rotation */
+                                side = si.w;
+                            } else {
+                                si = rq_round(rq_normalize(rq_add(rq_add(q, rq_scale(o, want * a)), p)));
+                                side = rq_dot(rf, si);
+                            }
+                        } while (!(side * want > thr) && ++tries < 1000);
+                        cr_assert(side * want > thr);
+                        fq_put(data, i * J + j, si);
+                    }
+                }
+                memset(out.w, 0xff, J * sizeof(float));
+                cr_assert_eq(call((kind)kd, J, k, fq_c(ref, 0), s, w, fq_o(out)), PB_OK);
+                for (size_t j = 0; j < J; j++) {
+                    for (size_t i = 0; i < k; i++)
+                        sd[i] = fq_at(data, i * J + j);
+                    rq rf = fq_at(ref, j), want;
+                    double gap, kap = kappa_of((kind)kd, rf, k, sd, wd);
+                    want = reference((kind)kd, rf, k, sd, wd, &gap);
+                    double e = rq_angle_between(want, fq_at(out, j));
+                    double tol = TOL_ROT + 1.2e-7 * kap;
+                    if (kap > worst_kappa)
+                        worst_kappa = kap;
+                    if (e / tol > worst_ratio)
+                        worst_ratio = e / tol;
+                    if (!(e <= tol) && bad++ < 12)
+                        cr_expect(0, "%s k=%zu joint %zu kappa %.3g: err %.3g rad > %.3g",
+                                  kname[kd], k, j, kap, e, tol);
+                }
+                fq_del(data);
+                fq_del(ref);
+                fq_del(out);
+                free(s);
+                free(w);
+                free(wd);
+                free(sd);
+            }
+    if (stats_on())
+        fprintf(stderr, "conditioning: worst err / bound %.3g, kappa up to %.3g\n", worst_ratio,
+                worst_kappa);
+    cr_expect(bad == 0, "%zu errors above the bound", bad);
+}
+
+/* ---- de Casteljau over all t ------------------------------------------------------ */
+
+/* Controls 90 to 166 degrees apart (consecutive), t on a grid of [0, 1] and
+ * at 1 - 2^-j; cases where a shortest-path choice of the reference is within
+ * 1e-3 of its border are regenerated (float rounding could choose either). */
+static int dc_clear(rq a, rq b, rq c, rq d, double t)
+{
+    rq ab = ra_slerp_short(a, b, t), bc = ra_slerp_short(b, c, t), cd = ra_slerp_short(c, d, t);
+    rq abc = ra_slerp_short(ab, bc, t), bcd = ra_slerp_short(bc, cd, t);
+    return fabs(rq_dot(a, b)) > 1e-3 && fabs(rq_dot(b, c)) > 1e-3 && fabs(rq_dot(c, d)) > 1e-3 &&
+           fabs(rq_dot(ab, bc)) > 1e-3 && fabs(rq_dot(bc, cd)) > 1e-3 && fabs(rq_dot(abc, bcd)) > 1e-3;
+}
+Test(accuracy, de_casteljau_all_t, .timeout = 120)
+{
+    rng_t r = rng_seed(1408);
+    const size_t J = 256, NT = 300;
+    fq q[4] = {fq_new(J), fq_new(J), fq_new(J), fq_new(J)};
+    fq out = fq_new(J);
+    rq *k4 = malloc(J * 4 * sizeof *k4);
+    cr_assert(k4);
+    for (size_t j = 0; j < J; j++) {
+        rq c = rng_quat(&r);
+        for (int i = 0; i < 4; i++) {
+            rv3 ax = rng_unit3(&r);
+            double ang = rng_range(&r, M_PI / 2, 166.0 * M_PI / 180.0);
+            if (i)
+                c = rq_mul(rq_from_axis_angle(ax, ang), c);
+            c = rq_scale(c, rng_sign(&r));
+            k4[j * 4 + (size_t)i] = rq_round(c);
+            fq_put(q[i], j, c);
+        }
+    }
+    double worst = 0, worst_t = 0;
+    size_t bad = 0;
+    for (size_t ti = 0; ti <= NT + 30; ti++) {
+        float t = ti <= NT ? (float)ti / (float)NT : 1.0f - ldexpf(1.0f, -(int)(ti - NT));
+        cr_assert_eq(pb_quat_de_casteljau(J, t, fq_c(q[0], 0), fq_c(q[1], 0), fq_c(q[2], 0),
+                                          fq_c(q[3], 0), fq_o(out)),
+                     PB_OK);
+        for (size_t j = 0; j < J; j++) {
+            rq *c = k4 + j * 4;
+            if (!dc_clear(c[0], c[1], c[2], c[3], t))
+                continue;
+            rq want = ra_de_casteljau(c[0], c[1], c[2], c[3], t);
+            double e = rq_angle_between(want, fq_at(out, j));
+            if (!(e <= worst)) {
+                worst = e;
+                worst_t = t;
+            }
+            if (!(e <= TOL_ROT) && bad++ < 12)
+                cr_expect(0, "de_casteljau t=%.9g joint %zu: err %.3g rad", (double)t, j, e);
+        }
+    }
+    if (stats_on())
+        fprintf(stderr, "de_casteljau: max err %.3g rad at t=%.9g\n", worst, worst_t);
+    cr_expect(bad == 0, "%zu errors above 2e-6 rad", bad);
+    for (int i = 0; i < 4; i++)
+        fq_del(q[i]);
+    fq_del(out);
+    free(k4);
+}
+
+/* ---- small scales -------------------------------------------------------------- */
+
+/* pb_pose_blend log-space scales of magnitude 10^-m, m up to 30, with and
+ * without a reference scale, k = 2 .. 1000: relative error within the
+ * header's bound 2e-6 + 1.2e-7 L, L = sum_i |w_i ln(s_i / ref)| (ref 1 when
+ * absent). */
+Test(accuracy, pose_blend_small_scales, .timeout = 60)
+{
+    static const size_t kl[] = {2, 5, 1000};
+    rng_t r = rng_seed(1409);
+    const size_t J = 16;
+    double worst = 0, worst_plain = 0;
+    size_t bad = 0;
+    for (size_t ki = 0; ki < 3; ki++)
+        for (int m = 0; m <= 30; m++)
+            for (int with_ref = 0; with_ref < 2; with_ref++) {
+                size_t k = kl[ki];
+                fq rot = fq_new(J), outq = fq_new(J);
+                float *sv = malloc(k * 3 * J * sizeof(float)), rs[3 * 16], os[3 * 16];
+                pb_cquats *rl = malloc(k * sizeof *rl);
+                pb_cvec3s *sl = malloc(k * sizeof *sl);
+                float *w = malloc(k * sizeof *w);
+                cr_assert(sv && rl && sl && w);
+                for (size_t j = 0; j < J; j++)
+                    fq_put(rot, j, rng_quat(&r));
+                double mag = pow(10.0, -m);
+                for (size_t x = 0; x < 3 * J; x++) {
+                    rs[x] = (float)(mag * rng_range(&r, 0.5, 2));
+                    for (size_t i = 0; i < k; i++)
+                        sv[i * 3 * J + x] = (float)(mag * rng_range(&r, 0.5, 2));
+                }
+                for (size_t i = 0; i < k; i++) {
+                    rl[i] = fq_c(rot, 0);
+                    pb_cvec3s sc = {sv + i * 3 * J, sv + i * 3 * J + J, sv + i * 3 * J + 2 * J};
+                    sl[i] = sc;
+                    w[i] = (float)(rng_range(&r, 0.5, 1.5) / (double)k);
+                }
+                pb_cpose ref = {{0, 0, 0, 0}, {0, 0, 0}, {rs, rs + J, rs + 2 * J}};
+                pb_pose out = {fq_o(outq), {0, 0, 0}, {os, os + J, os + 2 * J}};
+                cr_assert_eq(pb_pose_blend(J, k, rl, NULL, sl, w, PB_BLEND_RAW,
+                                           with_ref ? &ref : NULL, &out),
+                             PB_OK);
+                for (size_t x = 0; x < 3 * J; x++) {
+                    double ls = 0, la = 0, r0 = with_ref ? rs[x] : 1.0;
+                    for (size_t i = 0; i < k; i++) {
+                        double l = log(sv[i * 3 * J + x] / r0);
+                        ls += (double)w[i] * l;
+                        la += fabs((double)w[i] * l);
+                    }
+                    double want = r0 * exp(ls), e = fabs(os[x] - want) / want;
+                    double tol = (double)PB_ACCURACY_SCALE_REL + 1.2e-7 * la;
+                    if (!(e / tol <= worst))
+                        worst = e / tol;
+                    if (la < 1 && !(e <= worst_plain))
+                        worst_plain = e;
+                    if (!(e <= tol) && bad++ < 12)
+                        cr_expect(0, "scale 1e-%d k=%zu %s x=%zu: err %.3g rel > %.3g (L %.3g)", m,
+                                  k, with_ref ? "ref" : "no ref", x, e, tol, la);
+                }
+                fq_del(rot);
+                fq_del(outq);
+                free(sv);
+                free(rl);
+                free(sl);
+                free(w);
+            }
+    if (stats_on())
+        fprintf(stderr, "small scales: worst err / bound %.3g; with L < 1 max %.3g rel\n", worst,
+                worst_plain);
+    cr_expect(bad == 0, "%zu errors above the bound", bad);
+}
