@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "bvh.h"
 #include "posebatch.h"
+#include "posebatch/io.h"
 
 static double now(void)
 {

@@ -1,5 +1,5 @@
-/* Tests of the internal BVH reader/writer (src/io/bvh.c) and the Euler
- * conversions (src/io/euler.c).
+/* Tests of the BVH reader/writer and the Euler conversions of the public
+ * file API (include/posebatch/io.h; src/io).
  *
  * Real clips are read from PB_SHARED_DATA_DIR/mocap (located by clipdata.h:
  * set by meson to <source root>/../shared/data; the environment variable of
@@ -21,9 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Relative to this file: no include directory needed. */
-#include "../src/io/bvh.h"
-#include "../src/io/euler.h"
+#include "posebatch/io.h" /* the public file API */
 #include "clipdata.h"
 
 #define PI 3.14159265358979323846

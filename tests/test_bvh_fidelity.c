@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/io/bvh.h"
+#include "posebatch/io.h"
 
 static const char *k_text =
     "HIERARCHY\n"

@@ -13,8 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../src/io/bvh.h"
-#include "../src/io/euler.h"
+#include "posebatch/io.h"
 
 static const char *k_text =
     "HIERARCHY\n"                                                                 /* 1 */

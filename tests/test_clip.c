@@ -53,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/io/bvh.h"
+#include "posebatch/io.h"
 #include "clipdata.h"
 #include "posebatch.h"
 #include "ref.h"

@@ -506,7 +506,7 @@ int cmd_blend(int argc, char **argv)
     } else if ((rc = check_args(&o, &b)) == CLI_OK)
         rc = run(&b, &o);
     for (size_t i = 0; b.res && b.src && i < b.k; i++) {
-        cli_motion_free(&b.res[i]);
+        pb_bvh_free(&b.res[i]);
         pb_bvh_free(&b.src[i]);
     }
     free(b.ref_mem);

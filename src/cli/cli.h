@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 
-#include "bvh.h"
 #include "posebatch.h"
+#include "posebatch/io.h"
 
 /* Exit codes (documented in --help and README.md). */
 #define CLI_OK 0
@@ -115,9 +115,11 @@ void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size);
 int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
                    const char *path);
 void cli_motion_free(pb_bvh *b);
-/* src resampled to fps with pb_clip_resample (flags: 0 or PB_CLIP_LOOP) into
- * a new motion *dst over src's skeleton; errors are reported for path.
- * Returns 0 on success (release dst with cli_motion_free). */
+/* src resampled to fps by pb_bvh_resample (flags: 0 or PB_CLIP_LOOP) into a
+ * new *dst (its own copy of the skeleton), after refusing an output the
+ * reader would refuse (pb_bvh_estimate_bytes over 16 sampled frames); errors
+ * are reported for path. Returns 0 on success (release dst with
+ * pb_bvh_free, like every output of cli_resample and cli_resample_loop). */
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path);
 
 /* resample --loop (loop.c): like cli_resample with PB_CLIP_LOOP, but each

@@ -76,7 +76,7 @@ static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned 
     pb_bvh_write_opts wo = {
         .euler = cli_euler_mode, .progress = cli_progress_frames, .progress_ctx = fp};
     int rc = cli_write(jb->out, &dst, &wo);
-    cli_motion_free(&dst);
+    pb_bvh_free(&dst);
     return rc;
 }
 

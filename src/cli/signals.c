@@ -1,12 +1,11 @@
 /* SIGINT, SIGTERM and SIGHUP: remove the temporary files being written
- * (src/io/bvh_tmp.h) and die of the same signal, so that the shell sees
+ * (pb_io_unlink_temporaries) and die of the same signal, so that the shell sees
  * 128 + N (130, 143, 129) and no hidden ".NAME.tmp-PID-N" file is left. */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "bvh_tmp.h"
 #include "cli.h"
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -15,7 +14,7 @@ static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 /* Async-signal-safe only: unlinkat, sigaction, raise, pthread_sigmask, _exit. */
 static void on_signal(int sig)
 {
-    pb_bvh_tmp_unlink_all();
+    pb_io_unlink_temporaries();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;

@@ -151,19 +151,7 @@ int cli_load_header(const char *path, pb_bvh *out)
 
 pb_clip cli_clip_of(const pb_bvh *b)
 {
-    pb_clip c;
-    memset(&c, 0, sizeof c); /* no scale track */
-    c.frames = b->num_frames;
-    c.joints = b->num_joints;
-    c.frame_time = b->frame_time;
-    c.rot.w = b->rot_w;
-    c.rot.x = b->rot_x;
-    c.rot.y = b->rot_y;
-    c.rot.z = b->rot_z;
-    c.pos.x = b->pos_x;
-    c.pos.y = b->pos_y;
-    c.pos.z = b->pos_z;
-    return c;
+    return pb_bvh_clip(b);
 }
 
 void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size)
@@ -237,22 +225,12 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
      * resample will (interpolated values print longer than the source's). */
     if (too_large(src, &sc, fps, flags, frames, path))
         return -1;
-    if (cli_motion_new(src, frames, 1.0 / fps, dst, path))
-        return -1;
-    pb_clip dc = cli_clip_of(dst);
-    pb_status st = pb_clip_resample(&sc, fps, flags, &dc, NULL);
-    if (st != PB_OK) {
-        cli_report_status(path, "resampling failed", st);
-        cli_motion_free(dst);
-        return -1;
-    }
-    dst->frame_time = dc.frame_time;
-    /* The source's Euler angles at the new frames: the writer's default
-     * choice among equivalent triples follows them. */
+    /* The library's whole-file resample: pb_clip_resample, and the source's
+     * Euler angles at the new frames (the writer's default choice among
+     * equivalent triples follows them). */
     pb_bvh_error err;
-    if (pb_bvh_resample_angles(src, (flags & PB_CLIP_LOOP) != 0, dst, &err) != PB_BVH_OK) {
+    if (pb_bvh_resample(src, fps, flags, dst, &err) != PB_BVH_OK) {
         cli_report_bvh(path, &err);
-        cli_motion_free(dst);
         return -1;
     }
     return 0;

@@ -1,4 +1,4 @@
-/* Which of the equivalent Euler triples the writer prints (bvh.h:
+/* Which of the equivalent Euler triples the writer prints (posebatch/io.h:
  * pb_bvh_euler_mode), and the source angles of resampled frames that the
  * default mode follows. */
 #ifndef _POSIX_C_SOURCE
@@ -6,8 +6,6 @@
 #endif
 
 #include "bvh_internal.h"
-
-#include "euler.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,12 +1,13 @@
 /* Pieces shared by the BVH reader, writer and file output (internal to
- * src/io; see bvh.h for the module's contract). */
+ * src/io, hidden in libposebatch; the module's contract is the public
+ * include/posebatch/io.h). */
 #ifndef PB_IO_BVH_INTERNAL_H
 #define PB_IO_BVH_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bvh.h"
+#include "posebatch/io.h"
 
 #define MAX_ELEMS ((size_t)1 << 28) /* frames * joints, as PB_MAX_COUNT */
 /* The reader keeps frames * joints <= bytes of motion data + this. */

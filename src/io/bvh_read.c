@@ -1,12 +1,10 @@
 /* BVH reader: hierarchy, motion header and data lines, and the limits that
- * hold while reading (see bvh.h for the accepted syntax). */
+ * hold while reading (include/posebatch/io.h documents the accepted syntax). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 
 #include "bvh_internal.h"
-
-#include "euler.h"
 
 #include <errno.h>
 #include <float.h>
@@ -17,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The reader's limits, in one place (bvh.h documents them). */
+/* The reader's limits, in one place (include/posebatch/io.h documents them). */
 #define MAX_RATE 100000.0         /* frames per second: Frame Time >= 1 / MAX_RATE */
 #define MAX_ANGLE_DEG 1e6         /* |rotation channel| in degrees */
 #define ELEMS_SLACK READ_ELEMS_SLACK /* frames * joints <= motion bytes + this */

@@ -4,6 +4,7 @@
 #endif
 
 #include "bvh_tmp.h"
+#include "posebatch/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,4 +64,9 @@ int pb_bvh_tmp_unlink_all(void)
     }
     errno = saved;
     return count;
+}
+
+int pb_io_unlink_temporaries(void)
+{
+    return pb_bvh_tmp_unlink_all();
 }

@@ -6,8 +6,6 @@
 
 #include "bvh_internal.h"
 
-#include "euler.h"
-
 #include <errno.h>
 #include <locale.h>
 #include <math.h>

@@ -1,5 +1,5 @@
-/* Euler angles <-> quaternions, double precision. See euler.h. */
-#include "euler.h"
+/* Euler angles <-> quaternions, double precision. Public: include/posebatch/io.h. */
+#include "posebatch/io.h"
 
 #include <math.h>
 #include <stddef.h>
