@@ -604,7 +604,7 @@ static int dc_clear(rq a, rq b, rq c, rq d, double t)
 Test(accuracy, de_casteljau_all_t, .timeout = 120)
 {
     rng_t r = rng_seed(1408);
-    const size_t J = 256, NT = 300;
+    const size_t J = 2048, NT = 200;
     fq q[4] = {fq_new(J), fq_new(J), fq_new(J), fq_new(J)};
     fq out = fq_new(J);
     rq *k4 = malloc(J * 4 * sizeof *k4);

@@ -834,7 +834,16 @@ static void k_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats
         q_st(after, qa, blk);
     });
 }
-PB_INLINE vq slerp_short(vq a, vq b, float t) { return q_slerp_path(a, b, t, 0); }
+/* Shortest-path slerp evaluated from the nearer end: slerp's rounding grows
+ * with the angle t th it turns away from its start, so for t > 1/2 it runs
+ * from b' (b in a's hemisphere) back to a with 1 - t (exact in float there).
+ * The same arc and the same sign as slerp(a, b, t); exactly b' at t = 1. */
+PB_INLINE vq slerp_short(vq a, vq b, float t)
+{
+    if (t > 0.5f)
+        return q_slerp_path(q_align(a, b), a, 1.0f - t, 0);
+    return q_slerp_path(a, b, t, 0);
+}
 PB_INLINE void b_de_casteljau(float t, pb_cquats q0, pb_cquats q1, pb_cquats q2, pb_cquats q3,
                               pb_quats out, pb_blk blk)
 {
@@ -863,6 +872,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 }
 
 #include "kernels_blend.h"
+#include "kernels_layout.h"
 
 /* --------------------------------------------------------------- table */
 
@@ -879,6 +889,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
         k_quat_offset, k_quat_cr_offsets, k_vec3_blend, k_pose_blend,          \
+        PB_LAYOUT_KERNELS                                                      \
     }
 
 #endif
