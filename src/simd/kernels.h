@@ -872,7 +872,6 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 }
 
 #include "kernels_blend.h"
-#include "kernels_layout.h"
 
 /* --------------------------------------------------------------- table */
 
