@@ -1,0 +1,47 @@
+"""posebatch: batch skeletal pose processing over numpy arrays.
+
+A CPython extension over the posebatch C library (SSE4.1 / AVX2 / AVX-512 / NEON
+kernels chosen at run time). Quaternions are arrays of shape (..., 4), float32,
+(w, x, y, z) by default (``order="xyzw"`` for (x, y, z, w)); vec3 are (..., 3);
+clips are (frames, joints, 4) rotations and (frames, joints, 3) positions.
+float64 (and integer) input is converted to float32; non-contiguous arrays,
+wrong shapes or dtypes raise TypeError / ValueError naming the argument. The
+GIL is released around every batch call, so threads run in parallel.
+
+Groups (``help(posebatch.<name>)`` documents each):
+
+- interpolation: quat_catmull_rom, quat_hermite, quat_raw_cubic, quat_slerp,
+  quat_nlerp, vec3_catmull_rom, vec3_hermite, scale_catmull_rom, scale_hermite
+- primitives: quat_mul, quat_mul_inv, quat_inv_mul, quat_abs, quat_normalize,
+  quat_log, quat_exp, quat_to_scaled_angle_axis, quat_from_scaled_angle_axis,
+  quat_delta_to_angular_velocity, quat_sin_half_angle, quat_unroll
+- averages: quat_average (raw, log, raw_ref, log_ref, accurate, basic),
+  quat_reference_extract
+- splines: quat_tangent_offset, quat_bezier_controls, quat_de_casteljau,
+  quat_shoemake_controls, quat_spline_eval
+- clips: resample, sample, resample_frames, blend (Clip, Pose named tuples)
+- BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion), BvhError
+- backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
+- posebatch.dataset: resample many BVH files on a Dask cluster
+"""
+from ._posebatch import *  # noqa: F401,F403
+from ._posebatch import (  # noqa: F401
+    Bvh, BvhError, Clip, Pose, c_version, MAX_COUNT,
+)
+
+__version__ = c_version
+
+__all__ = [
+    "quat_catmull_rom", "quat_hermite", "quat_raw_cubic", "quat_slerp", "quat_nlerp",
+    "vec3_catmull_rom", "vec3_hermite", "scale_catmull_rom", "scale_hermite",
+    "quat_mul", "quat_mul_inv", "quat_inv_mul", "quat_abs", "quat_normalize", "quat_log",
+    "quat_exp", "quat_to_scaled_angle_axis", "quat_from_scaled_angle_axis",
+    "quat_delta_to_angular_velocity", "quat_sin_half_angle", "quat_unroll",
+    "quat_average", "quat_reference_extract",
+    "quat_tangent_offset", "quat_bezier_controls", "quat_de_casteljau",
+    "quat_shoemake_controls", "quat_spline_eval",
+    "resample", "sample", "resample_frames", "blend", "Clip", "Pose",
+    "read_bvh", "parse_bvh", "Bvh", "BvhError",
+    "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
+    "c_version", "MAX_COUNT",
+]

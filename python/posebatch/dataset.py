@@ -1,0 +1,214 @@
+"""Dataset-scale resampling of BVH clips on a Dask distributed cluster.
+
+    >>> from posebatch import dataset
+    >>> summary = dataset.resample("mocap/**/*.bvh", 480, "out/")      # LocalCluster here
+    >>> print(summary)
+
+    >>> from distributed import Client
+    >>> summary = dataset.resample(paths, 480, "/shared/out", client=Client("tcp://scheduler:8786"))
+
+One task per clip: each worker reads its clip from the path (shared storage
+on a real cluster), resamples it with the library exactly as
+``posebatch resample IN --fps N`` does and writes DIR/<input name> with the
+library's BVH writer, so the bytes are the CLI's. A clip that fails is
+recorded with its error and never stops the others.
+
+Also a command: ``python3 -m posebatch.dataset GLOB... --fps N -o DIR
+[--scheduler tcp://HOST:8786] [--workers N]``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import glob as _glob
+import os
+import sys
+import time
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
+
+PathArg = Union[str, os.PathLike]
+
+__all__ = ["resample", "Summary", "ClipResult", "expand_paths"]
+
+
+@dataclasses.dataclass
+class ClipResult:
+    """What happened to one clip."""
+
+    path: str
+    output: str
+    frames_in: int = 0
+    frames_out: int = 0
+    seconds: float = 0.0  # read + resample + write on the worker
+    error: Optional[str] = None
+    warnings: Tuple[str, ...] = ()
+
+
+@dataclasses.dataclass
+class Summary:
+    """The result of dataset.resample: counts, time and per-clip outcomes."""
+
+    fps: float
+    out_dir: str
+    clips: int = 0          # clips written
+    frames: int = 0         # output frames written, all clips
+    seconds: float = 0.0    # wall time of the whole map (cluster start excluded)
+    workers: int = 0
+    failures: List[Tuple[str, str]] = dataclasses.field(default_factory=list)  # (path, message)
+    results: List[ClipResult] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def clips_per_second(self) -> float:
+        return self.clips / self.seconds if self.seconds > 0 else 0.0
+
+    def __str__(self) -> str:
+        total = self.clips + len(self.failures)
+        lines = [f"posebatch.dataset.resample: {self.clips} of {total} clips resampled to "
+                 f"{self.fps:g} fps into {self.out_dir}: {self.frames} frames in "
+                 f"{self.seconds:.2f} s on {self.workers} workers "
+                 f"({self.clips_per_second:.1f} clips/s); {len(self.failures)} failed"]
+        for path, msg in self.failures:
+            lines.append(f"  FAILED {path}: {msg}")
+        for r in self.results:
+            for w in r.warnings:
+                lines.append(f"  warning: {r.path}: {w}")
+        return "\n".join(lines)
+
+
+def expand_paths(paths_or_glob: Union[PathArg, Iterable[PathArg]]) -> List[str]:
+    """Absolute paths from a glob pattern, a path, or an iterable of either
+    (patterns are expanded with ``**`` recursion, sorted; a path that matches
+    nothing is kept, so that its error is reported)."""
+    if isinstance(paths_or_glob, (str, os.PathLike)):
+        items: Sequence[PathArg] = [paths_or_glob]
+    else:
+        items = list(paths_or_glob)
+    out: List[str] = []
+    for item in items:
+        s = os.fspath(item)
+        if _glob.has_magic(s):
+            out.extend(sorted(_glob.glob(s, recursive=True)))
+        else:
+            out.append(s)
+    return [os.path.abspath(p) for p in out]
+
+
+def _resample_one(path: str, fps: float, output: str) -> ClipResult:
+    """One clip, on a worker: read, resample, write; every error returned."""
+    t0 = time.perf_counter()
+    res = ClipResult(path=path, output=output)
+    try:
+        from posebatch import read_bvh
+        clip = read_bvh(path)
+        res.warnings = tuple(clip.warnings)
+        res.frames_in = clip.num_frames
+        if clip.num_frames == 0:
+            raise ValueError("the file has no frames")
+        out = clip.resample(fps)
+        out.write(output)
+        res.frames_out = out.num_frames
+    except Exception as e:  # reported per clip, never raised
+        res.error = f"{type(e).__name__}: {e}"
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def resample(paths_or_glob: Union[PathArg, Iterable[PathArg]], fps: float, out_dir: PathArg,
+             client=None, *, workers: Optional[int] = None) -> Summary:
+    """Resamples every clip to ``fps`` on a Dask cluster, one task per clip.
+
+    paths_or_glob: a glob pattern ("data/**/*.bvh"), a path, or an iterable of
+    them. Each output is ``out_dir/<input file name>`` (out_dir is created),
+    byte-identical to ``posebatch resample IN --fps N -o out_dir/``. Two inputs
+    with the same file name, or an output that would replace its input, are
+    failures (nothing written for them). client: a ``distributed.Client``
+    (e.g. ``Client("tcp://scheduler:8786")``; paths must then be readable and
+    out_dir writable at the same path on every worker); None starts a
+    LocalCluster of ``workers`` single-threaded worker processes (default: the
+    CPU count) for this call. Returns a Summary (clips, frames, seconds,
+    failures, per-clip results); ``print(summary)`` shows it.
+    """
+    fps = float(fps)
+    if not (fps > 0 and fps < float("inf")):
+        raise ValueError(f"resample(): argument 'fps' must be finite and > 0, got {fps!r}")
+    out_dir_s = os.path.abspath(os.fspath(out_dir))
+    os.makedirs(out_dir_s, exist_ok=True)
+    paths = expand_paths(paths_or_glob)
+    summary = Summary(fps=fps, out_dir=out_dir_s)
+    jobs: List[Tuple[str, str]] = []
+    seen = {}
+    for p in paths:
+        dst = os.path.join(out_dir_s, os.path.basename(p))
+        if dst in seen:
+            summary.failures.append((p, f"same output {dst} as {seen[dst]}; not written"))
+            continue
+        seen[dst] = p
+        if os.path.exists(dst) and os.path.exists(p) and os.path.samefile(dst, p):
+            summary.failures.append((p, "the output would replace the input; not written"))
+            continue
+        jobs.append((p, dst))
+
+    own_cluster = None
+    if client is None and jobs:
+        from distributed import Client, LocalCluster
+        n = workers or os.cpu_count() or 1
+        n = max(1, min(n, len(jobs)))
+        own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+        client = Client(own_cluster)
+    try:
+        if jobs:
+            from distributed import as_completed
+            summary.workers = len(client.scheduler_info().get("workers", {}))
+            t0 = time.perf_counter()
+            futures = client.map(_resample_one, [s for s, _ in jobs], [fps] * len(jobs),
+                                 [d for _, d in jobs], pure=False)
+            index = {f.key: i for i, f in enumerate(futures)}
+            results: List[Optional[ClipResult]] = [None] * len(jobs)
+            for fut in as_completed(futures):
+                i = index[fut.key]
+                try:
+                    results[i] = fut.result()
+                except Exception as e:  # a worker died, the task was lost...
+                    results[i] = ClipResult(path=jobs[i][0], output=jobs[i][1],
+                                            error=f"{type(e).__name__}: {e}")
+            summary.seconds = time.perf_counter() - t0
+            for r in results:
+                assert r is not None
+                summary.results.append(r)
+                if r.error:
+                    summary.failures.append((r.path, r.error))
+                else:
+                    summary.clips += 1
+                    summary.frames += r.frames_out
+    finally:
+        if own_cluster is not None:
+            client.close()
+            own_cluster.close()
+    return summary
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="python3 -m posebatch.dataset",
+                                 description="Resample BVH clips on a Dask cluster (posebatch).")
+    ap.add_argument("inputs", nargs="+", help="BVH files or glob patterns (quote them)")
+    ap.add_argument("--fps", type=float, required=True)
+    ap.add_argument("-o", "--output", required=True, help="output directory")
+    ap.add_argument("--scheduler", help="tcp://HOST:8786 (default: a LocalCluster here)")
+    ap.add_argument("--workers", type=int, help="LocalCluster worker processes")
+    a = ap.parse_args(argv)
+    client = None
+    if a.scheduler:
+        from distributed import Client
+        client = Client(a.scheduler)
+    s = resample(a.inputs, a.fps, a.output, client=client, workers=a.workers)
+    print(s)
+    return 0 if s.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
