@@ -26,11 +26,19 @@ static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
 }
 
 /* ref's tracks as inputs: those the output uses */
+static int partial_cv(pb_cvec3s v) { return !absent_cv(v) && (!v.x || !v.y || !v.z); }
+static int partial_cq(pb_cquats q) { return (q.w || q.x || q.y || q.z) && (!q.w || !q.x || !q.y || !q.z); }
 static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
                           const pb_pose *out, size_t n)
 {
     if (!ref)
         return;
+    /* a track given with some of its pointers NULL is malformed, used or not
+     * (never silently taken as absent) */
+    if (partial_cv(ref->pos) || partial_cv(ref->scale) || partial_cq(ref->rot)) {
+        chk_fail(c, PB_ERR_NULL);
+        return;
+    }
     if (by_ref(method))
         in_q_strict(c, ref->rot, n);
     if (!absent_cv(ref->pos) && !absent_v(out->pos))

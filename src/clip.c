@@ -33,7 +33,10 @@ static pb_cvec3s v3_frame(pb_vec3s v, size_t joints, size_t f)
 
 /* ---------------------------------------------------------- checking */
 
-static int finite_pos(double v) { return isfinite(v) && v > 0; }
+/* a frame time or rate: finite, > 0, and its reciprocal finite too (a
+ * denormal frame time would give infinite velocity factors, a denormal fps
+ * an infinite output frame time) */
+static int finite_pos(double v) { return isfinite(v) && v > 0 && isfinite(1.0 / v); }
 
 static pb_status clip_shape(const pb_clip *c)
 {
@@ -47,8 +50,8 @@ static pb_status clip_shape(const pb_clip *c)
 
 /* A track present in dst must be present in src; outputs first, then every
  * input against them. */
-static pb_status sample_check(const pb_clip *src, size_t count, const pb_clip *dst,
-                              const pb_clip_vel *vel, unsigned flags)
+static pb_status sample_check(const pb_clip *src, size_t count, const double *times,
+                              const pb_clip *dst, const pb_clip_vel *vel, unsigned flags)
 {
     pb_status st = clip_shape(src);
     if (st == PB_OK)
@@ -81,6 +84,9 @@ static pb_status sample_check(const pb_clip *src, size_t count, const pb_clip *d
         in_v_strict(&c, pb_cv(src->pos), sn);
     if (has_scale)
         in_v_strict(&c, pb_cv(src->scale), sn);
+    /* times is read while outputs are written: no overlap at all */
+    if (times && c.st == PB_OK && meets_output(&c, (uintptr_t)times, count * sizeof(double), 0))
+        chk_fail(&c, PB_ERR_ALIAS);
     return c.st;
 }
 
@@ -249,7 +255,7 @@ pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times, 
 {
     if (!times)
         return PB_ERR_NULL;
-    pb_status st = sample_check(src, count, dst, vel, flags);
+    pb_status st = sample_check(src, count, times, dst, vel, flags);
     if (st != PB_OK)
         return st;
     for (size_t i = 0; i < count; i++)
@@ -278,6 +284,8 @@ size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags)
         flags_ok(flags, PB_CLIP_LOOP | PB_EXACT_VELOCITY) != PB_OK)
         return 0;
     double step = resample_step(src, fps), n;
+    if (!isfinite(step)) /* fps * frame_time underflowed */
+        return 0;
     if (flags & PB_CLIP_LOOP)
         n = floor((double)src->frames / step + 0.5);
     else
@@ -300,11 +308,12 @@ pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_cl
         if (st != PB_OK)
             return st;
         return finite_pos(fps) && finite_pos(src->frame_time) &&
+                       isfinite(1.0 / (fps * src->frame_time)) &&
                        flags_ok(flags, PB_CLIP_LOOP | PB_EXACT_VELOCITY) == PB_OK
                    ? PB_ERR_SIZE
                    : PB_ERR_ARG;
     }
-    pb_status st = sample_check(src, count, dst, vel, flags);
+    pb_status st = sample_check(src, count, NULL, dst, vel, flags);
     if (st != PB_OK)
         return st;
     st = sample_at(src, count, NULL, resample_step(src, fps), flags, dst, vel);
