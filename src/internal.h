@@ -111,6 +111,12 @@ typedef struct pb_kernels {
      * NULL: none */
     void (*pose_blend)(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned opts,
                        pb_cpose ref, const pb_pose *out);
+
+    /* layout converters (simd/kernels_layout.h): dst[c][i] = src[i*stride + c]
+     * and back, c < comps (3 or 4); the other floats of a stride untouched */
+    void (*deinterleave)(size_t n, const float *src, size_t stride, int comps,
+                         float *const dst[4]);
+    void (*interleave)(size_t n, const float *const src[4], int comps, size_t stride, float *dst);
 } pb_kernels;
 
 typedef struct pb_backend_entry {

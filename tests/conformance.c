@@ -196,6 +196,26 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         st = pb_quat_shoemake_controls(n, key(0, off), key(1, off), key(2, off), b, oq(o, KQ));
         break;
     }
+    /* layout converters: interleaved data read from the key / vector
+     * arrays as flat floats; to_* checked through the round trip */
+    case 24: *name = "quats_from_xyzw"; st = pb_quats_from_xyzw(n, &K[4][0][0] + off, oq(o, KQ)); break;
+    case 25: {
+        static float il[4 * MAXN];
+        *name = "quats_to_xyzw";
+        st = pb_quats_to_xyzw(n, key(0, off), il);
+        if (st == PB_OK)
+            st = pb_quats_from_xyzw(n, il, oq(o, KQ));
+        break;
+    }
+    case 26: *name = "vec3s_from_xyz"; st = pb_vec3s_from_xyz(n, &V[1][0][0] + off, ov(o, KV)); break;
+    case 27: {
+        static float il[3 * MAXN];
+        *name = "vec3s_to_xyz";
+        st = pb_vec3s_to_xyz(n, vec(0, off), il);
+        if (st == PB_OK)
+            st = pb_vec3s_from_xyz(n, il, ov(o, KV));
+        break;
+    }
     default:
         return 0;
     }

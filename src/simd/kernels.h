@@ -872,6 +872,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 }
 
 #include "kernels_blend.h"
+#include "kernels_layout.h"
 
 /* --------------------------------------------------------------- table */
 
@@ -888,6 +889,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
         k_quat_offset, k_quat_cr_offsets, k_vec3_blend, k_pose_blend,          \
+        PB_LAYOUT_KERNELS                                                      \
     }
 
 #endif
