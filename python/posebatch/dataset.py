@@ -157,7 +157,7 @@ def resample(paths_or_glob: Union[PathArg, Iterable[PathArg]], fps: float, out_d
         n = workers or os.cpu_count() or 1
         n = max(1, min(n, len(jobs)))
         own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=":0")
         client = Client(own_cluster)
     try:
         if jobs:
