@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc g++ libc6-dev libsimde-dev libcriterion-dev libbenchmark-dev python3)
 if [ "${1:-}" = "--ci" ]; then
-  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang libclang-rt-14-dev)
+  # cmake: the installed-package stage's find_package(posebatch) consumer
+  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang libclang-rt-14-dev cmake)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
