@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Installs what posebatch needs on Debian 12 (as root), only what is missing.
-# Usage: scripts/setup.sh [--ci]   (--ci adds cross / qemu / clang for CI stages)
+# Usage: scripts/setup.sh [--ci | --python-bench]   (--ci adds cross / qemu / clang for CI
+# stages; --python-bench adds scipy for bench/python_resample.py)
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc g++ libc6-dev libsimde-dev libcriterion-dev libbenchmark-dev python3)
+# the Python package (python/, pip install . into a --system-site-packages venv):
+# headers, venv, numpy, meson-python (+ patchelf, which it runs on the wheel),
+# pytest, Dask distributed
+pkgs+=(python3-dev python3-venv python3-numpy python3-mesonpy patchelf python3-pytest python3-distributed)
 if [ "${1:-}" = "--ci" ]; then
   # cmake: the installed-package stage's find_package(posebatch) consumer
   pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang libclang-rt-14-dev cmake)
+fi
+# bench/python_*.py only (not CI): scipy, the competitor measured there
+if [ "${1:-}" = "--python-bench" ]; then
+  pkgs+=(python3-scipy)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

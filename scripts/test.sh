@@ -45,6 +45,56 @@ if [ -x "$build/src/cli/posebatch" ]; then
   grep -E "^(FAIL|cli:)" "$out" || true
   rm -f "$out"
 fi
+# The Python package (python/, pyproject.toml): pip-installed into a venv that
+# sees Debian's numpy / meson-python / pytest / distributed
+# (--system-site-packages; Debian's pip refuses system-wide installs), then
+# its pytest suite, with the CLI above as the reference for the BVH bytes.
+# Not under the sanitizers (the extension is built without them).
+case "${MESON_ARGS:-}" in
+  *b_sanitize*) py_stage=0 ;;
+  *) py_stage=${PYTHON_TESTS:-1} ;;
+esac
+if [ "$py_stage" != 0 ]; then
+  echo "== the posebatch Python package (pip install ., pytest python/tests)"
+  out=$(mktemp)
+  top=$(pwd)
+  pydir="$top/$build-py"   # the wheel's meson build dir and the venv (incremental)
+  py_setup=()
+  case "${MESON_ARGS:-}" in *werror=true*) py_setup=(--config-settings=setup-args=-Dwerror=true) ;; esac
+  cli_bin=""
+  [ -x "$build/src/cli/posebatch" ] && cli_bin="$top/$build/src/cli/posebatch"
+  # meson-python 0.12 reconfigures a given build dir whenever its native file
+  # (.mesonpy-native-file.ini in the source root) matches, even when that dir
+  # was never configured: start fresh then.
+  [ -f "$pydir/wheel/meson-private/coredata.dat" ] || rm -f .mesonpy-native-file.ini
+  if { [ -x "$pydir/venv/bin/python" ] || /usr/bin/python3 -m venv --system-site-packages "$pydir/venv"; } &&
+     "$pydir/venv/bin/pip" install . --no-build-isolation --no-deps --no-index \
+       --config-settings=builddir="$pydir/wheel" "${py_setup[@]}" >"$out" 2>&1; then
+    (cd "$pydir" && POSEBATCH_CLI="$cli_bin" timeout 600 venv/bin/python -m pytest -q \
+       -p no:cacheprovider "$top/python/tests") >"$out" 2>&1 || status=1
+    python3 - "$out" >"$out.sum" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+tail = [l for l in text.splitlines() if re.search(r"\d+ (passed|failed|errors?)\b", l)]
+last = tail[-1] if tail else ""
+count = lambda w: sum(int(n) for n in re.findall(r"(\d+) " + w + r"\b", last))
+p, f = count("passed"), count("failed") + count("errors?")
+for l in text.splitlines():
+    if l.startswith(("FAILED", "ERROR")):
+        print(l)
+if not last:
+    print(text[-3000:])
+    f = max(f, 1)
+print(last.strip("= "))
+print(f"python: {p} passed, {f} failed")
+PY
+  else
+    status=1
+    { tail -n 40 "$out"; echo "python: 0 passed, 1 failed (pip install . failed)"; } >"$out.sum"
+  fi
+  cat "$out.sum" | tee -a "$log"
+  rm -f "$out" "$out.sum"
+fi
 # one closing line over everything above
 python3 - "$log" <<'PY'
 import re, sys
@@ -52,7 +102,7 @@ text = open(sys.argv[1]).read()
 p = f = 0
 for m in re.finditer(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)", text):
     p += int(m.group(2)); f += int(m.group(3)) + int(m.group(4))
-for m in re.finditer(r"^(?:conformance|cli): (\d+) passed, (\d+) failed", text, re.M):
+for m in re.finditer(r"^(?:conformance|cli|python): (\d+) passed, (\d+) failed", text, re.M):
     p += int(m.group(1)); f += int(m.group(2))
 print(f"{p} passed, {f} failed")
 sys.exit(1 if f or p == 0 else 0)

@@ -13,11 +13,15 @@
  *        the output frames (4, 3, 3, 3 arrays)
  *   _cref BACKEND blend METHOD J K          stdin: weights[K], rot (K x 4 x J),
  *        pos (K x 3 x J), ref rot (4 x J), ref pos (3 x J); stdout: rot, pos
+ *   _cref BACKEND time N ITERS             ns per pb_quat_catmull_rom call (with
+ *        velocity) on N joints: the C side of bench/python_resample.py
  */
+#include <math.h>
 #include <posebatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void die(const char *m)
 {
@@ -186,6 +190,38 @@ static int blend(int argc, char **argv)
     return 0;
 }
 
+/* time N ITERS: ns per pb_quat_catmull_rom call with velocity on N joints
+ * (structure-of-arrays inputs made once), best of 5 runs, for the
+ * benchmark's Python-overhead figure. */
+static int timing(int argc, char **argv)
+{
+    if (argc < 5)
+        die("time N ITERS");
+    size_t n = strtoul(argv[3], NULL, 10), iters = strtoul(argv[4], NULL, 10);
+    float *in = calloc(16 * n + 1, sizeof *in), *out = calloc(7 * n + 1, sizeof *out);
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < n; i++) {
+            float a = 0.1f * (float)(i + k), c = cosf(a), s = sinf(a);
+            in[16 * 0 + 4 * k * n + i] = c; /* w */
+            in[4 * k * n + n + i] = s;      /* x */
+        }
+    double best = 1e30;
+    for (int run = 0; run < 5; run++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (size_t it = 0; it < iters; it++)
+            check(pb_quat_catmull_rom(n, 0.3f, cq(in, n), cq(in + 4 * n, n), cq(in + 8 * n, n),
+                                      cq(in + 12 * n, n), 0, mq(out, n), mv(out + 4 * n, n)));
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                    (double)iters;
+        if (ns < best)
+            best = ns;
+    }
+    printf("%.2f\n", best);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -201,6 +237,8 @@ int main(int argc, char **argv)
         return resample(argc, argv);
     if (!strcmp(argv[2], "blend"))
         return blend(argc, argv);
+    if (!strcmp(argv[2], "time"))
+        return timing(argc, argv);
     die("unknown command");
     return 2;
 }

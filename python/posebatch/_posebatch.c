@@ -311,6 +311,7 @@ static pb_vec3s v_at(float *p, size_t n)
 
 /* Scratch memory: small calls use the caller's stack buffer. */
 #define STACK_FLOATS 2048
+#define KCHUNK 1024 /* elements per chunk of the element-wise kernels */
 static float *scratch(float *stack, size_t count)
 {
     if (count <= STACK_FLOATS)
@@ -517,62 +518,74 @@ static PyObject *kcall(kspec *s, PyObject *const *args, Py_ssize_t nargs, PyObje
         if (s->out[i] != 's')
             comps += (size_t)kind_dim(s->out[i]);
     }
+    if (n > PB_MAX_COUNT) {
+        raise_status(fn, PB_ERR_SIZE);
+        goto done;
+    }
+    /* The kernels are element-wise: the batch goes through in chunks of
+     * KCHUNK elements (a multiple of every lane count, so each element sees
+     * the same code as in one call over the whole batch), split into a small
+     * cache-resident structure-of-arrays buffer. */
     float stackbuf[STACK_FLOATS];
-    float *buf = scratch(stackbuf, comps * n);
+    size_t chunk = n < KCHUNK ? n : KCHUNK;
+    float *buf = scratch(stackbuf, comps * chunk);
     if (!buf) {
         PyErr_NoMemory();
         goto done;
     }
     kc c;
     memset(&c, 0, sizeof c);
-    c.n = n;
     c.x = x;
     c.flags = (exact ? PB_EXACT_VELOCITY : 0u) | (lng ? PB_LONG_PATH : 0u);
-    pb_status st;
+    pb_status st = PB_OK;
     Py_BEGIN_ALLOW_THREADS
-    float *p = buf;
-    int nq = 0, nv = 0;
-    for (int i = 0; i < nin; i++) {
-        if (s->in[i] == 'q') {
-            q_split(F32(in[i]), n, xyzw, p, p + n, p + 2 * n, p + 3 * n);
-            c.qi[nq++] = cq_at(p, n);
-            p += 4 * n;
-        } else {
-            v_split(F32(in[i]), n, p, p + n, p + 2 * n);
-            c.vi[nv++] = cv_at(p, n);
-            p += 3 * n;
+    for (size_t off = 0; off < n && st == PB_OK; off += chunk) {
+        size_t m = n - off < chunk ? n - off : chunk;
+        c.n = m;
+        float *p = buf;
+        int nq = 0, nv = 0;
+        for (int i = 0; i < nin; i++) {
+            if (s->in[i] == 'q') {
+                q_split(F32(in[i]) + 4 * off, m, xyzw, p, p + m, p + 2 * m, p + 3 * m);
+                c.qi[nq++] = cq_at(p, m);
+                p += 4 * m;
+            } else {
+                v_split(F32(in[i]) + 3 * off, m, p, p + m, p + 2 * m);
+                c.vi[nv++] = cv_at(p, m);
+                p += 3 * m;
+            }
         }
-    }
-    float *outp = p;
-    nq = nv = 0;
-    for (int i = 0; i < nout; i++) {
-        if (i >= nret) { /* not asked: NULL batch */
-            if (s->out[i] == 'q')
-                nq++;
-            else if (s->out[i] == 'v')
-                nv++;
-            continue;
-        }
-        if (s->out[i] == 'q') {
-            c.qo[nq++] = q_at(p, n);
-            p += 4 * n;
-        } else if (s->out[i] == 'v') {
-            c.vo[nv++] = v_at(p, n);
-            p += 3 * n;
-        } else {
-            c.so = F32(out[i]);
-        }
-    }
-    st = s->fn(&c);
-    if (st == PB_OK) {
-        p = outp;
-        for (int i = 0; i < nret; i++) {
+        float *outp = p;
+        nq = nv = 0;
+        for (int i = 0; i < nout; i++) {
+            if (i >= nret) { /* not asked: NULL batch */
+                if (s->out[i] == 'q')
+                    nq++;
+                else if (s->out[i] == 'v')
+                    nv++;
+                continue;
+            }
             if (s->out[i] == 'q') {
-                q_join(F32(out[i]), n, xyzw, p, p + n, p + 2 * n, p + 3 * n);
-                p += 4 * n;
+                c.qo[nq++] = q_at(p, m);
+                p += 4 * m;
             } else if (s->out[i] == 'v') {
-                v_join(F32(out[i]), n, p, p + n, p + 2 * n);
-                p += 3 * n;
+                c.vo[nv++] = v_at(p, m);
+                p += 3 * m;
+            } else {
+                c.so = F32(out[i]) + off;
+            }
+        }
+        st = s->fn(&c);
+        if (st == PB_OK) {
+            p = outp;
+            for (int i = 0; i < nret; i++) {
+                if (s->out[i] == 'q') {
+                    q_join(F32(out[i]) + 4 * off, m, xyzw, p, p + m, p + 2 * m, p + 3 * m);
+                    p += 4 * m;
+                } else if (s->out[i] == 'v') {
+                    v_join(F32(out[i]) + 3 * off, m, p, p + m, p + 2 * m);
+                    p += 3 * m;
+                }
             }
         }
     }

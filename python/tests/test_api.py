@@ -3,6 +3,7 @@ it directly on the same inputs and backend), against a float64 reference of the
 formulas for a sample of cases, error paths, and threads."""
 import os
 import subprocess
+import sys
 import threading
 import time
 
@@ -39,7 +40,7 @@ def from_soa(flat, n, c):
     return np.ascontiguousarray(flat[: n * c].reshape(c, n).T)
 
 
-N = 37  # not a multiple of any lane count
+N = 2085  # not a multiple of any lane count; crosses the extension's 1024-element chunks
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -304,19 +305,7 @@ def test_bvh_errors(tmp_path):
 
 # ---- threads: the GIL is released around the C work ----
 
-def test_threads_speed_up(rng):
-    """4 threads on a large batch against 1 thread doing the same calls: > 1.3x
-    (this machine has 2 cores; the best of 3 timings of each, for a loaded host)."""
-    if (os.cpu_count() or 1) < 2:
-        pytest.skip("one CPU")
-    n = 1 << 18
-    r = [unit_quats(rng, (n,)) for _ in range(4)]
-    calls = 16
-
-    def work(k):
-        for _ in range(k):
-            pb.quat_catmull_rom(*r, 0.37, velocity=True)
-
+def _speedup(work, calls):
     def timed(threads):
         best = float("inf")
         for _ in range(3):
@@ -328,6 +317,63 @@ def test_threads_speed_up(rng):
                 t.join()
             best = min(best, time.perf_counter() - t0)
         return best
-
     t1, t4 = timed(1), timed(4)
-    assert t1 / t4 > 1.3, f"1 thread {t1:.3f} s, 4 threads {t4:.3f} s: speedup {t1 / t4:.2f}"
+    return t1, t4, t1 / t4
+
+
+def test_threads_speed_up(rng):
+    """4 threads on a large batch against 1 thread doing the same calls: > 1.3x
+    (the CI machine has 2 cores). Skipped, saying so, when the host has no
+    spare core at that moment: numpy's own GIL-free np.sort does not reach
+    1.4x there either (measured first)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU")
+    n = 1 << 18
+    r = [unit_quats(rng, (n,)) for _ in range(4)]
+    big = rng.random(1 << 20)
+
+    def np_work(k):
+        for _ in range(k):
+            np.sort(big)
+
+    def pb_work(k):
+        for _ in range(k):
+            pb.quat_catmull_rom(*r, 0.37, velocity=True)
+
+    _, _, np_s = _speedup(np_work, 8)
+    t1, t4, s = _speedup(pb_work, 16)
+    msg = f"posebatch: 1 thread {t1:.3f} s, 4 threads {t4:.3f} s: {s:.2f}x (numpy sort: {np_s:.2f}x)"
+    print(msg)
+    if np_s < 1.4 and s <= 1.3:
+        pytest.skip("host saturated, no spare core: " + msg)
+    assert s > 1.3, msg
+
+
+def test_gil_released_during_call(rng):
+    """Another Python thread runs while one long batch call is in C."""
+    n = 1 << 21
+    r = [unit_quats(rng, (n,)) for _ in range(4)]
+    state = {"in_call": False, "ticks": 0, "done": False}
+
+    def ticker():
+        while not state["done"]:
+            if state["in_call"]:
+                state["ticks"] += 1
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(0.05)  # held GIL: the ticker would wait out the whole call
+    th = threading.Thread(target=ticker)
+    th.start()
+    try:
+        time.sleep(0.01)
+        state["in_call"] = True
+        t0 = time.perf_counter()
+        pb.quat_catmull_rom(*r, 0.37, velocity=True)
+        dt = time.perf_counter() - t0
+        state["in_call"] = False
+    finally:
+        state["done"] = True
+        th.join()
+        sys.setswitchinterval(old)
+    # holding the GIL for the call would let the ticker run only at its edges
+    assert state["ticks"] > 1000, (state["ticks"], dt)
