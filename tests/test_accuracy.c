@@ -722,3 +722,117 @@ Test(accuracy, pose_blend_small_scales, .timeout = 60)
                 worst_plain);
     cr_expect(bad == 0, "%zu errors above the bound", bad);
 }
+
+/* ---- pb_pose_blend_layers: many layers, any weight units -------------------------- */
+
+/* k blended layers of J joints (raw_ref and log_ref rotations, positions,
+ * linear scales), k up to 1e5: rotations within 2e-6 rad of the double
+ * reference with the weights e_i / T, positions within 1e-6 of sum |e_i p_i|
+ * / T; then every layer weight scaled by 2^e (e = -140 .. 120 in steps of
+ * 20): bitwise the same output where the scaling is exact. */
+Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
+{
+    static const size_t kl[] = {3, 40, 100000};
+    const size_t J = 3;
+    rng_t r = rng_seed(1410);
+    double wr = 0, wp = 0;
+    size_t bitdiff = 0;
+    for (size_t ki = 0; ki < 3; ki++)
+        for (int method = 0; method < 2; method++) {
+            size_t k = kl[ki];
+            fq rot = fq_new(k * J), refq = fq_new(J), outq = fq_new(J), keep = fq_new(J);
+            float *pv = malloc(k * J * 3 * sizeof(float)), *sv = malloc(k * J * 3 * sizeof(float));
+            float op[9], os[9], opk[9];
+            pb_blend_layer *L = malloc(k * sizeof *L);
+            float *w0 = malloc(k * sizeof *w0);
+            rq *sd = malloc(k * sizeof *sd);
+            double *wd = malloc(k * sizeof *wd);
+            cr_assert(pv && sv && L && w0 && sd && wd);
+            for (size_t j = 0; j < J; j++) {
+                rq base = rng_quat(&r);
+                fq_put(refq, j, rng_quat_near(&r, base, 0.5));
+                for (size_t i = 0; i < k; i++)
+                    fq_put(rot, i * J + j, rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)));
+            }
+            for (size_t x = 0; x < k * J * 3; x++) {
+                pv[x] = (float)rng_range(&r, -10, 10);
+                sv[x] = (float)rng_range(&r, 0.5, 2);
+            }
+            double T = 0;
+            for (size_t i = 0; i < k; i++) {
+                w0[i] = (float)rng_range(&r, 0.5, 1.5);
+                T += w0[i];
+            }
+            for (size_t i = 0; i < k; i++)
+                wd[i] = w0[i] / T;
+            pb_cpose ref = {fq_c(refq, 0), {0, 0, 0}, {0, 0, 0}};
+            pb_pose out = {fq_o(outq), {op, op + 3, op + 6}, {os, os + 3, os + 6}};
+            for (int idx = 0; idx <= 13; idx++) {
+                int e = idx == 0 ? 0 : 140 - 20 * idx; /* 0, then 120 .. -140 */
+                int exact = 1;
+                for (size_t i = 0; i < k; i++) {
+                    float we = ldexpf(w0[i], e);
+                    exact &= ldexpf(we, -e) == w0[i];
+                    L[i].weight = we;
+                    L[i].joint_weights = NULL;
+                    L[i].pose.rot = fq_c(rot, i * J);
+                    L[i].pose.pos = (pb_cvec3s){pv + i * 3 * J, pv + i * 3 * J + J, pv + i * 3 * J + 2 * J};
+                    L[i].pose.scale = (pb_cvec3s){sv + i * 3 * J, sv + i * 3 * J + J, sv + i * 3 * J + 2 * J};
+                }
+                pb_blend_desc d = {J, L, k, NULL, 0, method ? PB_BLEND_LOG_REF : PB_BLEND_RAW_REF,
+                                   PB_BLEND_LINEAR_SCALE, &ref};
+                cr_assert_eq(pb_pose_blend_layers(&d, &out), PB_OK);
+                if (e == 0) {
+                    memcpy(keep.w, outq.w, J * 4);
+                    memcpy(keep.x, outq.x, J * 4);
+                    memcpy(keep.y, outq.y, J * 4);
+                    memcpy(keep.z, outq.z, J * 4);
+                    memcpy(opk, op, sizeof op);
+                    for (size_t j = 0; j < J; j++) {
+                        for (size_t i = 0; i < k; i++)
+                            sd[i] = fq_at(rot, i * J + j);
+                        rq rj = fq_at(refq, j);
+                        rq want = method ? ra_average_log_ref(rj, k, sd, wd) : ra_average_raw_ref(rj, k, sd, wd);
+                        double er = rq_angle_between(want, fq_at(outq, j));
+                        if (!(er <= wr))
+                            wr = er;
+                        cr_expect(er <= TOL_ROT, "layers %s k=%zu joint %zu: rotation err %.3g rad",
+                                  method ? "log_ref" : "raw_ref", k, j, er);
+                        for (int c = 0; c < 3; c++) {
+                            double ps = 0, pa = 0;
+                            for (size_t i = 0; i < k; i++) {
+                                double p = pv[i * 3 * J + (size_t)c * J + j];
+                                ps += wd[i] * p;
+                                pa += fabs(wd[i] * p);
+                            }
+                            double pe = fabs(op[c * 3 + j] - ps) / (pa > 1 ? pa : 1);
+                            if (!(pe <= wp))
+                                wp = pe;
+                            cr_expect(pe <= 1e-6, "layers k=%zu joint %zu axis %d: position err %.3g",
+                                      k, j, c, pe);
+                        }
+                    }
+                } else if (exact && (memcmp(keep.w, outq.w, J * 4) || memcmp(keep.x, outq.x, J * 4) ||
+                                     memcmp(keep.y, outq.y, J * 4) || memcmp(keep.z, outq.z, J * 4) ||
+                                     memcmp(opk, op, sizeof op))) {
+                    if (bitdiff++ < 8)
+                        cr_expect(0, "layers %s k=%zu weights x 2^%d: not bitwise the 2^0 result",
+                                  method ? "log_ref" : "raw_ref", k, e);
+                }
+            }
+            fq_del(rot);
+            fq_del(refq);
+            fq_del(outq);
+            fq_del(keep);
+            free(pv);
+            free(sv);
+            free(L);
+            free(w0);
+            free(sd);
+            free(wd);
+        }
+    if (stats_on())
+        fprintf(stderr, "layers: rotation %.3g rad, position %.3g, %zu bit differences\n", wr, wp,
+                bitdiff);
+    cr_expect(bitdiff == 0, "%zu weight scales not bitwise", bitdiff);
+}

@@ -10,7 +10,11 @@
  * rotations, translations, linear scales, weights) is summed block-major in
  * registers, and the finish, the additive layers and the stores follow. (pb_pose_blend, weights as
  * given, runs the averages' and the vec3 blend's kernels: with per-call
- * costs this small they are the faster way for it.) */
+ * costs this small they are the faster way for it.) Every sum over the
+ * blended layers runs in blocks of PB_SUM_BLOCK layers, compensated across
+ * blocks (as the averages), and the blended layers' weights are scaled by
+ * 2^-E (wscale_of over the layer weights): any layer count, any weight
+ * units. */
 #ifndef PB_KERNELS_BLEND_H
 #define PB_KERNELS_BLEND_H
 
@@ -37,6 +41,23 @@ PB_INLINE blend_src layer_at(const pb_layer_set *ls, size_t i, size_t c, unsigne
         s.jw += c;
     return s;
 }
+/* a blended layer: its weight scaled by ws (additive layers keep theirs) */
+PB_INLINE blend_src blended_at(const pb_layer_set *ls, size_t i, size_t c, unsigned o, pb_wscale ws)
+{
+    blend_src s = layer_at(ls, i, c, o);
+    s.w = s.w * ws.a * ws.b;
+    return s;
+}
+static pb_wscale layer_wscale(const pb_layer_set *ls)
+{
+    float mx = 0.0f; /* the largest finite |weight| decides, as in wscale_of */
+    for (size_t i = 0; i < ls->k; i++) {
+        float a = fabsf(ls_weight(ls, i));
+        if (a > mx && a <= 3.4028235e38f)
+            mx = a;
+    }
+    return wscale_of(1, &mx);
+}
 PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
 {
     return s->jw ? vf_mul(vf_set(s->w), ld(s->jw, blk)) : vf_set(s->w);
@@ -46,39 +67,39 @@ PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
 typedef struct {
     pb_quats rot; /* raw: the quaternion sum; log: x, y, z hold the log sum */
     pb_vec3s scale, sinv;
+    pb_vec3s rs, rc, ss, sc; /* compensated block sums of the logs (as k_average_log) */
 } blend_acc;
 
 /* one blended layer's log rotation term added to the chunk's sums (as
  * k_average_log) */
-PB_INLINE void log_step(const blend_src *s, int first, pb_cquats rc, const blend_acc *a,
+PB_INLINE void log_step(const blend_src *s, size_t i, size_t k, pb_cquats rc, const blend_acc *a,
                         pb_blk blk)
 {
     pb_vec3s lacc = {a->rot.x, a->rot.y, a->rot.z};
     vq q = q_ld(s->rot, blk);
     if (rc.w)
         q = q_inv_mul(q_ld(rc, blk), q);
-    v3_stb(lacc, v3_fma(q_log_abs(q), src_weight(s, blk), first ? v3_splat(0.0f) : v3_ldb(lacc, blk)),
-           blk);
+    v3_sum_step(lacc, a->rs, a->rc, q_log_abs(q), src_weight(s, blk), i, k, blk);
 }
 /* one blended layer's log-space scale term added to the chunk's sums (as
  * k_vec3_blend's log space) */
-PB_INLINE void scale_step(const blend_src *s, int first, pb_cvec3s sr, const blend_acc *a,
+PB_INLINE void scale_step(const blend_src *s, size_t i, size_t k, pb_cvec3s sr, const blend_acc *a,
                           pb_blk blk)
 {
     v3 sc = v3_ld(s->scale, blk);
     sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
-    v3_stb(a->scale, v3_fma(sc, src_weight(s, blk), first ? v3_splat(0.0f) : v3_ldb(a->scale, blk)), blk);
+    v3_sum_step(a->scale, a->ss, a->sc, sc, src_weight(s, blk), i, k, blk);
 }
 
 /* Every layer's log-space scale terms over the chunk: a function of its
  * own, so that the logarithm's constants get registers of their own (inlined
  * next to the rotation sums, they went to the stack). */
 static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t c, size_t m,
-                                                 pb_cvec3s sr, const blend_acc *a)
+                                                 pb_cvec3s sr, const blend_acc *a, pb_wscale ws)
 {
     for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = layer_at(bl, i, c, PB_PB_SCALE);
-        PB_BLOCKS(m, blk, scale_step(&s, i == 0, sr, a, blk));
+        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
+        PB_BLOCKS(m, blk, scale_step(&s, i, bl->k, sr, a, blk));
     }
 }
 
@@ -159,27 +180,59 @@ PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cqu
  * scales and the weights (as the averages' and the vec3 blend's sums: from
  * zero, in layer order). With nothing slow per layer there is no latency for
  * the sample-major order to hide, and its scratch traffic would dominate. */
-PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, int raw_rot,
-                                pb_cquats rc, pb_blk blk)
+PB_INLINE blend_sums sums_zero(void)
 {
-    blend_sums a = {{vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f),
-                    v3_splat(0.0f), vf_zero()};
+    blend_sums z = {{vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f), v3_splat(0.0f),
+                    vf_zero()};
+    return z;
+}
+/* b into the compensated sums (S, C) */
+PB_INLINE void sums_fold(blend_sums *S, blend_sums *C, blend_sums b)
+{
+    q_two_sum(&S->r, &C->r, b.r);
+    two_sum(&S->p.x, &C->p.x, b.p.x);
+    two_sum(&S->p.y, &C->p.y, b.p.y);
+    two_sum(&S->p.z, &C->p.z, b.p.z);
+    two_sum(&S->s.x, &C->s.x, b.s.x);
+    two_sum(&S->s.y, &C->s.y, b.s.y);
+    two_sum(&S->s.z, &C->s.z, b.s.z);
+    two_sum(&S->t, &C->t, b.t);
+}
+PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, int raw_rot,
+                                pb_cquats rc, pb_wscale ws, pb_blk blk)
+{
+    blend_sums S = sums_zero(), C = sums_zero();
     const int lin_scale = (o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE);
     vq ref = rc.w ? q_ld(rc, blk) : q_identity();
-    for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = layer_at(bl, i, c, o);
-        vf wi = src_weight(&s, blk);
-        if (raw_rot) {
-            vq q = q_ld(s.rot, blk);
-            a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
+    const size_t k = bl->k;
+    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+        size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
+        blend_sums a = sums_zero();
+        for (size_t i = i0; i < i1; i++) {
+            blend_src s = blended_at(bl, i, c, o, ws);
+            vf wi = src_weight(&s, blk);
+            if (raw_rot) {
+                vq q = q_ld(s.rot, blk);
+                a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
+            }
+            if (o & PB_PB_POS)
+                a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
+            if (lin_scale)
+                a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
+            a.t = vf_add(a.t, wi);
         }
-        if (o & PB_PB_POS)
-            a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
-        if (lin_scale)
-            a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
-        a.t = vf_add(a.t, wi);
+        if (i0 == 0)
+            S = a;
+        else
+            sums_fold(&S, &C, a);
     }
-    return a;
+    if (k > PB_SUM_BLOCK) {
+        S.r = q_add(S.r, C.r);
+        S.p = v3_add(S.p, C.p);
+        S.s = v3_add(S.s, C.s);
+        S.t = vf_add(S.t, C.t);
+    }
+    return S;
 }
 
 /* The whole blend for options o; instantiated with o constant for the
@@ -187,10 +240,15 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
 PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad,
                                unsigned o, pb_cpose ref, const pb_pose *out)
 {
-    float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK];
+    float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK], cbuf[12][PB_CHUNK];
     const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
                          {sbuf[0], sbuf[1], sbuf[2]},
-                         {ibuf[0], ibuf[1], ibuf[2]}};
+                         {ibuf[0], ibuf[1], ibuf[2]},
+                         {cbuf[0], cbuf[1], cbuf[2]},
+                         {cbuf[3], cbuf[4], cbuf[5]},
+                         {cbuf[6], cbuf[7], cbuf[8]},
+                         {cbuf[9], cbuf[10], cbuf[11]}};
+    const pb_wscale ws = layer_wscale(bl);
     const pb_cvec3s none = {0, 0, 0};
     const int log_rot = (o & PB_PB_LOG) != 0;
     const int log_scale = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE);
@@ -203,8 +261,8 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
          * fewer values live than one) */
         if (log_rot)
             for (size_t i = 0; i < bl->k; i++) {
-                blend_src s = layer_at(bl, i, c, 0);
-                PB_BLOCKS(m, blk, log_step(&s, i == 0, rc, &a, blk));
+                blend_src s = blended_at(bl, i, c, 0, ws);
+                PB_BLOCKS(m, blk, log_step(&s, i, bl->k, rc, &a, blk));
             }
         if (log_scale) {
             if (sr.x) /* one division per joint, as k_vec3_blend */
@@ -214,15 +272,20 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                     v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
                     v3_stb(a.sinv, ir, blk);
                 });
-            scale_pass(bl, c, m, sr, &a);
+            scale_pass(bl, c, m, sr, &a, ws);
         }
         /* the rest block-major, then the finish */
         PB_BLOCKS(m, blk, {
-            blend_sums sums = block_sums(bl, c, o, !log_rot, rc, blk);
-            if (log_rot)
-                sums.r = q_ldb(a.rot, blk);
+            blend_sums sums = block_sums(bl, c, o, !log_rot, rc, ws, blk);
+            if (log_rot) {
+                pb_vec3s lacc = {a.rot.x, a.rot.y, a.rot.z};
+                v3 l = v3_sum_total(lacc, a.rs, a.rc, bl->k, blk);
+                sums.r.x = l.x;
+                sums.r.y = l.y;
+                sums.r.z = l.z;
+            }
             if (log_scale)
-                sums.s = v3_ldb(a.scale, blk);
+                sums.s = v3_sum_total(a.scale, a.ss, a.sc, bl->k, blk);
             blend_finish(ad, c, o, rc, pr, sr, sums, out, blk);
         });
     }
