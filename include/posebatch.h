@@ -55,6 +55,11 @@
  * Beyond that the float rounding of |u| itself dominates: the rotation error
  * grows as about 2^-22 |u| radians. Half-angles from 1e-8 rad up are resolved
  * to full relative precision (log uses atan2, never acos).
+ * The weighted averages and blends hold these at any sample or layer count k
+ * (tested to 1e6) and any weight scale; their own conditions are stated with
+ * them: raw and raw_ref averages 2e-6 + 1.2e-7 kappa rad (kappa the condition
+ * number of the weighted sum), log-space blended scales 2e-6 + 1.2e-7 L
+ * relative (L the magnitude of the log sum, about |ln s|).
  */
 #ifndef POSEBATCH_H
 #define POSEBATCH_H
@@ -308,14 +313,40 @@ PB_API pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsi
  * are used as given (not normalised) unless a function says otherwise:
  * - raw, raw_ref, basic and accurate divide out the overall scale, so only
  *   ratios matter; negative weights subtract (extrapolation) and are allowed.
+ *   They first scale every weight by 2^-E, E the exponent of the largest
+ *   finite |w_i| (exact): weights w and 2^e w give bitwise the same result
+ *   wherever 2^e w is exact, for any weights from 2^-149 (denormal) to
+ *   FLT_MAX (1e20 or 1e-40 weights neither overflow nor underflow).
  * - log and log_ref are linear in the weights: weights summing to s != 1 scale
  *   the blended log offset by s (s > 1 extrapolates); the usual use is s = 1.
  * - If the accumulated quaternion or matrix is zero (all weights zero, or
  *   samples that cancel), the result is the identity (raw, basic, accurate) or
- *   the reference (raw_ref, log_ref); never a zero quaternion.
- * k == 0 is PB_ERR_ARG; k == 1 returns the (canonicalised) sample.
+ *   the reference (raw_ref, log_ref), with PB_OK; never a zero quaternion or
+ *   NaN. A negative weight sum is not an error either: raw and basic then
+ *   return the normalised sum as it is (raw: -q for an all-negative
+ *   weighting of q, the same rotation; raw_ref, basic, accurate: w >= 0).
+ * k == 0 is PB_ERR_ARG (checked before any other count); k == 1 returns the
+ * (canonicalised) sample.
  * out may be exactly any sample or the reference array (in place).
- * Rotation accuracy: 2e-6 rad against the same formula in double.
+ * Sums over the samples run in blocks of 16, the block sums accumulated with
+ * compensated (TwoSum) summation, so the error does not grow with k (tested
+ * to k = 1e6; identical samples: 6e-7 rad at k = 1e6, was 1e-2 with a plain
+ * running sum).
+ * Rotation accuracy against the same formula in double, any k:
+ * - log, log_ref: 2e-6 rad;
+ * - raw, raw_ref: 2e-6 + 1.2e-7 kappa rad, kappa = sum_i |w_i| |s_i| /
+ *   |sum_i w_i sigma_i s_i| the condition number of the sum (sigma_i the
+ *   hemisphere sign the formula gives s_i: sign of s_i.w, or of ref . s_i).
+ *   kappa is about 1 for samples within a few tens of degrees of each other
+ *   with positive weights; it is large when the sum nearly cancels (nearly
+ *   the same ~180-degree rotation with w of both signs for raw; a reference
+ *   near 90 degrees from the samples, splitting them between hemispheres, for
+ *   raw_ref; or cancelling negative weights). 1.2e-7 kappa is 2 u kappa
+ *   (u = 2^-24): the float rounding of the products w_i s_i alone moves the
+ *   direction of the sum by up to u kappa, half-angle. Measured: at most 0.42
+ *   of the bound for kappa up to 9e5, k up to 4096, every backend;
+ * - basic: as raw (its hemisphere choices follow the running sum);
+ * - accurate: see there.
  */
 
 /* Raw average (the text's bone_rotations_weighted_average_raw):
@@ -355,7 +386,9 @@ PB_API pb_status pb_quat_average_log_ref(size_t n, size_t k, pb_cquats ref,
  * rad); widely spread samples have small g, and there float arithmetic itself
  * is the limit: rounding the accumulated matrix moves the eigenvector by up
  * to 2.0e-7 / g, the float Jacobi rotations by up to 2.6e-7 / g, together
- * measured up to 3.2e-7 / g (6e5 random cases, k = 2..8). */
+ * measured up to 3.2e-7 / g (6e5 random cases, k = 2..8). The bound holds
+ * at any k (matrix sums compensated as above; measured 2.1e-7 rad for 1e6
+ * identical samples, 3.4e-7 for 1e6 clustered frames). */
 PB_API pb_status pb_quat_average_accurate(size_t n, size_t k, const pb_cquats *samples,
                                           const float *weights, pb_quats out);
 /* Running-hemisphere average (the text's quat_average_basic, for completeness):
@@ -373,7 +406,8 @@ PB_API pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, floa
  * quaternions stored frame-major (element (f, j) at f*joints + j), with equal
  * weights; use the result later as the reference of the _ref averages.
  * frames == 0 is PB_ERR_ARG; frames*joints <= PB_MAX_COUNT. out must not overlap
- * the input. */
+ * the input. Accuracy: that of pb_quat_average_accurate at any frame count
+ * (measured 3.4e-7 rad over 1e6 frames; a plain running sum gave 5e-3). */
 PB_API pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats poses,
                                            pb_quats out);
 
@@ -392,7 +426,10 @@ PB_API pb_status pb_quat_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur
 /* Cubic Bezier-like quaternion curve by De Casteljau's algorithm with slerp
  * (shortest path at each step): exactly q0 at t = 0 and +-q3 at t = 1,
  * controls q1, q2. (pb_quat_slerp also returns exactly a at t = 0, +-b at
- * t = 1.) */
+ * t = 1.) Each slerp is evaluated from its nearer end (for t > 1/2 from the
+ * second point back, with 1 - t): within 2e-6 rad of the double reference
+ * over all t in [0, 1] (measured 8.5e-7 with controls 90-166 degrees
+ * apart; evaluated from the start only, the error grew with t to 2.1e-6). */
 PB_API pb_status pb_quat_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cquats q2,
                                       pb_cquats q3, pb_quats out);
 /* Shoemake's control quaternions (Double/Bisect, SIGGRAPH 85 section 4.2):
@@ -429,7 +466,7 @@ PB_API pb_status pb_quat_spline_eval(size_t keys, size_t n, pb_cquats track, flo
 typedef struct pb_clip {
     size_t frames;     /* F >= 1 */
     size_t joints;     /* J >= 1; F*J <= PB_MAX_COUNT */
-    double frame_time; /* seconds between frames: finite and > 0 */
+    double frame_time; /* seconds between frames: finite, > 0, 1/frame_time finite */
     pb_quats rot;      /* F*J rotations (unit quaternions) */
     pb_vec3s pos;      /* F*J translations, or absent */
     pb_vec3s scale;    /* F*J positive scales, or absent */
@@ -479,9 +516,10 @@ typedef struct pb_clip_vel {
  * Errors (nothing written): PB_ERR_NULL (src/dst/times or a needed batch
  * NULL), PB_ERR_SIZE (frames or joints 0, count 0, or a count above
  * PB_MAX_COUNT), PB_ERR_ARG (dst->frames != count, frame_time not finite and
- * > 0, a time not finite, unknown flags, joints differ; times is read before
- * anything is written, so it may not overlap an output), PB_ERR_ALIAS (an
- * output overlapping src or another output), PB_ERR_NOMEM (the J-sized
+ * > 0 or so small (denormal) that 1 / frame_time, the velocity factor, is
+ * infinite, a time not finite, unknown flags, joints differ), PB_ERR_ALIAS
+ * (an output overlapping src or another output, or times overlapping any
+ * output: it is read while they are written), PB_ERR_NOMEM (the J-sized
  * per-segment workspace).
  * Accuracy: that of pb_quat_catmull_rom (rotation, velocity), vec3 and scale
  * Catmull-Rom; velocities per second are those divided by frame_time. */
@@ -492,8 +530,9 @@ PB_API pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *
  * floor(duration * fps) + 1 with duration (F-1) * frame_time; PB_CLIP_LOOP:
  * round(F * frame_time * fps) (one period, the seam frame not repeated), at
  * least 1, both with the ratio snapping of pb_clip_resample. Returns
- * 0 for invalid arguments (NULL, fps or frame_time not finite and > 0, zero
- * sizes) or a count above PB_MAX_COUNT. */
+ * 0 for invalid arguments (NULL, fps or frame_time not finite and > 0, or
+ * either so small that its reciprocal, or 1 / (fps frame_time), is infinite;
+ * zero sizes) or a count above PB_MAX_COUNT. */
 PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags);
 
 /* Resamples src to fps frames per second: dst->frames must equal
@@ -503,8 +542,8 @@ PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned f
  * 1e-4 relative of a ratio p/q of small integers (q <= 64; e.g. 0.25 for
  * 30 -> 120 fps with a printed frame time of 0.0333333, or 1 for 120 fps
  * with 0.008333) that ratio is used exactly, so every q-th output frame is
- * exactly a source frame. Sets
- * dst->frame_time = 1 / fps. */
+ * exactly a source frame. Sets dst->frame_time = 1 / fps (always finite: an
+ * fps whose reciprocal is infinite is PB_ERR_ARG). */
 PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
                                   const pb_clip_vel *vel);
 
@@ -530,14 +569,22 @@ typedef enum pb_blend_method {
  * blends are linear in them, see the averages above). rot/pos/scale are
  * arrays of k batches; pos and scale may be NULL (those tracks are then not
  * blended and out's must be absent; out having a track the inputs lack is
- * PB_ERR_NULL). ref may be NULL except for the *_REF methods (PB_ERR_NULL).
+ * PB_ERR_NULL). ref may be NULL except for the *_REF methods (PB_ERR_NULL);
+ * a track of ref given with only some of its pointers NULL (pos = {NULL, y,
+ * z}) is PB_ERR_NULL, whether the output uses it or not.
  * out must not overlap any input (PB_ERR_ALIAS). k == 0 or an unknown method:
  * PB_ERR_ARG (as for the averages); joints or k above PB_MAX_COUNT:
  * PB_ERR_SIZE; joints == 0 (with a valid k and method) does nothing and
- * returns PB_OK, pointers unchecked. Accuracy: that of the average used;
- * positions and scales to float rounding of the sums (s_i / ref.scale is
- * formed as s_i * (1 / ref.scale), so a denormal ref.scale component, whose
- * reciprocal overflows, gives Inf or NaN in that component). */
+ * returns PB_OK, pointers unchecked. Accuracy, at any k (sums compensated as
+ * the averages'): rotations that of the average used; positions within 1e-6
+ * of sum_i |w_i p_i|; scales within 2e-6 + 1.2e-7 L relative, L = sum_i
+ * |w_i ln(s_i / ref.scale)| (ref.scale 1 when absent): the log-space sum of
+ * magnitude L carries about an ulp of L, so tiny or huge scales (1e-30:
+ * |ln| = 69) lose relative accuracy in proportion (measured at most 0.8 of
+ * the bound, magnitudes 1 to 1e-30, k up to 1000; 1.8e-7 where L < 1).
+ * s_i / ref.scale is formed as s_i * (1 / ref.scale), so a denormal
+ * ref.scale component, whose reciprocal overflows, gives Inf or NaN in that
+ * component. */
 PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
                                const pb_cvec3s *scale, const float *weights,
                                pb_blend_method method, const pb_cpose *ref, const pb_pose *out);
@@ -595,10 +642,15 @@ typedef struct pb_blend_desc {
  * == 0, PB_BLEND_ACCURATE, an unknown method or flag: PB_ERR_ARG; joints or a
  * count above PB_MAX_COUNT: PB_ERR_SIZE; out overlapping any input, joint
  * weights included (PB_ERR_ALIAS). joints == 0 does nothing and returns
- * PB_OK. Accuracy (tested against double on every backend): rotations within
+ * PB_OK. Any layer count (sums compensated as the averages'), layer weights
+ * in any units (scaled by 2^-E of the largest: weights w and 2^e w give
+ * bitwise the same output where 2^e w is exact); a reference track with only
+ * some pointers NULL is PB_ERR_NULL. Accuracy (tested against double on every
+ * backend, up to 1e5 layers): rotations within
  * the method's average bound (2e-6 rad) plus 4e-7 rad per additive layer;
  * positions to 1e-6 of sum |(e_ij / T_j) p_i| + sum |a_aj d_p|; scales
- * 2e-6 relative plus 1e-6 per additive layer. Cost, measured: 4 layers of
+ * 2e-6 relative plus 1e-6 per additive layer (log-space scales far from
+ * the reference: plus 1.2e-7 L, as pb_pose_blend). Cost, measured: 4 layers of
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
  * about 0.23 us per call on one AVX2 core of an Intel Xeon (Sapphire
  * Rapids), 0.16 us on AVX-512 (pb_pose_blend raw_ref with log-space scales:
