@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "posebatch/io.h" /* the public file API */
+#include "bvh_sample.h"
 #include "clipdata.h"
 
 #define PI 3.14159265358979323846
@@ -711,27 +712,7 @@ Test(bvh_clips, every_file_in_mocap_dir, .timeout = 300)
 /* Syntax variants                                                          */
 /* ------------------------------------------------------------------------ */
 
-static const char *k_valid =
-    "HIERARCHY\n"                                                                   /* 1 */
-    "ROOT Hips\n"                                                                   /* 2 */
-    "{\n"                                                                           /* 3 */
-    "  OFFSET 0 0 0\n"                                                              /* 4 */
-    "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"   /* 5 */
-    "  JOINT Chest\n"                                                               /* 6 */
-    "  {\n"                                                                         /* 7 */
-    "    OFFSET 0 10 0\n"                                                           /* 8 */
-    "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                                /* 9 */
-    "    End Site\n"                                                                /* 10 */
-    "    {\n"                                                                       /* 11 */
-    "      OFFSET 0 5 0\n"                                                          /* 12 */
-    "    }\n"                                                                       /* 13 */
-    "  }\n"                                                                         /* 14 */
-    "}\n"                                                                           /* 15 */
-    "MOTION\n"                                                                      /* 16 */
-    "Frames: 2\n"                                                                   /* 17 */
-    "Frame Time: .0333333\n"                                                        /* 18 */
-    "1 2 3 10 20 30 40 50 60\n"                                                     /* 19 */
-    "4 5 6 11 21 31 41 51 61\n";                                                    /* 20 */
+#define k_valid k_sample_bvh                                                    /* 20 */
 
 static pb_bvh read_ok(const char *text)
 {
