@@ -944,7 +944,9 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
         if (scl && !(vs = (PyArrayObject *)PyArray_SimpleNew(3, d3, NPY_FLOAT32)))
             goto done;
     }
-    size_t need = 10 * fj + 19 * m + 1;
+    /* exactly the tracks asked for: the layout below skips absent ones */
+    size_t tr = 1 + (pos ? 1 : 0) + (scl ? 1 : 0);
+    size_t need = 4 * fj + 3 * (tr - 1) * fj + 4 * m + 3 * (tr - 1) * m + (vel ? 3 * tr * m : 0) + 1;
     buf = PyMem_RawMalloc(need * sizeof(float));
     if (!buf) {
         PyErr_NoMemory();
@@ -960,33 +962,38 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
     if (pos) {
         src.pos = v_at(p, fj);
         v_split(F32(pos), fj, p, p + fj, p + 2 * fj);
+        p += 3 * fj;
     }
-    p += 3 * fj;
     if (scl) {
         src.scale = v_at(p, fj);
         v_split(F32(scl), fj, p, p + fj, p + 2 * fj);
+        p += 3 * fj;
     }
-    p += 3 * fj;
     pb_clip dst;
     memset(&dst, 0, sizeof dst);
     dst.frames = fo;
     dst.joints = j;
     dst.rot = q_at(p, m);
     p += 4 * m;
-    if (pos)
+    if (pos) {
         dst.pos = v_at(p, m);
-    p += 3 * m;
-    if (scl)
+        p += 3 * m;
+    }
+    if (scl) {
         dst.scale = v_at(p, m);
-    p += 3 * m;
+        p += 3 * m;
+    }
     pb_clip_vel cv;
     memset(&cv, 0, sizeof cv);
     if (vel) {
         cv.rot = v_at(p, m);
-        if (pos)
-            cv.pos = v_at(p + 3 * m, m);
+        p += 3 * m;
+        if (pos) {
+            cv.pos = v_at(p, m);
+            p += 3 * m;
+        }
         if (scl)
-            cv.scale = v_at(p + 6 * m, m);
+            cv.scale = v_at(p, m);
     }
     st = resample ? pb_clip_resample(&src, fps, flags, &dst, vel ? &cv : NULL)
                   : pb_clip_sample(&src, fo, (const double *)PyArray_DATA(times), flags, &dst,
