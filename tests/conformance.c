@@ -216,6 +216,39 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
             st = pb_vec3s_from_xyz(n, il, ov(o, KV));
         break;
     }
+    /* sums over more than 16 samples or layers: the compensated block sums */
+    case 28: case 29: case 30: case 31: {
+        static const char *const nm[4] = {"average_raw_k40", "average_log_ref_k40",
+                                          "average_accurate_k40", "pose_blend_layers_k20"};
+        pb_cquats s40[40];
+        float w40[40];
+        pb_blend_layer ly[20];
+        for (int i = 0; i < 40; i++) {
+            s40[i] = key(i % 5, off);
+            w40[i] = 0.01f + 0.002f * (float)i;
+        }
+        *name = nm[id - 28];
+        if (id == 28)
+            st = pb_quat_average_raw(n, 40, s40, w40, oq(o, KQ));
+        else if (id == 29)
+            st = pb_quat_average_log_ref(n, 40, key(0, off), s40, w40, oq(o, KQ));
+        else if (id == 30)
+            st = pb_quat_average_accurate(n, 40, s40, w40, oq(o, KQ));
+        else {
+            for (int i = 0; i < 20; i++) {
+                ly[i].weight = w40[i];
+                ly[i].joint_weights = NULL;
+                ly[i].pose.rot = s40[i];
+                ly[i].pose.pos = vec(i % 4, off);
+                ly[i].pose.scale = scl(i % 4, off);
+            }
+            pb_cpose ref = {key(1, off), {0, 0, 0}, {0, 0, 0}};
+            pb_blend_desc d = {n, ly, 20, NULL, 0, PB_BLEND_RAW_REF, 0, &ref};
+            pb_pose out = {oq(o, KQ), ov(o, KV), ov(o, KS)};
+            st = pb_pose_blend_layers(&d, &out);
+        }
+        break;
+    }
     default:
         return 0;
     }
