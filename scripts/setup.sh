@@ -4,7 +4,7 @@
 # stages; --python-bench adds scipy for bench/python_resample.py)
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc g++ libc6-dev libsimde-dev libcriterion-dev libbenchmark-dev python3)
-# the Python package (python/, pip install . into a --system-site-packages venv):
+# the Python package (src/python/, pip install . into a --system-site-packages venv):
 # headers, venv, numpy, meson-python (+ patchelf, which it runs on the wheel),
 # pytest, Dask distributed
 pkgs+=(python3-dev python3-venv python3-numpy python3-mesonpy patchelf python3-pytest python3-distributed)

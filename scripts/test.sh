@@ -45,7 +45,7 @@ if [ -x "$build/src/cli/posebatch" ]; then
   grep -E "^(FAIL|cli:)" "$out" || true
   rm -f "$out"
 fi
-# The Python package (python/, pyproject.toml): pip-installed into a venv that
+# The Python package (src/python/, pyproject.toml): pip-installed into a venv that
 # sees Debian's numpy / meson-python / pytest / distributed
 # (--system-site-packages; Debian's pip refuses system-wide installs), then
 # its pytest suite, with the CLI above as the reference for the BVH bytes.
@@ -55,7 +55,7 @@ case "${MESON_ARGS:-}" in
   *) py_stage=${PYTHON_TESTS:-1} ;;
 esac
 if [ "$py_stage" != 0 ]; then
-  echo "== the posebatch Python package (pip install ., pytest python/tests)"
+  echo "== the posebatch Python package (pip install ., pytest tests/python)"
   out=$(mktemp)
   top=$(pwd)
   pydir="$top/$build-py"   # the wheel's meson build dir and the venv (incremental)
@@ -71,7 +71,7 @@ if [ "$py_stage" != 0 ]; then
      "$pydir/venv/bin/pip" install . --no-build-isolation --no-deps --no-index \
        --config-settings=builddir="$pydir/wheel" "${py_setup[@]}" >"$out" 2>&1; then
     (cd "$pydir" && POSEBATCH_CLI="$cli_bin" timeout 600 venv/bin/python -m pytest -q \
-       -p no:cacheprovider "$top/python/tests") >"$out" 2>&1 || status=1
+       -p no:cacheprovider "$top/tests/python") >"$out" 2>&1 || status=1
     python3 - "$out" >"$out.sum" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

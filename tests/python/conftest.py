@@ -1,4 +1,4 @@
-"""Fixtures of the posebatch Python suite (run: python3 -m pytest python/tests)."""
+"""Fixtures of the posebatch Python suite (run: python3 -m pytest tests/python)."""
 import glob
 import os
 import shutil
