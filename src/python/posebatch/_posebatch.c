@@ -1678,23 +1678,6 @@ static BvhObject *bvh_like(BvhObject *self, size_t frames, double frame_time)
     return r;
 }
 
-static pb_clip clip_of(const pb_bvh *b)
-{
-    pb_clip c;
-    memset(&c, 0, sizeof c);
-    c.frames = b->num_frames;
-    c.joints = b->num_joints;
-    c.frame_time = b->frame_time;
-    c.rot.w = b->rot_w;
-    c.rot.x = b->rot_x;
-    c.rot.y = b->rot_y;
-    c.rot.z = b->rot_z;
-    c.pos.x = b->pos_x;
-    c.pos.y = b->pos_y;
-    c.pos.z = b->pos_z;
-    return c;
-}
-
 static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
@@ -1713,30 +1696,16 @@ static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t
         PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0", fn);
         return NULL;
     }
-    pb_clip sc = clip_of(&self->b);
-    size_t frames = pb_clip_resample_frames(&sc, fps, 0);
-    if (frames == 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): cannot resample to %g fps (too many frames)", fn, fps);
-        return NULL;
-    }
-    BvhObject *r = bvh_like(self, frames, 1.0 / fps);
+    /* What `posebatch resample` does (pb_bvh_resample: the clip, its source
+     * angles and decimals), so that writing gives the CLI's bytes. */
+    BvhObject *r = bvh_new();
     if (!r)
         return NULL;
-    pb_clip dc = clip_of(&r->b);
-    pb_status st;
-    pb_bvh_code code = PB_BVH_OK;
+    pb_bvh_code code;
     pb_bvh_error err;
     Py_BEGIN_ALLOW_THREADS
-    st = pb_clip_resample(&sc, fps, 0, &dc, NULL);
-    if (st == PB_OK) {
-        r->b.frame_time = dc.frame_time;
-        code = pb_bvh_resample_angles(&self->b, 0, &r->b, &err);
-    }
+    code = pb_bvh_resample(&self->b, fps, 0, &r->b, &err);
     Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
-        Py_DECREF(r);
-        return raise_status(fn, st);
-    }
     if (code != PB_BVH_OK) {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
