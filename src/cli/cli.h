@@ -30,7 +30,8 @@ enum {
     OPT_REF = 1u << 7,
     OPT_JSON = 1u << 8, /* info --json */
     OPT_STRICT = 1u << 9, /* --strict: header counts that disagree are errors */
-    OPT_EULER = 1u << 10 /* --euler source|continuous|principal */
+    OPT_EULER = 1u << 10, /* --euler source|continuous|principal */
+    OPT_VELOCITY = 1u << 11 /* resample --velocity-csv FILE */
 };
 
 typedef struct cli_opts {
@@ -93,6 +94,12 @@ void cli_progress_end(void);
 extern unsigned cli_read_flags;
 /* The writer's Euler choice for every output (--euler; default source). */
 extern pb_bvh_euler_mode cli_euler_mode;
+/* resample --velocity-csv FILE (NULL: none), and the CSV it writes for src
+ * resampled to fps (velocity.c): "frame,time,<joint>..." then per output
+ * frame each joint's angular speed in degrees per second. Returns 0, or -1
+ * (reported for path). */
+extern const char *cli_velocity_csv;
+int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char *path);
 /* Reads a BVH file, reporting any error as "posebatch: FILE: message" and
  * each warning as "posebatch: FILE: warning: message".
  * require_frames: a file without frames is an error. Returns 0 on success. */

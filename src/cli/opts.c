@@ -21,7 +21,8 @@ enum {
     LO_WEIGHTS_AS_GIVEN,
     LO_JSON,
     LO_STRICT,
-    LO_EULER
+    LO_EULER,
+    LO_VELOCITY
 };
 
 static const struct option long_opts[] = {
@@ -34,7 +35,8 @@ static const struct option long_opts[] = {
     {"weights-as-given", no_argument, NULL, LO_WEIGHTS_AS_GIVEN},
     {"json", no_argument, NULL, LO_JSON},
     {"strict", no_argument, NULL, LO_STRICT},
-    {"euler", required_argument, NULL, LO_EULER},        {"help", no_argument, NULL, 'h'},
+    {"euler", required_argument, NULL, LO_EULER},
+    {"velocity-csv", required_argument, NULL, LO_VELOCITY},        {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 /* Length of a plain decimal number at s: [+-] digits [. digits] [e [+-]
@@ -134,6 +136,7 @@ static unsigned opt_bit(int c)
     case LO_JSON: return OPT_JSON;
     case LO_STRICT: return OPT_STRICT;
     case LO_EULER: return OPT_EULER;
+    case LO_VELOCITY: return OPT_VELOCITY;
     default: return 0;
     }
 }
@@ -160,6 +163,7 @@ static int take_option(int c, const char *arg, cli_opts *o)
     case LO_WEIGHTS_AS_GIVEN: o->weights_as_given = 1; break;
     case LO_JSON: o->json = 1; break;
     case LO_STRICT: cli_read_flags |= PB_BVH_READ_STRICT; break;
+    case LO_VELOCITY: cli_velocity_csv = arg; break;
     case LO_EULER:
         if (strcmp(arg, "source") == 0)
             cli_euler_mode = PB_BVH_EULER_SOURCE;

@@ -35,6 +35,10 @@ static const char usage[] =
     "                     clip is not cyclic when a joint turns from the last\n"
     "                     frame to the first by more than 3 times the largest\n"
     "                     frame-to-frame turn and more than 5 degrees\n"
+    "      --velocity-csv FILE\n"
+    "                     also write FILE: 'frame,time,<joint>...' then, per\n"
+    "                     output frame, each joint's angular speed (degrees per\n"
+    "                     second) of the resampled curve (one input only)\n"
     "      --strict       a 'Frames:' count that disagrees with the data lines is\n"
     "                     an error (default: a warning; the data lines count)\n"
     "      --euler MODE   which of the equivalent Euler triples is written:\n"
@@ -73,6 +77,10 @@ static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned 
     if ((flags & PB_CLIP_LOOP) ? cli_resample_loop(src, fps, &dst, jb->in)
                                : cli_resample(src, fps, flags, &dst, jb->in))
         return -1;
+    if (cli_velocity_csv && cli_velocity_write(src, fps, flags, jb->in)) {
+        pb_bvh_free(&dst);
+        return -1;
+    }
     pb_bvh_write_opts wo = {
         .euler = cli_euler_mode, .progress = cli_progress_frames, .progress_ctx = fp};
     int rc = cli_write(jb->out, &dst, &wo);
@@ -283,6 +291,8 @@ static int check_args(const cli_opts *o)
         return cli_usage_error(o->cmd, "-o OUT is required");
     if (o->fps == 0.0)
         return cli_usage_error(o->cmd, "--fps N is required");
+    if (cli_velocity_csv && o->num_inputs != 1)
+        return cli_usage_error(o->cmd, "--velocity-csv takes one input, not %zu", o->num_inputs);
     return cli_check_dash(o, 1);
 }
 
@@ -290,7 +300,8 @@ int cmd_resample(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv,
-                       OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS | OPT_STRICT | OPT_EULER,
+                       OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS | OPT_STRICT | OPT_EULER |
+                           OPT_VELOCITY,
                        usage, &o);
     if (rc != CLI_OK || (rc = check_args(&o)) != CLI_OK)
         return CLI_EXIT(rc);

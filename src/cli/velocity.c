@@ -1,0 +1,95 @@
+/* resample --velocity-csv: the angular speed of every joint at every output
+ * frame, as the resample's Catmull-Rom defines it, for users to plot. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char *cli_velocity_csv;
+
+/* One CSV: "frame,time,J1,J2,..." then per output frame its index, time in
+ * seconds and each joint's angular speed in degrees per second (|omega| of
+ * pb_clip_resample's velocity). Written directly to path. */
+static int write_csv(const char *path, const pb_bvh *src, size_t frames, double frame_time,
+                     const float *vx, const float *vy, const float *vz)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    const size_t J = src->num_joints;
+    fputs("frame,time", f);
+    for (size_t j = 0; j < J; j++) {
+        /* a name with a comma or quote is quoted, quotes doubled */
+        const char *n = src->joints[j].name;
+        if (strpbrk(n, ",\"")) {
+            fputs(",\"", f);
+            for (const char *c = n; *c; c++) {
+                if (*c == '"')
+                    fputc('"', f);
+                fputc(*c, f);
+            }
+            fputc('"', f);
+        } else {
+            fprintf(f, ",%s", n);
+        }
+    }
+    fputc('\n', f);
+    const double deg = 180.0 / 3.14159265358979323846;
+    for (size_t g = 0; g < frames; g++) {
+        fprintf(f, "%zu,%.9g", g, (double)g * frame_time);
+        for (size_t j = 0; j < J; j++) {
+            size_t i = g * J + j;
+            double w = sqrt((double)vx[i] * vx[i] + (double)vy[i] * vy[i] + (double)vz[i] * vz[i]);
+            fprintf(f, ",%.6g", w * deg);
+        }
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        cli_error("%s: write error: %s", path, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char *path)
+{
+    pb_clip sc = cli_clip_of(src);
+    size_t frames = pb_clip_resample_frames(&sc, fps, flags);
+    size_t n = frames * src->num_joints;
+    if (frames == 0 || n / frames != src->num_joints) {
+        cli_error("%s: cannot resample to %g fps", path, fps);
+        return -1;
+    }
+    /* the clip again, with its velocity (the rotations are the resample's) */
+    float *mem = malloc(10 * n * sizeof *mem);
+    if (!mem) {
+        cli_error("%s: out of memory for the velocities", path);
+        return -1;
+    }
+    pb_clip dc;
+    memset(&dc, 0, sizeof dc);
+    dc.frames = frames;
+    dc.joints = src->num_joints;
+    float *a[10];
+    for (int k = 0; k < 10; k++)
+        a[k] = mem + (size_t)k * n;
+    dc.rot = (pb_quats){a[0], a[1], a[2], a[3]};
+    dc.pos = (pb_vec3s){a[4], a[5], a[6]};
+    pb_clip_vel vel;
+    memset(&vel, 0, sizeof vel);
+    vel.rot = (pb_vec3s){a[7], a[8], a[9]};
+    pb_status st = pb_clip_resample(&sc, fps, flags, &dc, &vel);
+    int rc = -1;
+    if (st != PB_OK)
+        cli_report_status(path, "velocity", st);
+    else
+        rc = write_csv(cli_velocity_csv, src, frames, dc.frame_time, a[7], a[8], a[9]);
+    free(mem);
+    return rc;
+}
