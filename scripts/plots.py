@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Draws the README's figures (SVG, in docs/) from one run on this machine.
+
+    /usr/bin/python3 scripts/plots.py [--build BUILD] [--out docs] [--bench-json FILE]
+
+Needs Debian's python3-numpy and python3-matplotlib (run it with /usr/bin/python3),
+a build with the CLI and the benchmark (meson setup BUILD -Dbench=enabled).
+
+1. docs/angular_speed.svg: the angular speed of three joints of the shipped clip
+   resampled 120 -> 480 fps, by posebatch (quaternion Catmull-Rom, the CLI's
+   --velocity-csv) next to linear interpolation of the Euler channels (speed from
+   consecutive output frames): the spikes users see at +-180 wraps and keys.
+2. docs/backends_1024.svg: ns per unit at 1024 joints for every kernel and
+   backend, with the naive and scalar baselines (posebatch-bench JSON).
+3. docs/joints_scaling.svg: ns per unit against the number of joints (16 .. 16384)
+   for the main kernels, dispatch's backend and scalar: the small-skeleton cost.
+With --bench-json the benchmark is not run (its JSON is read instead).
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+CLIP = os.path.join(TOP, "data", "cmu_01_03.bvh")
+
+
+# ---------------------------------------------------------------- BVH text
+def read_bvh(path):
+    """Joints (name, rotation axes in channel order, rotation columns) and the
+    data lines as an array (frames x channels), the frame time."""
+    joints, col = [], 0
+    with open(path) as f:
+        lines = f.read().splitlines()
+    i = 0
+    name = None
+    while i < len(lines):
+        t = lines[i].split()
+        if t and t[0] in ("ROOT", "JOINT"):
+            name = " ".join(t[1:])
+        elif t and t[0] == "CHANNELS":
+            chans = t[2:]
+            axes = [c[0].lower() for c in chans if c.lower().endswith("rotation")]
+            cols = [col + k for k, c in enumerate(chans) if c.lower().endswith("rotation")]
+            joints.append((name, axes, cols))
+            col += len(chans)
+        elif t and t[0] == "MOTION":
+            break
+        i += 1
+    frame_time = float(lines[i + 2].split(":")[1])
+    data = np.array([[float(v) for v in ln.split()] for ln in lines[i + 3:] if ln.strip()])
+    return joints, data, frame_time
+
+
+def euler_quat(axes, deg):
+    """q = q_a0(deg0) q_a1(deg1) q_a2(deg2) for arrays of angles (n x 3): (n x 4) wxyz."""
+    q = np.zeros((deg.shape[0], 4))
+    q[:, 0] = 1.0
+    for k, a in enumerate(axes):
+        h = np.radians(deg[:, k]) / 2
+        e = np.zeros_like(q)
+        e[:, 0] = np.cos(h)
+        e[:, 1 + "xyz".index(a)] = np.sin(h)
+        w1, x1, y1, z1 = q.T
+        w2, x2, y2, z2 = e.T
+        q = np.stack([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+                      w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                      w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                      w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2], axis=1)
+    return q
+
+
+def speed_linear_euler(axes, cols, data, frame_time, fps, frames):
+    """Degrees per second between consecutive output frames of a linear
+    interpolation of the Euler channels."""
+    t = np.arange(frames) / fps
+    s = np.clip(t / frame_time, 0, data.shape[0] - 1)
+    f0 = np.minimum(np.floor(s).astype(int), data.shape[0] - 2)
+    u = (s - f0)[:, None]
+    ang = data[f0][:, cols] * (1 - u) + data[f0 + 1][:, cols] * u
+    q = euler_quat(axes, ang)
+    d = np.abs(np.sum(q[1:] * q[:-1], axis=1)).clip(0, 1)
+    w = np.degrees(2 * np.arccos(d)) * fps
+    return np.concatenate([[w[0]], w])
+
+
+def plot_speed(build, out):
+    cli = os.path.join(build, "src", "cli", "posebatch")
+    fps = 480.0
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = os.path.join(tmp, "v.csv")
+        subprocess.run([cli, "resample", CLIP, "-o", os.devnull, "--fps", str(fps),
+                        "--velocity-csv", csv_path], check=True)
+        with open(csv_path) as f:
+            rows = list(csv.reader(f))
+    head, body = rows[0], np.array(rows[1:], dtype=float)
+    joints, data, frame_time = read_bvh(CLIP)
+    frames = body.shape[0]
+    t = body[:, 1]
+    lin = {}
+    for name, axes, cols in joints:
+        if len(axes) == 3:
+            lin[name] = speed_linear_euler(axes, cols, data, frame_time, fps, frames)
+    # the three joints whose linear-Euler speed spikes most above posebatch's
+    # (after the first source frames: the clip starts with a T-pose frame)
+    skip = int(2 * frame_time * fps) + 1
+    # (limbs and spine: the finger and toe tracks of this clip are noise)
+    limbs = [n for n in lin if not any(s in n for s in ("Finger", "Thumb", "Toe", "Hand"))]
+    ratio = {n: lin[n][skip:] / (body[skip:, head.index(n)] + 10.0) for n in limbs}
+    pick = sorted(ratio, key=lambda n: np.max(ratio[n]), reverse=True)[:3]
+    fig, axs = plt.subplots(len(pick), 1, figsize=(9, 2.4 * len(pick)))
+    for ax, n in zip(axs, pick):
+        k = skip + int(np.argmax(ratio[n]))
+        lo = max(skip, k - int(0.75 * fps))
+        hi = min(frames, k + int(0.75 * fps))
+        ax.plot(t[lo:hi], lin[n][lo:hi], color="#c44", lw=1,
+                label="linear Euler channels")
+        ax.plot(t[lo:hi], body[lo:hi, head.index(n)], color="#246", lw=1.4,
+                label="posebatch Catmull-Rom")
+        ax.set_ylabel(f"{n}\ndeg/s")
+        ax.set_yscale("symlog", linthresh=100)
+        ax.grid(alpha=0.3)
+        ax.set_xlabel("time (s)")
+    axs[0].legend(loc="upper right", fontsize=8)
+    fig.suptitle("Angular speed, CMU 01_03 resampled 120 -> 480 fps", fontsize=11)
+    fig.tight_layout()
+    path = os.path.join(out, "angular_speed.svg")
+    fig.savefig(path)
+    plt.close(fig)
+    return path, pick
+
+
+# --------------------------------------------------------------- benchmark
+def run_bench(build, json_path):
+    exe = os.path.join(build, "bench", "posebatch-bench")
+    cmd = [exe, "--benchmark_min_time=0.05", "--benchmark_format=json",
+           f"--benchmark_out={json_path}", "--benchmark_out_format=json"]
+    if shutil.which("taskset"):
+        cmd = ["taskset", "-c", "1"] + cmd
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def load_bench(json_path):
+    """{(kernel, backend, joints): ns per unit} from items_per_second."""
+    with open(json_path) as f:
+        d = json.load(f)
+    r = {}
+    for b in d["benchmarks"]:
+        if b.get("run_type") != "iteration" or "items_per_second" not in b:
+            continue
+        parts = b["run_name"].split("/")
+        if len(parts) < 3:
+            continue
+        r[(parts[0], parts[1], int(parts[2]))] = 1e9 / b["items_per_second"]
+    return r, d.get("context", {})
+
+
+BACKENDS = ["naive", "scalar", "sse41", "avx2", "avx512", "neon"]
+COLORS = {"naive": "#999", "scalar": "#c84", "sse41": "#6a6", "avx2": "#36c",
+          "avx512": "#825", "neon": "#3aa"}
+
+
+def plot_backends(r, ctx, out):
+    kernels = sorted({k for (k, b, n) in r if n == 1024})
+    have = [b for b in BACKENDS if any((k, b, 1024) in r for k in kernels)]
+    fig, ax = plt.subplots(figsize=(11, 4.2))
+    width = 0.8 / len(have)
+    for i, b in enumerate(have):
+        xs = [j + i * width for j, k in enumerate(kernels) if (k, b, 1024) in r]
+        ys = [r[(k, b, 1024)] for k in kernels if (k, b, 1024) in r]
+        ax.bar(xs, ys, width, label=b, color=COLORS.get(b))
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(kernels))])
+    ax.set_xticklabels(kernels, rotation=35, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("ns per unit (log)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, ncol=len(have))
+    ax.set_title(f"1024 joints, one core of {ctx.get('num_cpus', '?')}-CPU host "
+                 f"({ctx.get('mhz_per_cpu', '?')} MHz), posebatch-bench", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(out, "backends_1024.svg")
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_scaling(r, out):
+    main = ["quat_catmull_rom", "nlerp", "average_raw_ref", "pose_blend", "resample"]
+    best = [b for b in ("avx512", "avx2", "sse41", "neon")
+            if any(k[1] == b for k in r)][:1] or ["scalar"]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    cmap = plt.get_cmap("tab10")
+    for i, k in enumerate(main):
+        for b, style in ((best[0], "-"), ("scalar", ":")):
+            pts = sorted((n, v) for (kk, bb, n), v in r.items() if kk == k and bb == b)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker=".",
+                        color=cmap(i), label=f"{k} ({b})")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.axvspan(20, 100, color="#eee", zorder=0)
+    ax.text(22, ax.get_ylim()[1] * 0.7, "real skeletons", fontsize=8, color="#666")
+    ax.set_xlabel("joints per call")
+    ax.set_ylabel("ns per unit (log)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    path = os.path.join(out, "joints_scaling.svg")
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(TOP, "build-rel"))
+    ap.add_argument("--out", default=os.path.join(TOP, "docs"))
+    ap.add_argument("--bench-json")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    path, pick = plot_speed(a.build, a.out)
+    print(f"{path}: joints {', '.join(pick)}")
+    json_path = a.bench_json
+    if not json_path:
+        json_path = os.path.join(a.out, "bench.json")
+        run_bench(a.build, json_path)
+    r, ctx = load_bench(json_path)
+    if not r:
+        sys.exit(f"plots: no benchmark results in {json_path}")
+    print(plot_backends(r, ctx, a.out))
+    print(plot_scaling(r, a.out))
+
+
+if __name__ == "__main__":
+    main()
