@@ -178,6 +178,9 @@ Test(bvh_read, duplicate_names_warn)
     cr_assert_eq(b.joints[1].line, 6);
     cr_assert_eq(b.joints[0].line, 2);
     pb_bvh_free(&b);
+    /* For callers that match joints by name: an error at the repeat. */
+    expect_err(t, strlen(t), PB_BVH_READ_UNIQUE_NAMES, PB_BVH_ERR_SYNTAX, 6,
+               "joint name 'Hips' is already used at line 2 (names must be unique)");
     free(t);
 }
 

@@ -200,61 +200,12 @@ static int skeleton_diff(const pb_bvh *a, const pb_bvh *b, char *msg, size_t siz
     return 0;
 }
 
-typedef struct named {
-    const char *name;
-    size_t index;
-} named;
-
-static int by_name(const void *pa, const void *pb)
-{
-    const named *a = pa, *b = pb;
-    int c = strcmp(a->name, b->name);
-    return c ? c : (a->index > b->index) - (a->index < b->index);
-}
-
-/* Joints are matched by name, so a name used twice is an error: the
- * repeat that comes first in the file is reported with both lines.
- * O(J log J). Returns 0 when every name is unique. */
-static int refuse_duplicate_names(const pb_bvh *b, const char *path)
-{
-    size_t J = b->num_joints;
-    if (J < 2)
-        return 0;
-    named *v = malloc(J * sizeof *v);
-    if (!v) {
-        cli_error("out of memory");
-        return -1;
-    }
-    for (size_t j = 0; j < J; j++)
-        v[j] = (named){b->joints[j].name, j};
-    qsort(v, J, sizeof *v, by_name);
-    /* Sorted by (name, index): a group's first entry is the name's first use,
-     * the next one its first repeat. */
-    size_t first = 0, second = J, g = 0;
-    for (size_t i = 1; i < J; i++) {
-        if (strcmp(v[i].name, v[g].name) != 0)
-            g = i;
-        else if (i == g + 1 && v[i].index < second) {
-            first = v[g].index;
-            second = v[i].index;
-        }
-    }
-    free(v);
-    if (second == J)
-        return 0;
-    cli_error("%s: joint name '%s' appears twice (lines %ld and %ld); blend matches joints "
-              "by name",
-              path, b->joints[first].name, b->joints[first].line, b->joints[second].line);
-    return -1;
-}
-
 static int load_inputs(blend_job *b)
 {
     int bad = 0;
     for (size_t i = 0; i < b->k; i++) {
-        if (cli_load(b->paths[i], 1, &b->src[i]) != 0)
-            bad = 1;
-        else if (refuse_duplicate_names(&b->src[i], b->paths[i]))
+        /* joints are matched by name: a name used twice is an error */
+        if (cli_load_flags(b->paths[i], 1, PB_BVH_READ_UNIQUE_NAMES, &b->src[i]) != 0)
             bad = 1;
     }
     for (size_t i = 1; i < b->k && !bad; i++) {

@@ -107,6 +107,8 @@ int cli_load(const char *path, int require_frames, pb_bvh *out);
 /* The same without the motion (PB_BVH_READ_HEADER_ONLY: num_frames is
  * counted, no frame is kept): for describing a file. */
 int cli_load_header(const char *path, pb_bvh *out);
+/* cli_load with more reader flags (PB_BVH_READ_*). */
+int cli_load_flags(const char *path, int require_frames, unsigned flags, pb_bvh *out);
 /* Reports a failed pb_* call for a file. */
 void cli_report_status(const char *path, const char *what, pb_status st);
 void cli_report_bvh(const char *path, const pb_bvh_error *err);

@@ -144,6 +144,11 @@ int cli_load(const char *path, int require_frames, pb_bvh *out)
     return load(path, require_frames, 0u, out);
 }
 
+int cli_load_flags(const char *path, int require_frames, unsigned flags, pb_bvh *out)
+{
+    return load(path, require_frames, flags, out);
+}
+
 int cli_load_header(const char *path, pb_bvh *out)
 {
     return load(path, 0, PB_BVH_READ_HEADER_ONLY, out);

@@ -494,31 +494,45 @@ static int by_name(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Joint names used more than once: a warning naming both lines. (Commands
- * that match joints by name make them an error themselves.) */
-static void warn_duplicate_names(parser *P, const pb_bvh *b)
+/* Joint names used more than once: a warning naming both lines, or with
+ * PB_BVH_READ_UNIQUE_NAMES an error at the first repeat in the file. */
+static pb_bvh_code check_duplicate_names(parser *P, const pb_bvh *b)
 {
-    if (!P->opts || !P->opts->warn || b->num_joints < 2)
-        return;
+    const int unique = P->opts && (P->opts->flags & PB_BVH_READ_UNIQUE_NAMES);
+    if (b->num_joints < 2 || (!unique && (!P->opts || !P->opts->warn)))
+        return PB_BVH_OK;
     named *idx = malloc(b->num_joints * sizeof *idx);
     if (!idx)
-        return;
+        return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, 0, "out of memory");
     for (size_t j = 0; j < b->num_joints; j++)
         idx[j] = (named){b->joints[j].name, j};
     qsort(idx, b->num_joints, sizeof *idx, by_name);
-    size_t count = 0;
+    size_t count = 0, first = 0, second = b->num_joints;
     char b1[48];
     for (size_t k = 1; k < b->num_joints; k++) {
         const pb_bvh_joint *x = &b->joints[idx[k - 1].index], *y = &b->joints[idx[k].index];
         if (strcmp(x->name, y->name) != 0)
             continue;
-        if (++count <= MAX_WARNINGS)
+        if (unique) {
+            if (idx[k].index < second) {
+                first = idx[k - 1].index;
+                second = idx[k].index;
+            }
+        } else if (++count <= MAX_WARNINGS) {
             warn(P, "line %ld: joint name '%s' is already used at line %ld", y->line,
                  bvh_show(y->name, strlen(y->name), b1), x->line);
+        }
     }
+    free(idx);
     if (count > MAX_WARNINGS)
         warn(P, "%zu more duplicate joint names", count - MAX_WARNINGS);
-    free(idx);
+    if (unique && second < b->num_joints) {
+        const pb_bvh_joint *x = &b->joints[first], *y = &b->joints[second];
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, y->line,
+                           "joint name '%s' is already used at line %ld (names must be unique)",
+                           bvh_show(y->name, strlen(y->name), b1), x->line);
+    }
+    return PB_BVH_OK;
 }
 
 /* Data lines that hold anything but whitespace from p to end: an upper bound
@@ -810,7 +824,11 @@ pb_bvh_code pb_bvh_read_memory_with(const char *data, size_t size, const pb_bvh_
     P.pool = NULL;
     P.name_off = NULL;
 
-    warn_duplicate_names(&P, out);
+    rc = check_duplicate_names(&P, out);
+    if (rc) {
+        pb_bvh_free(out);
+        return rc;
+    }
     size_t frames = 0;
     long frames_line = 0;
     rc = parse_motion_header(&P, &frames, &out->frame_time, &frames_line);

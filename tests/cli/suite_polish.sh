@@ -41,7 +41,7 @@ l2=$(grep -n 'JOINT RightUpLeg' "$T/dup.bvh" | sed -n 2p | cut -d: -f1)
 check "fixture: RightUpLeg twice" test -n "$l1" -a -n "$l2"
 expect "blend a clip with a repeated joint name" 1 blend "$T/a.bvh" "$T/dup.bvh" --weights 0.5,0.5 -o "$T/x.bvh"
 check "the message names the file, the joint and both lines" \
-  grep -q "^posebatch: $T/dup.bvh: joint name 'RightUpLeg' appears twice (lines $l1 and $l2)" "$T/err"
+  grep -q "^posebatch: $T/dup.bvh: line $l2: joint name 'RightUpLeg' is already used at line $l1 (names must be unique)" "$T/err"
 expect "repeated names in the first input too" 1 blend "$T/dup.bvh" "$T/dup.bvh" --weights 0.5,0.5 -o "$T/x.bvh"
 check "no output with repeated names" test ! -e "$T/x.bvh"
 
