@@ -449,7 +449,9 @@ PB_API int pb_io_unlink_temporaries(void);
  * LINEAR / STEP / CUBICSPLINE). Accessors of samplers are decoded to float:
  * FLOAT, or (rotations and weights, as glTF 2.0 allows) normalized
  * BYTE / UNSIGNED_BYTE / SHORT / UNSIGNED_SHORT (c / 127 clamped to -1, c / 255,
- * c / 32767 clamped, c / 65535); sparse accessors are applied; byteStride is
+ * c / 32767 clamped, c / 65535; rotation keys whose norm is off 1 by more
+ * than 1e-6, as quantized ones are, are renormalised, so that slerp gets unit
+ * keys); sparse accessors are applied; byteStride is
  * honoured. Key times must be finite and strictly increasing; output counts
  * must match (x 3 for CUBICSPLINE). Buffers: GLB's BIN chunk, data: URIs
  * (base64), or files relative to the .gltf's directory (percent-decoded).
@@ -593,8 +595,9 @@ PB_API pb_bvh_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_bvh_erro
  * and joints with an animated translation, "Zrotation Yrotation Xrotation"
  * for the others (R = Rz Ry Rx). Motion: animation `anim` sampled at
  * frame_time steps from its t_min (frame_time <= 0: its "bvh_frame_time"
- * extras, else the key interval of its sampler with the most keys when those
- * are uniform, else 1/30 s); without animations one frame of the rest pose. */
+ * extras, else the median key interval of its sampler with the most keys,
+ * else 1/30 s); without animations one frame of the rest pose. Scales are
+ * not represented in BVH and are dropped. */
 PB_API pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
                                   pb_bvh *out, pb_bvh_error *err);
 /* The skin to convert: 0 for a file with one skin, -1 for none or several. */

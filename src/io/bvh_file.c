@@ -1,4 +1,5 @@
-/* BVH file output. What is at the output path decides how it is written:
+/* File output (BVH, and glTF through pb_io_write_file_cb: any writer that
+ * writes to a FILE *). What is at the output path decides how it is written:
  *   nothing            a new file, created atomically (below);
  *   a regular file     replaced atomically, if the caller may write to it
  *                      (faccessat W_OK, effective ids): a file it could not
@@ -24,6 +25,7 @@
 
 #include "bvh_internal.h"
 #include "bvh_tmp.h"
+#include "gltf_internal.h" /* pb_io_write_file_cb, pb_io_writer */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -181,8 +183,8 @@ static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
 }
 
 /* A character device or FIFO: written through, no temporary, no rename. */
-static pb_bvh_code write_through(const char *path, const target *t, const pb_bvh *b,
-                                 const pb_bvh_write_opts *opts, pb_bvh_error *err)
+static pb_bvh_code write_through(const char *path, const target *t, pb_io_writer fn, void *ctx,
+                                 pb_bvh_error *err)
 {
     int fd = open(t->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
@@ -193,7 +195,7 @@ static pb_bvh_code write_through(const char *path, const target *t, const pb_bvh
         close(fd);
         return io_err(err, path, "%s", strerror(e));
     }
-    pb_bvh_code rc = pb_bvh_write_stream_with(f, b, opts, err);
+    pb_bvh_code rc = fn(f, ctx, err);
     if (fclose(f) != 0 && rc == PB_BVH_OK)
         rc = io_err(err, path, "close failed: %s", strerror(errno));
     return rc;
@@ -248,8 +250,8 @@ static pb_bvh_code tmp_err(pb_bvh_error *err, const char *path, const target *t,
     return io_err(err, path, "cannot create a temporary file next to it: %s", strerror(e));
 }
 
-static pb_bvh_code write_atomic(const char *path, const target *t, const pb_bvh *b,
-                                const pb_bvh_write_opts *opts, pb_bvh_error *err)
+static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer fn, void *ctx,
+                                pb_bvh_error *err)
 {
     if (t->kind == T_REGULAR && faccessat(AT_FDCWD, t->path, W_OK, AT_EACCESS) != 0)
         return io_err(err, path, "cannot write to it: %s; not replaced", strerror(errno));
@@ -297,7 +299,7 @@ static pb_bvh_code write_atomic(const char *path, const target *t, const pb_bvh 
         rc = io_err(err, path, "%s", strerror(errno));
         close(fd);
     } else {
-        rc = pb_bvh_write_stream_with(f, b, opts, err);
+        rc = fn(f, ctx, err);
         if (rc == PB_BVH_OK && fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP)
             rc = io_err(err, path, "fsync failed: %s", strerror(errno));
         if (fclose(f) != 0 && rc == PB_BVH_OK)
@@ -315,9 +317,36 @@ static pb_bvh_code write_atomic(const char *path, const target *t, const pb_bvh 
     return rc;
 }
 
+pb_bvh_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb_bvh_error *err)
+{
+    if (path[strlen(path) - 1] == '/')
+        return io_err(err, path, "is a directory");
+    target t;
+    pb_bvh_code rc = resolve(path, &t, err);
+    if (rc)
+        return rc;
+    if (t.kind == T_STREAM)
+        rc = write_through(path, &t, fn, ctx, err);
+    else
+        rc = write_atomic(path, &t, fn, ctx, err);
+    free(t.path);
+    return rc;
+}
+
 pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *b, pb_bvh_error *err)
 {
     return pb_bvh_write_file_with(path, b, NULL, err);
+}
+
+typedef struct bvh_write_ctx {
+    const pb_bvh *b;
+    const pb_bvh_write_opts *opts;
+} bvh_write_ctx;
+
+static pb_bvh_code write_bvh(FILE *f, void *ctx, pb_bvh_error *err)
+{
+    const bvh_write_ctx *c = ctx;
+    return pb_bvh_write_stream_with(f, c->b, c->opts, err);
 }
 
 pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *b, const pb_bvh_write_opts *opts,
@@ -329,16 +358,6 @@ pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *b, const pb_b
     pb_bvh_code rc = bvh_validate(b, err);
     if (rc)
         return rc;
-    if (path[strlen(path) - 1] == '/')
-        return io_err(err, path, "is a directory");
-    target t;
-    rc = resolve(path, &t, err);
-    if (rc)
-        return rc;
-    if (t.kind == T_STREAM)
-        rc = write_through(path, &t, b, opts, err);
-    else
-        rc = write_atomic(path, &t, b, opts, err);
-    free(t.path);
-    return rc;
+    bvh_write_ctx c = {b, opts};
+    return pb_io_write_file_cb(path, write_bvh, &c, err);
 }

@@ -1,0 +1,527 @@
+/* BVH <-> glTF: a BVH skeleton as glTF nodes with one animation
+ * (pb_gltf_from_bvh), and a glTF skin or node hierarchy as a BVH clip sampled
+ * from one animation (pb_gltf_to_bvh). */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#define PB_GLTF_JSON 1
+#include "gltf_internal.h"
+#include "bvh_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pb_bvh_code nomem(pb_bvh_error *err)
+{
+    return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+}
+
+long pb_gltf_default_skin(const pb_gltf *g)
+{
+    return g && g->num_skins == 1 ? 0 : -1;
+}
+
+/* ---- BVH -> glTF ---- */
+
+static json_t *vec_json(const float *v, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_real((double)v[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* The document: nodes (joints, then end sites), scene, empty sampler
+ * objects for the writer to fill. Children of joint j: its joints and end
+ * sites in file order. */
+static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
+{
+    size_t J = b->num_joints, E = b->num_end_sites;
+    json_t *root = json_pack("{s:{s:s,s:s}}", "asset", "version", "2.0", "generator",
+                             "posebatch");
+    json_t *nodes = json_array(), *roots = json_array();
+    if (!root || !nodes || !roots || json_object_set_new(root, "nodes", nodes)) {
+        json_decref(root);
+        json_decref(roots);
+        return NULL;
+    }
+    int bad = 0;
+    for (size_t j = 0; j < J && !bad; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        json_t *n = json_object(), *ch = json_array(), *ex = json_object(), *kids = json_array();
+        bad = !n || !ch || !ex || !kids;
+        for (int c = 0; c < jt->num_channels && !bad; c++)
+            bad = json_array_append_new(ch, json_string(bvh_channel_names[jt->channels[c]]));
+        /* children in file order: joints k > j with parent j, end sites at
+         * their child_index (before the joint child of that index) */
+        size_t jc = 0;
+        for (size_t k = j + 1; k <= J && !bad; k++) {
+            int child = k < J && b->joints[k].parent == (int32_t)j;
+            if (!child && k < J)
+                continue;
+            for (size_t e = 0; e < E && !bad; e++)
+                if (b->end_sites[e].parent == (int32_t)j && b->end_sites[e].child_index == jc)
+                    bad = json_array_append_new(kids, json_integer((json_int_t)(J + e)));
+            if (child) {
+                bad = bad || json_array_append_new(kids, json_integer((json_int_t)k));
+                jc++;
+            }
+        }
+        bad = bad || json_object_set_new(n, "name", json_string(jt->name)) ||
+              json_object_set_new(n, "translation", vec_json(jt->offset, 3)) ||
+              json_object_set_new(ex, "bvh_channels", ch) ||
+              json_object_set_new(n, "extras", ex);
+        if (!bad && json_array_size(kids))
+            bad = json_object_set_new(n, "children", kids);
+        else
+            json_decref(kids);
+        bad = bad || json_array_append_new(nodes, n);
+        if (!bad && jt->parent < 0)
+            bad = json_array_append_new(roots, json_integer((json_int_t)j));
+    }
+    for (size_t e = 0; e < E && !bad; e++) {
+        const pb_bvh_end_site *es = &b->end_sites[e];
+        const char *pn = b->joints[es->parent].name;
+        size_t len = strlen(pn);
+        char *name = malloc(len + 5);
+        if (!name) {
+            bad = 1;
+            break;
+        }
+        memcpy(name, pn, len);
+        memcpy(name + len, "_End", 5);
+        json_t *n = json_pack("{s:s,s:o,s:{s:b}}", "name", name, "translation",
+                              vec_json(es->offset, 3), "extras", "bvh_end_site", 1);
+        free(name);
+        bad = !n || json_array_append_new(nodes, n);
+    }
+    bad = bad || json_object_set_new(root, "scene", json_integer(0)) ||
+          json_object_set_new(root, "scenes", json_pack("[{s:o}]", "nodes", roots));
+    roots = NULL;
+    if (!bad && num_channels_anim) {
+        json_t *ch = json_array(), *sm = json_array();
+        bad = !ch || !sm;
+        size_t s = 0;
+        for (size_t j = 0; j < J && !bad; j++) {
+            int has_pos = 0;
+            for (int c = 0; c < b->joints[j].num_channels; c++)
+                has_pos |= b->joints[j].channels[c] <= PB_BVH_ZPOS;
+            bad = json_array_append_new(ch, json_pack("{s:i,s:{s:i,s:s}}", "sampler", (int)s++,
+                                                      "target", "node", (int)j, "path",
+                                                      "rotation")) ||
+                  json_array_append_new(sm, json_object());
+            if (has_pos && !bad)
+                bad = json_array_append_new(ch, json_pack("{s:i,s:{s:i,s:s}}", "sampler",
+                                                          (int)s++, "target", "node", (int)j,
+                                                          "path", "translation")) ||
+                      json_array_append_new(sm, json_object());
+        }
+        json_t *anim = bad ? NULL
+                           : json_pack("{s:s,s:o,s:o,s:{s:f}}", "name", "bvh", "channels", ch,
+                                       "samplers", sm, "extras", "bvh_frame_time", b->frame_time);
+        if (!anim)
+            bad = 1;
+        else
+            bad = json_object_set_new(root, "animations", json_pack("[o]", anim));
+    }
+    json_decref(roots);
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+pb_bvh_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!b || !out)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "bvh or out is NULL");
+    pb_bvh_code rc = bvh_validate(b, err);
+    if (rc)
+        return rc;
+    size_t J = b->num_joints, F = b->num_frames, E = b->num_end_sites;
+    pb_gltf g = {0};
+    gltf_priv *pv = gltf_priv_new(&g);
+    if (!pv)
+        return nomem(err);
+    size_t nch = 0;
+    for (size_t j = 0; j < J && F; j++) {
+        nch++;
+        for (int c = 0; c < b->joints[j].num_channels; c++)
+            if (b->joints[j].channels[c] <= PB_BVH_ZPOS) {
+                nch++;
+                break;
+            }
+    }
+    pv->root = bvh_doc(b, nch);
+    g.nodes = calloc(J + E + 1, sizeof *g.nodes);
+    if (!pv->root || !g.nodes)
+        goto oom;
+    g.num_nodes = J + E;
+    json_t *jn = json_object_get(pv->root, "nodes");
+    for (size_t i = 0; i < J + E; i++) {
+        pb_gltf_node *nd = &g.nodes[i];
+        json_t *o = json_array_get(jn, i), *kids = json_object_get(o, "children");
+        nd->name = json_string_value(json_object_get(o, "name"));
+        nd->parent = i < J ? b->joints[i].parent : b->end_sites[i - J].parent;
+        const float *off = i < J ? b->joints[i].offset : b->end_sites[i - J].offset;
+        memcpy(nd->translation, off, sizeof nd->translation);
+        nd->rotation[0] = 1.0f;
+        nd->scale[0] = nd->scale[1] = nd->scale[2] = 1.0f;
+        nd->mesh = nd->skin = -1;
+        size_t nk = json_array_size(kids);
+        int32_t *c = calloc(nk + 1, sizeof *c);
+        if (!c)
+            goto oom;
+        for (size_t k = 0; k < nk; k++)
+            c[k] = (int32_t)json_integer_value(json_array_get(kids, k));
+        nd->children = c;
+        nd->num_children = nk;
+    }
+    if (nch) {
+        pb_gltf_animation *a = g.animations = calloc(1, sizeof *g.animations);
+        pv->in_acc = calloc(1, sizeof *pv->in_acc);
+        pv->out_acc = calloc(1, sizeof *pv->out_acc);
+        if (!a || !pv->in_acc || !pv->out_acc)
+            goto oom;
+        g.num_animations = 1;
+        a->name = "bvh";
+        a->channels = calloc(nch, sizeof *a->channels);
+        a->samplers = calloc(nch, sizeof *a->samplers);
+        pv->in_acc[0] = malloc(nch * sizeof(int32_t));
+        pv->out_acc[0] = malloc(nch * sizeof(int32_t));
+        float *times = gltf_keep(pv, malloc(F * sizeof *times));
+        if (!a->channels || !a->samplers || !pv->in_acc[0] || !pv->out_acc[0] || !times)
+            goto oom;
+        a->num_channels = a->num_samplers = nch;
+        for (size_t f = 0; f < F; f++)
+            times[f] = (float)((double)f * b->frame_time);
+        size_t s = 0;
+        for (size_t j = 0; j < J; j++) {
+            int has_pos = 0;
+            for (int c = 0; c < b->joints[j].num_channels; c++)
+                has_pos |= b->joints[j].channels[c] <= PB_BVH_ZPOS;
+            for (int p = 0; p < 1 + has_pos; p++, s++) {
+                size_t comps = p ? 3 : 4;
+                float *o = gltf_keep(pv, malloc(F * comps * sizeof *o));
+                if (!o)
+                    goto oom;
+                for (size_t f = 0; f < F; f++) {
+                    size_t e = f * J + j;
+                    if (p) {
+                        o[3 * f] = b->pos_x[e], o[3 * f + 1] = b->pos_y[e], o[3 * f + 2] = b->pos_z[e];
+                    } else {
+                        double q[4] = {b->rot_w[e], b->rot_x[e], b->rot_y[e], b->rot_z[e]};
+                        double nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+                        if (!(nq > 0))
+                            q[0] = nq = 1.0;
+                        o[4 * f] = (float)(q[1] / nq), o[4 * f + 1] = (float)(q[2] / nq);
+                        o[4 * f + 2] = (float)(q[3] / nq), o[4 * f + 3] = (float)(q[0] / nq);
+                    }
+                }
+                a->channels[s] = (pb_gltf_channel){(int32_t)j, p ? PB_GLTF_TRANSLATION
+                                                                : PB_GLTF_ROTATION, (uint32_t)s, 0};
+                a->samplers[s] = (pb_gltf_sampler){PB_GLTF_LINEAR, F, times, comps, o};
+                pv->in_acc[0][s] = pv->out_acc[0][s] = -1;
+            }
+        }
+        gltf_anim_finish(a);
+    } else {
+        g.animations = calloc(1, sizeof *g.animations);
+        if (!g.animations)
+            goto oom;
+    }
+    g.skins = calloc(1, sizeof *g.skins);
+    if (!g.skins)
+        goto oom;
+    *out = g;
+    return PB_BVH_OK;
+oom:
+    pb_gltf_free(&g);
+    return nomem(err);
+}
+
+/* ---- glTF -> BVH ---- */
+
+static int channel_of(const char *s)
+{
+    for (int c = 0; c < 6; c++)
+        if (s && strcmp(s, bvh_channel_names[c]) == 0)
+            return c;
+    return -1;
+}
+
+/* A BVH-safe copy of a name: braces and control characters become '_',
+ * leading and trailing blanks dropped, empty -> "node<i>". */
+static size_t safe_name(const char *in, size_t index, char *out, size_t cap)
+{
+    while (*in == ' ' || *in == '\t')
+        in++;
+    size_t n = 0;
+    for (; *in && n + 1 < cap; in++)
+        out[n++] = (*in == '{' || *in == '}' || (unsigned char)*in < 0x20 || *in == 0x7f)
+                       ? '_' : *in;
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+        n--;
+    if (n == 0)
+        n = (size_t)snprintf(out, cap, "node%zu", index);
+    out[n] = '\0';
+    return n;
+}
+
+pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                           pb_bvh *out, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!g || !g->priv_ || !out)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "glTF or out is NULL");
+    if (skin >= (long)g->num_skins)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "skin %ld: the file has %zu skin%s", skin,
+                           g->num_skins, g->num_skins == 1 ? "" : "s");
+    if (g->num_animations && anim >= g->num_animations)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "animation %zu: the file has %zu", anim,
+                           g->num_animations);
+    const gltf_priv *pv = g->priv_;
+    json_t *jnodes = json_object_get(pv->root, "nodes");
+    size_t N = g->num_nodes;
+    if (N == 0)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "the file has no nodes");
+    pb_bvh b = {0};
+    pb_bvh_code rc = PB_BVH_OK;
+    signed char *in = calloc(N, 1);       /* 1 joint, 2 end site */
+    int32_t *idx = malloc(N * sizeof *idx); /* node -> joint / end site index */
+    size_t *stack = malloc(N * sizeof *stack), *order = malloc(N * sizeof *order);
+    float *vals = NULL;
+    if (!in || !idx || !stack || !order) {
+        rc = nomem(err);
+        goto done;
+    }
+    for (size_t i = 0; i < N; i++) {
+        json_t *ex = json_object_get(json_array_get(jnodes, i), "extras");
+        int end = json_is_true(json_object_get(ex, "bvh_end_site")) && !g->nodes[i].num_children;
+        in[i] = skin < 0 ? (signed char)(end ? 2 : 1) : 0;
+    }
+    if (skin >= 0)
+        for (size_t k = 0; k < g->skins[skin].num_joints; k++)
+            for (int32_t n = g->skins[skin].joints[k]; n >= 0 && !in[n]; n = g->nodes[n].parent)
+                in[n] = 1;
+    /* depth-first order; end sites only under a joint */
+    size_t nj = 0, ne = 0, sp = 0;
+    for (size_t r = N; r-- > 0;)
+        if (in[r] == 1 && (g->nodes[r].parent < 0 || !in[g->nodes[r].parent]))
+            stack[sp++] = r;
+    while (sp) {
+        size_t n = stack[--sp];
+        order[nj++] = n;
+        const pb_gltf_node *nd = &g->nodes[n];
+        for (size_t k = nd->num_children; k-- > 0;)
+            if (in[nd->children[k]] == 1)
+                stack[sp++] = (size_t)nd->children[k];
+    }
+    for (size_t i = 0; i < N; i++)
+        ne += in[i] == 2 && g->nodes[i].parent >= 0 && in[g->nodes[i].parent] == 1;
+    if (nj == 0 || nj > PB_BVH_MAX_JOINTS) {
+        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%zu joints (1 to %d can be written)", nj,
+                         PB_BVH_MAX_JOINTS);
+        goto done;
+    }
+    b.joints = calloc(nj, sizeof *b.joints);
+    b.end_sites = calloc(ne + 1, sizeof *b.end_sites);
+    size_t pool = 0;
+    for (size_t k = 0; k < nj; k++)
+        pool += strlen(g->nodes[order[k]].name) + 24;
+    b.name_pool_ = malloc(pool + 1);
+    if (!b.joints || !b.end_sites || !b.name_pool_) {
+        rc = nomem(err);
+        goto done;
+    }
+    b.num_joints = nj;
+    const pb_gltf_animation *a = g->num_animations ? &g->animations[anim] : NULL;
+    /* which nodes have an animated translation / rotation: channel index */
+    long *tch = malloc(N * sizeof *tch), *rch = malloc(N * sizeof *rch);
+    if (!tch || !rch) {
+        free(tch);
+        free(rch);
+        rc = nomem(err);
+        goto done;
+    }
+    for (size_t i = 0; i < N; i++)
+        tch[i] = rch[i] = -1;
+    for (size_t c = 0; a && c < a->num_channels; c++) {
+        if (a->channels[c].path == PB_GLTF_TRANSLATION)
+            tch[a->channels[c].node] = (long)c;
+        if (a->channels[c].path == PB_GLTF_ROTATION)
+            rch[a->channels[c].node] = (long)c;
+    }
+    size_t at = 0, first = 0;
+    for (size_t k = 0; k < nj; k++) {
+        size_t n = order[k];
+        idx[n] = (int32_t)k;
+        pb_bvh_joint *jt = &b.joints[k];
+        char *name = b.name_pool_ + at;
+        at += safe_name(g->nodes[n].name, n, name, pool + 1 - at) + 1;
+        jt->name = name;
+        int32_t p = g->nodes[n].parent;
+        jt->parent = p >= 0 && in[p] == 1 ? idx[p] : -1;
+        memcpy(jt->offset, g->nodes[n].translation, sizeof jt->offset);
+        json_t *ch = json_object_get(json_object_get(json_array_get(jnodes, n), "extras"),
+                                     "bvh_channels");
+        int cl[6], ncl = 0, ok = json_is_array(ch) && json_array_size(ch) <= 6;
+        unsigned seen = 0;
+        for (size_t c = 0; ok && c < json_array_size(ch); c++) {
+            int v = channel_of(json_string_value(json_array_get(ch, c)));
+            ok = v >= 0 && !(seen >> v & 1u);
+            if (ok) {
+                seen |= 1u << v;
+                cl[ncl++] = v;
+            }
+        }
+        if (!ok) {
+            static const int six[6] = {PB_BVH_XPOS, PB_BVH_YPOS, PB_BVH_ZPOS,
+                                       PB_BVH_ZROT, PB_BVH_YROT, PB_BVH_XROT};
+            int pos = jt->parent < 0 || tch[n] >= 0;
+            ncl = pos ? 6 : 3;
+            memcpy(cl, pos ? six : six + 3, (size_t)ncl * sizeof *cl);
+        }
+        int axes[3], nr = 0;
+        for (int c = 0; c < ncl; c++) {
+            jt->channels[c] = (uint8_t)cl[c];
+            if (cl[c] >= PB_BVH_XROT)
+                axes[nr++] = cl[c] - PB_BVH_XROT;
+        }
+        for (int ax = 0; ax < 3 && nr < 3; ax++) { /* missing axes appended */
+            int have = 0;
+            for (int c = 0; c < nr; c++)
+                have |= axes[c] == ax;
+            if (!have)
+                axes[nr++] = ax;
+        }
+        jt->num_channels = (uint8_t)ncl;
+        jt->num_rot = 0;
+        for (int c = 0; c < ncl; c++)
+            jt->num_rot = (uint8_t)(jt->num_rot + (cl[c] >= PB_BVH_XROT));
+        jt->rot_order = (uint8_t)pb_euler_order_from_axes(axes[0], axes[1], axes[2]);
+        jt->first_channel = (uint32_t)first;
+        first += (size_t)ncl;
+    }
+    b.num_channels = first;
+    /* end sites: after their parent's joint children that come before them */
+    for (size_t i = 0, e = 0; i < N; i++) {
+        int32_t p = g->nodes[i].parent;
+        if (in[i] != 2 || p < 0 || in[p] != 1)
+            continue;
+        uint32_t ci = 0;
+        for (size_t k = 0; k < g->nodes[p].num_children && g->nodes[p].children[k] != (int32_t)i; k++)
+            ci += in[g->nodes[p].children[k]] == 1;
+        b.end_sites[e].parent = idx[p];
+        b.end_sites[e].child_index = ci;
+        memcpy(b.end_sites[e].offset, g->nodes[i].translation, sizeof b.end_sites[e].offset);
+        e++;
+    }
+    b.num_end_sites = ne;
+    /* frames */
+    double ft = frame_time;
+    size_t F = 1;
+    if (a && !(ft > 0)) {
+        json_t *x = json_object_get(json_object_get(json_array_get(json_object_get(pv->root,
+                                                                                   "animations"),
+                                                                   anim),
+                                                    "extras"),
+                                    "bvh_frame_time");
+        if (json_is_number(x) && json_number_value(x) > 0)
+            ft = json_number_value(x);
+        else {
+            const pb_gltf_sampler *best = NULL;
+            for (size_t s = 0; s < a->num_samplers; s++)
+                if (!best || a->samplers[s].count > best->count)
+                    best = &a->samplers[s];
+            ft = 1.0 / 30.0;
+            if (best && best->count > 1) { /* its median key interval */
+                size_t m = best->count - 1;
+                double *d = malloc(m * sizeof *d);
+                if (!d) {
+                    rc = nomem(err);
+                    goto done2;
+                }
+                for (size_t k = 0; k < m; k++)
+                    d[k] = (double)best->input[k + 1] - best->input[k];
+                for (size_t i = 1; i < m; i++) /* insertion sort: key counts are small */
+                    for (size_t k = i; k > 0 && d[k - 1] > d[k]; k--) {
+                        double tmp = d[k];
+                        d[k] = d[k - 1];
+                        d[k - 1] = tmp;
+                    }
+                ft = d[m / 2];
+                free(d);
+            }
+        }
+    }
+    if (!(ft > 0) || !isfinite(ft))
+        ft = 1.0 / 30.0;
+    if (a) {
+        double nf = floor(((double)a->t_max - a->t_min) / ft + 1e-6) + 1;
+        if (!(nf * (double)nj <= (double)((size_t)1 << 28))) {
+            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%.0f frames of %zu joints are too many",
+                             nf, nj);
+            goto done2;
+        }
+        F = (size_t)nf;
+    }
+    b.frame_time = ft;
+    rc = bvh_alloc_motion(&b, F, 0);
+    if (rc) {
+        rc = nomem(err);
+        goto done2;
+    }
+    b.num_frames = F;
+    float *times = malloc(F * sizeof *times);
+    vals = a ? malloc(F * (a->num_values ? a->num_values : 1) * sizeof *vals) : NULL;
+    if (!times || (a && !vals)) {
+        free(times);
+        rc = nomem(err);
+        goto done2;
+    }
+    for (size_t f = 0; f < F; f++)
+        times[f] = (float)((a ? a->t_min : 0.0) + (double)f * ft);
+    if (a)
+        rc = pb_gltf_sample(g, anim, F, times, vals, err);
+    free(times);
+    for (size_t f = 0; f < F && !rc; f++)
+        for (size_t k = 0; k < nj; k++) {
+            size_t n = order[k], e = f * nj + k;
+            const pb_gltf_node *nd = &g->nodes[n];
+            const float *t = nd->translation, *q = NULL;
+            float rq[4];
+            if (tch[n] >= 0)
+                t = vals + f * a->num_values + a->channels[tch[n]].offset;
+            if (rch[n] >= 0)
+                q = vals + f * a->num_values + a->channels[rch[n]].offset;
+            else {
+                rq[0] = nd->rotation[1], rq[1] = nd->rotation[2], rq[2] = nd->rotation[3],
+                rq[3] = nd->rotation[0];
+                q = rq;
+            }
+            b.pos_x[e] = t[0], b.pos_y[e] = t[1], b.pos_z[e] = t[2];
+            b.rot_w[e] = q[3], b.rot_x[e] = q[0], b.rot_y[e] = q[1], b.rot_z[e] = q[2];
+        }
+done2:
+    free(tch);
+    free(rch);
+done:
+    free(in);
+    free(idx);
+    free(stack);
+    free(order);
+    free(vals);
+    if (rc) {
+        pb_bvh_free(&b);
+        return rc;
+    }
+    *out = b;
+    return PB_BVH_OK;
+}

@@ -1,0 +1,63 @@
+/* Pieces shared by the glTF reader, evaluator and writer (internal to
+ * src/io; the contract is include/posebatch/io.h), and the generic atomic
+ * file output of bvh_file.c that BVH and glTF share. */
+#ifndef PB_IO_GLTF_INTERNAL_H
+#define PB_IO_GLTF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "posebatch/io.h"
+
+/* Writes through fn (which writes the whole content to f, returns PB_BVH_OK
+ * or an error it has put in err) with the output-path rules of
+ * pb_bvh_write_file: atomic replace through a registered temporary,
+ * links followed, devices and FIFOs written through, others refused
+ * (bvh_file.c). */
+typedef pb_bvh_code (*pb_io_writer)(FILE *f, void *ctx, pb_bvh_error *err);
+pb_bvh_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb_bvh_error *err);
+
+#ifdef PB_GLTF_JSON /* jansson users only */
+#include <jansson.h>
+
+/* The private part of a pb_gltf. */
+typedef struct gltf_priv {
+    json_t *root;          /* the document, kept for writing (owned) */
+    size_t num_buffers;
+    unsigned char **buf;   /* each buffer's bytes (byteLength of them) */
+    size_t *buf_len;
+    /* per animation, per sampler: the accessors it was read from (-1: none),
+     * so that the writer can reuse them */
+    int32_t **in_acc, **out_acc;
+    /* every float array and name the pb_gltf points to, freed together */
+    void **allocs;
+    size_t num_allocs, cap_allocs;
+} gltf_priv;
+
+/* Registers p (malloc'd) to be freed with g; returns p, or NULL (p freed)
+ * when out of memory. */
+void *gltf_keep(gltf_priv *pv, void *p);
+/* Error naming a JSON path: "PATH: message". */
+pb_bvh_code gltf_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Allocates g->priv_ (zeroed); NULL when out of memory. */
+gltf_priv *gltf_priv_new(pb_gltf *g);
+/* The channels' offsets, num_values, t_min and t_max of an animation. */
+void gltf_anim_finish(pb_gltf_animation *a);
+/* Values per key of a sampler's output (3 for CUBICSPLINE: in, value, out). */
+static inline size_t gltf_stride(const pb_gltf_sampler *s)
+{
+    return s->interpolation == PB_GLTF_CUBICSPLINE ? 3u : 1u;
+}
+/* Per-sampler evaluation: out[i * total + soff[s] ...] gets sampler s's
+ * components at times[i]; soff from gltf_sampler_offsets (total returned). */
+size_t gltf_sampler_offsets(const pb_gltf_animation *a, size_t *soff);
+pb_bvh_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, const float *times,
+                               const size_t *soff, size_t total, float *out, pb_bvh_error *err);
+#endif
+
+#endif /* PB_IO_GLTF_INTERNAL_H */
