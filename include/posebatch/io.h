@@ -559,7 +559,7 @@ enum {
     PB_GLTF_RESAMPLE_CUBIC = 1u << 0 /* CUBICSPLINE keys, Catmull-Rom tangents */
 };
 /* src with every animation resampled at fps: keys at t_min + i / fps,
- * i = 0 .. floor((t_max - t_min) fps + 1e-6), each the glTF evaluation of the
+ * i = 0 .. floor((t_max - t_min) fps + 1e-3), each the glTF evaluation of the
  * source there. LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose
  * tangents are the Catmull-Rom velocities of the samples (rotations unrolled
  * to one hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
@@ -594,10 +594,12 @@ PB_API pb_bvh_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_bvh_erro
  * "Xposition Yposition Zposition Zrotation Yrotation Xrotation" for roots
  * and joints with an animated translation, "Zrotation Yrotation Xrotation"
  * for the others (R = Rz Ry Rx). Motion: animation `anim` sampled at
- * frame_time steps from its t_min (frame_time <= 0: its "bvh_frame_time"
- * extras, else the median key interval of its sampler with the most keys,
- * else 1/30 s); without animations one frame of the rest pose. Scales are
- * not represented in BVH and are dropped. */
+ * frame_time steps from its t_min, floor((t_max - t_min) / frame_time +
+ * 1e-3) + 1 frames (frame_time <= 0: its "bvh_frame_time" extras, else the
+ * median key interval of its sampler with the most keys, else 1/30 s);
+ * without animations one frame of the rest pose. Scales are not represented
+ * in BVH and are dropped. Node names are made BVH-safe (braces and control
+ * characters become '_', outer blanks dropped, an empty name "node<i>"). */
 PB_API pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
                                   pb_bvh *out, pb_bvh_error *err);
 /* The skin to convert: 0 for a file with one skin, -1 for none or several. */

@@ -31,7 +31,9 @@ enum {
     OPT_JSON = 1u << 8, /* info --json */
     OPT_STRICT = 1u << 9, /* --strict: header counts that disagree are errors */
     OPT_EULER = 1u << 10, /* --euler source|continuous|principal */
-    OPT_VELOCITY = 1u << 11 /* resample --velocity-csv FILE */
+    OPT_VELOCITY = 1u << 11, /* resample --velocity-csv FILE */
+    OPT_CUBIC = 1u << 12,   /* resample --cubic (glTF CUBICSPLINE keys) */
+    OPT_SKIN = 1u << 13     /* convert --skin N --animation N */
 };
 
 typedef struct cli_opts {
@@ -45,6 +47,9 @@ typedef struct cli_opts {
     int json;             /* --json */
     const char *method;
     const char *ref;
+    int cubic;      /* --cubic */
+    long skin;      /* --skin N; -1 when not given */
+    long animation; /* --animation N; -1 when not given */
     char **inputs; /* positional arguments */
     size_t num_inputs;
 } cli_opts;
@@ -169,5 +174,17 @@ int cmd_resample(int argc, char **argv);
 int cmd_blend(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cpu(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+/* glTF (gltf.c). 1 when path is a glTF file: its first bytes (GLB magic, or
+ * a JSON object), or for a file that cannot be read its extension (.gltf,
+ * .glb); "-" is never glTF (standard input is read as BVH). */
+int cli_is_gltf(const char *path);
+/* resample of a glTF file: every animation at fps, LINEAR keys or with cubic
+ * CUBICSPLINE keys, written to out (a file: .glb or .gltf by its extension;
+ * "-": standard output in the input's format). Errors reported; 0 or -1. */
+int cli_gltf_resample(const char *in, const char *out, double fps, int cubic);
+/* info of a glTF file (json: one JSON line). Errors reported; 0 or -1. */
+int cli_gltf_info(const char *path, int json);
 
 #endif /* PB_CLI_H */

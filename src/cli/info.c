@@ -7,7 +7,7 @@
 #include "cli.h"
 
 static const char info_usage[] =
-    "usage: posebatch info [--json] [--strict] FILE.bvh...\n"
+    "usage: posebatch info [--json] [--strict] FILE.bvh|FILE.glb|FILE.gltf...\n"
     "\n"
     "Prints, per file: joints, end sites and channels per frame, frames, frame\n"
     "time and rate, duration (first to last frame, (F-1) * Frame Time), the\n"
@@ -25,6 +25,13 @@ static const char info_usage[] =
     "                     an error (default: a warning; the data lines count)\n"
 
     "  -h, --help         this help\n"
+    "\n"
+    "A glTF file (recognised by its content) is described by its format, node\n"
+    "count, skins (name, joints) and animations (name, channels, most keys of\n"
+    "a sampler, first and last key time, interpolations); with --json:\n"
+    "{\"file\", \"format\": \"glb\"|\"gltf\", \"nodes\", \"skins\": [{\"name\",\n"
+    "\"joints\"}], \"animations\": [{\"name\", \"channels\", \"samplers\",\n"
+    "\"max_keys\", \"start\", \"end\", \"interpolation\": [...]}]}.\n"
     "\n"
     "Exit status: 0 every file read, 1 some file failed, 2 usage error.\n";
 
@@ -292,11 +299,16 @@ int cmd_info(int argc, char **argv)
     if (cli_check_dash(&o, 0) != CLI_OK)
         return CLI_USAGE;
     for (size_t i = 0; i < o.num_inputs && o.json; i++) {
-        if (info_json(o.inputs[i]))
+        if (cli_is_gltf(o.inputs[i]) ? cli_gltf_info(o.inputs[i], 1) : info_json(o.inputs[i]))
             rc = CLI_FAILED;
         fflush(stdout);
     }
     for (size_t i = 0; i < o.num_inputs && !o.json; i++) {
+        if (cli_is_gltf(o.inputs[i])) {
+            if (cli_gltf_info(o.inputs[i], 0))
+                rc = CLI_FAILED;
+            continue;
+        }
         pb_bvh b;
         if (cli_load_header(o.inputs[i], &b)) {
             rc = CLI_FAILED;

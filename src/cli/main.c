@@ -16,7 +16,8 @@ typedef struct command {
 static const command commands[] = {
     {"resample", cmd_resample, "resample clips to a frame rate (quaternion Catmull-Rom)"},
     {"blend", cmd_blend, "blend clips of one skeleton with weights"},
-    {"info", cmd_info, "describe BVH files: skeleton, channels, frames, rate"},
+    {"info", cmd_info, "describe BVH and glTF files: skeleton, channels, frames, rate"},
+    {"convert", cmd_convert, "convert BVH <-> glTF 2.0 (.glb, .gltf)"},
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
 };
 
@@ -68,5 +69,5 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, cpu)", cmd);
+    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, cpu)", cmd);
 }

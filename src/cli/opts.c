@@ -22,7 +22,10 @@ enum {
     LO_JSON,
     LO_STRICT,
     LO_EULER,
-    LO_VELOCITY
+    LO_VELOCITY,
+    LO_CUBIC,
+    LO_SKIN,
+    LO_ANIMATION
 };
 
 static const struct option long_opts[] = {
@@ -36,7 +39,10 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, LO_JSON},
     {"strict", no_argument, NULL, LO_STRICT},
     {"euler", required_argument, NULL, LO_EULER},
-    {"velocity-csv", required_argument, NULL, LO_VELOCITY},        {"help", no_argument, NULL, 'h'},
+    {"velocity-csv", required_argument, NULL, LO_VELOCITY},
+    {"cubic", no_argument, NULL, LO_CUBIC},
+    {"skin", required_argument, NULL, LO_SKIN},
+    {"animation", required_argument, NULL, LO_ANIMATION},        {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 /* Length of a plain decimal number at s: [+-] digits [. digits] [e [+-]
@@ -137,6 +143,9 @@ static unsigned opt_bit(int c)
     case LO_STRICT: return OPT_STRICT;
     case LO_EULER: return OPT_EULER;
     case LO_VELOCITY: return OPT_VELOCITY;
+    case LO_CUBIC: return OPT_CUBIC;
+    case LO_SKIN: return OPT_SKIN;
+    case LO_ANIMATION: return OPT_SKIN;
     default: return 0;
     }
 }
@@ -164,6 +173,21 @@ static int take_option(int c, const char *arg, cli_opts *o)
     case LO_JSON: o->json = 1; break;
     case LO_STRICT: cli_read_flags |= PB_BVH_READ_STRICT; break;
     case LO_VELOCITY: cli_velocity_csv = arg; break;
+    case LO_CUBIC: o->cubic = 1; break;
+    case LO_SKIN:
+    case LO_ANIMATION: {
+        char *end = NULL;
+        errno = 0;
+        long v = isdigit((unsigned char)arg[0]) ? strtol(arg, &end, 10) : -1;
+        if (v < 0 || !end || *end || errno == ERANGE || v > 1000000)
+            return cli_usage_error(o->cmd, "--%s: '%s' is not an index (0, 1, ...)",
+                                   c == LO_SKIN ? "skin" : "animation", arg);
+        if (c == LO_SKIN)
+            o->skin = v;
+        else
+            o->animation = v;
+        break;
+    }
     case LO_EULER:
         if (strcmp(arg, "source") == 0)
             cli_euler_mode = PB_BVH_EULER_SOURCE;
@@ -217,6 +241,8 @@ int cli_parse(int argc, char **argv, unsigned allowed, const char *usage, cli_op
     memset(o, 0, sizeof *o);
     o->cmd = argv[0];
     o->jobs = 1;
+    o->skin = -1;
+    o->animation = -1;
     if (wants_help(argc, argv)) {
         fputs(usage, stdout);
         return CLI_DONE;

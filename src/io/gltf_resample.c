@@ -156,7 +156,7 @@ static pb_bvh_code resample_anim(const pb_gltf_animation *sa, double fps, int cu
                                  gltf_priv *pv, pb_gltf_animation *da, pb_bvh_error *err)
 {
     double span = (double)sa->t_max - (double)sa->t_min;
-    double nk = floor(span * fps + 1e-6) + 1;
+    double nk = floor(span * fps + 1e-3) + 1;
     size_t *soff = malloc((sa->num_samplers + 1) * sizeof *soff);
     if (!soff)
         return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");

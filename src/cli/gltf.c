@@ -1,0 +1,285 @@
+/* glTF in the CLI: recognising glTF inputs, resample of a glTF file, info of
+ * one, and posebatch convert (BVH <-> glTF). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+static const char convert_usage[] =
+    "usage: posebatch convert IN OUT [--skin N] [--animation N] [--fps N]\n"
+    "\n"
+    "Converts between BVH and glTF 2.0; the input's format is found from its\n"
+    "content, the output's from its extension (.bvh, .glb, .gltf; '-' is\n"
+    "standard output in the other format: glTF JSON for a BVH input, BVH text\n"
+    "for a glTF one).\n"
+    "\n"
+    "BVH -> glTF: one node per joint (names kept, OFFSET as translation), End\n"
+    "Sites as leaf nodes '<parent>_End', one animation 'bvh' of LINEAR keys at\n"
+    "the frame times: a rotation channel per joint, a translation channel per\n"
+    "joint with position channels. The BVH channel lists and frame time are\n"
+    "kept in extras, so that converting back gives the same layout.\n"
+    "\n"
+    "glTF -> BVH: the joints of the file's one skin and their ancestors (or\n"
+    "--skin N; with no skin, every node), depth first. Channels: those kept in\n"
+    "extras by a BVH -> glTF conversion, else 'Xposition Yposition Zposition\n"
+    "Zrotation Yrotation Xrotation' for roots and joints with an animated\n"
+    "translation and 'Zrotation Yrotation Xrotation' (R = Rz Ry Rx) for the\n"
+    "others. Frames: the animation (--animation N, default 0) sampled as glTF\n"
+    "defines it at 1/fps steps (--fps N; default: the frame time kept in\n"
+    "extras, else the median key interval of its sampler with the most keys).\n"
+    "Scales and morph weights are not represented in BVH and are dropped.\n"
+    "\n"
+    "      --skin N       the skin whose joints are converted (glTF input)\n"
+    "      --animation N  the animation sampled (glTF input; default 0)\n"
+    "      --fps N        output frame rate (glTF input)\n"
+    "  -h, --help         this help\n"
+    "\n"
+    "Outputs are written atomically, like every output of posebatch.\n"
+    "Exit status: 0 written, 1 failed, 2 usage error.\n";
+
+static int has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && strcasecmp(path + n - e, ext) == 0;
+}
+
+/* The first bytes of a file: 2 GLB, 1 JSON, 0 other, -1 unreadable. */
+static int sniff(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char b[256];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    if (n >= 4 && memcmp(b, "glTF", 4) == 0)
+        return 2;
+    size_t i = n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
+        i++;
+    return i < n && b[i] == '{' ? 1 : 0;
+}
+
+int cli_is_gltf(const char *path)
+{
+    if (cli_is_dash(path))
+        return 0;
+    int s = sniff(path);
+    if (s < 0)
+        return has_ext(path, ".gltf") || has_ext(path, ".glb");
+    return s > 0;
+}
+
+static int load_gltf(const char *path, pb_gltf *g)
+{
+    pb_bvh_error err;
+    if (pb_gltf_read_file(path, g, &err) != PB_BVH_OK) {
+        cli_report_bvh(path, &err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes g to out: a file by its extension, or "-" standard output
+ * (binary: GLB). */
+static int write_gltf(const char *out, const pb_gltf *g, int binary)
+{
+    pb_bvh_error err;
+    if (cli_is_dash(out)) {
+        if (pb_gltf_write_stream(stdout, g, binary, &err) != PB_BVH_OK) {
+            cli_report_bvh("(stdout)", &err);
+            return -1;
+        }
+        return 0;
+    }
+    if (pb_gltf_write_file(out, g, &err) != PB_BVH_OK) {
+        cli_report_bvh(out, &err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
+{
+    if (!cli_is_dash(out) && has_ext(out, ".bvh")) {
+        cli_error("%s: resample writes glTF for a glTF input (%s); use 'posebatch convert' for "
+                  "BVH",
+                  in, out);
+        return -1;
+    }
+    pb_gltf g, r;
+    if (load_gltf(in, &g))
+        return -1;
+    pb_bvh_error err;
+    int rc = -1;
+    if (g.num_animations == 0)
+        cli_error("%s: the file has no animations", in);
+    else if (pb_gltf_resample(&g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r, &err) !=
+             PB_BVH_OK)
+        cli_report_bvh(in, &err);
+    else {
+        rc = write_gltf(out, &r, sniff(in) == 2);
+        pb_gltf_free(&r);
+    }
+    pb_gltf_free(&g);
+    return rc;
+}
+
+static const char *interp_name(pb_gltf_interp i)
+{
+    return i == PB_GLTF_STEP ? "STEP" : i == PB_GLTF_CUBICSPLINE ? "CUBICSPLINE" : "LINEAR";
+}
+
+/* A JSON string (quotes, backslashes and control characters escaped). */
+static void json_s(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+int cli_gltf_info(const char *path, int json)
+{
+    pb_gltf g;
+    if (load_gltf(path, &g))
+        return -1;
+    int glb = sniff(path) == 2;
+    if (json) {
+        fputs("{\"file\":", stdout);
+        json_s(path);
+        printf(",\"format\":\"%s\",\"nodes\":%zu,\"skins\":[", glb ? "glb" : "gltf",
+               g.num_nodes);
+        for (size_t s = 0; s < g.num_skins; s++) {
+            fputs(s ? ",{\"name\":" : "{\"name\":", stdout);
+            json_s(g.skins[s].name);
+            printf(",\"joints\":%zu}", g.skins[s].num_joints);
+        }
+        fputs("],\"animations\":[", stdout);
+    } else {
+        printf("%s\n  %-12sglTF 2.0 (%s)\n  %-12s%zu\n", path, "format:",
+               glb ? "GLB" : "JSON", "nodes:", g.num_nodes);
+        for (size_t s = 0; s < g.num_skins; s++)
+            printf("  %-12s%zu: '%s', %zu joints\n", s ? "" : "skins:", s, g.skins[s].name,
+                   g.skins[s].num_joints);
+        printf("  %-12s%zu\n", "animations:", g.num_animations);
+    }
+    for (size_t a = 0; a < g.num_animations; a++) {
+        const pb_gltf_animation *an = &g.animations[a];
+        size_t keys = 0;
+        unsigned kinds = 0;
+        for (size_t s = 0; s < an->num_samplers; s++) {
+            keys = an->samplers[s].count > keys ? an->samplers[s].count : keys;
+            kinds |= 1u << an->samplers[s].interpolation;
+        }
+        if (json) {
+            fputs(a ? ",{\"name\":" : "{\"name\":", stdout);
+            json_s(an->name);
+            printf(",\"channels\":%zu,\"samplers\":%zu,\"max_keys\":%zu,\"start\":%.9g,"
+                   "\"end\":%.9g,\"interpolation\":[",
+                   an->num_channels, an->num_samplers, keys, (double)an->t_min,
+                   (double)an->t_max);
+        } else
+            printf("    %zu: '%s', %zu channels, up to %zu keys, %.7g .. %.7g s,", a, an->name,
+                   an->num_channels, keys, (double)an->t_min, (double)an->t_max);
+        int first = 1;
+        for (int k = 0; k < 3; k++)
+            if (kinds >> k & 1u) {
+                const char *nm = interp_name((pb_gltf_interp)k);
+                if (json)
+                    printf("%s\"%s\"", first ? "" : ",", nm);
+                else
+                    printf(" %s", nm);
+                first = 0;
+            }
+        fputs(json ? "]}" : "\n", stdout);
+    }
+    if (json)
+        fputs("]}\n", stdout);
+    pb_gltf_free(&g);
+    return 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    cli_opts o;
+    int rc = cli_parse(argc, argv, OPT_FPS | OPT_SKIN | OPT_STRICT | OPT_EULER, convert_usage,
+                       &o);
+    if (rc != CLI_OK)
+        return CLI_EXIT(rc);
+    if (o.num_inputs != 2)
+        return cli_usage_error(o.cmd, "needs IN and OUT (%zu argument%s given)", o.num_inputs,
+                               o.num_inputs == 1 ? "" : "s");
+    const char *in = o.inputs[0], *out = o.inputs[1];
+    int from_gltf = cli_is_gltf(in);
+    int to_bvh = cli_is_dash(out) ? from_gltf : has_ext(out, ".bvh");
+    int to_gltf = cli_is_dash(out) ? !from_gltf : has_ext(out, ".glb") || has_ext(out, ".gltf");
+    if (!to_bvh && !to_gltf)
+        return cli_usage_error(o.cmd, "%s: the output's extension must be .bvh, .glb or .gltf",
+                               out);
+    if (from_gltf == to_gltf)
+        return cli_usage_error(o.cmd, "%s and %s are both %s: use 'posebatch resample'", in, out,
+                               from_gltf ? "glTF" : "BVH");
+    if (!from_gltf && (o.skin >= 0 || o.animation >= 0 || o.fps > 0))
+        return cli_usage_error(o.cmd, "--skin, --animation and --fps are for a glTF input");
+    if (cli_same_output(out, in)) {
+        cli_error("%s: the output would overwrite this input; refused", in);
+        return CLI_FAILED;
+    }
+    if (!from_gltf) {
+        pb_bvh b;
+        if (cli_load(in, 0, &b))
+            return CLI_FAILED;
+        pb_gltf g;
+        pb_bvh_error err;
+        rc = CLI_OK;
+        if (pb_gltf_from_bvh(&b, &g, &err) != PB_BVH_OK) {
+            cli_report_bvh(in, &err);
+            rc = CLI_FAILED;
+        } else {
+            if (write_gltf(out, &g, 0))
+                rc = CLI_FAILED;
+            pb_gltf_free(&g);
+        }
+        pb_bvh_free(&b);
+        return rc;
+    }
+    pb_gltf g;
+    if (load_gltf(in, &g))
+        return CLI_FAILED;
+    long skin = o.skin >= 0 ? o.skin : pb_gltf_default_skin(&g);
+    rc = CLI_OK;
+    if (o.skin < 0 && g.num_skins > 1) {
+        cli_error("%s: the file has %zu skins: pick one with --skin N (0..%zu)", in, g.num_skins,
+                  g.num_skins - 1);
+        rc = CLI_FAILED;
+    } else if (o.animation >= 0 && (size_t)o.animation >= g.num_animations) {
+        cli_error("%s: --animation %ld: the file has %zu animation%s", in, o.animation,
+                  g.num_animations, g.num_animations == 1 ? "" : "s");
+        rc = CLI_FAILED;
+    } else {
+        pb_bvh b;
+        pb_bvh_error err;
+        size_t anim = o.animation >= 0 ? (size_t)o.animation : 0;
+        if (pb_gltf_to_bvh(&g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b, &err) !=
+            PB_BVH_OK) {
+            cli_report_bvh(in, &err);
+            rc = CLI_FAILED;
+        } else {
+            if (cli_write(out, &b, NULL))
+                rc = CLI_FAILED;
+            pb_bvh_free(&b);
+        }
+    }
+    pb_gltf_free(&g);
+    return rc;
+}

@@ -1,0 +1,136 @@
+# shellcheck shell=bash
+# glTF 2.0 in the CLI: info, resample (LINEAR, --cubic), convert BVH <-> glTF,
+# malformed input, output paths. The sample models are read from
+# ../shared/data/gltf (PB_SHARED_DATA_DIR), never copied into the repository.
+# With PB_GLTF_VALIDATOR=DIR (a node_modules holding the npm gltf-validator),
+# every glTF written here is also checked by the Khronos glTF-Validator: no
+# error beyond those its input already has.
+GLTF_DIR="${PB_SHARED_DATA_DIR:-$HERE/../../../shared/data}/gltf"
+FOX="$GLTF_DIR/Fox.glb"
+MAN="$GLTF_DIR/cesium_man.gltf"
+echo "== glTF"
+# the errors the validator reports for a file: "CODE:count ..." (warnings not counted)
+gltf_errors() {
+  NODE_PATH="$PB_GLTF_VALIDATOR" node "$HERE/gltf_validate.js" "$1" |
+    awk '{ for (i = 7; i <= NF; i++) if ($i !~ /^warning:/) printf "%s ", $i; print "errors", $3 }'
+}
+valid_clean() { # name file: the validator finds no error
+  if [ -z "${PB_GLTF_VALIDATOR:-}" ]; then
+    echo "skip $1 (PB_GLTF_VALIDATOR not set)"
+    return
+  fi
+  local a; a=$(gltf_errors "$2")
+  if [ "$a" = "errors 0" ]; then ok "$1: validator: no errors"; else no "$1: validator: $a"; fi
+}
+validated() { # name output input: the output's validator errors are the input's
+  if [ -z "${PB_GLTF_VALIDATOR:-}" ]; then
+    echo "skip $1 (PB_GLTF_VALIDATOR not set)"
+    return
+  fi
+  local a b
+  a=$(gltf_errors "$2"); b=$(gltf_errors "$3")
+  if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$1: validator: $a"
+  else no "$1: validator: output '$a', input '$b'"; fi
+}
+if [ ! -f "$FOX" ] || [ ! -f "$MAN" ]; then
+  echo "skip glTF suite: $GLTF_DIR has no Fox.glb / cesium_man.gltf"
+else
+  # info
+  expect "info Fox.glb" 0 info "$FOX"
+  check "info: 3 animations" grep -q "animations: 3" "$T/out"
+  check "info: the skin's 24 joints" grep -q "24 joints" "$T/out"
+  expect "info --json cesium_man.gltf" 0 info --json "$MAN"
+  check "info --json: one object, 57 channels, 0 .. 2 s" python3 -c '
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+a = o["animations"][0]
+sys.exit(not (o["format"] == "gltf" and o["nodes"] == 22 and a["channels"] == 57 and a["start"] == 0 and a["end"] == 2))' "$T/out"
+
+  # resample: LINEAR keys at 60 fps
+  expect "resample Fox.glb --fps 60" 0 resample "$FOX" --fps 60 -o "$T/fox60.glb"
+  check "a GLB (magic bytes glTF)" test "$(head -c 4 "$T/fox60.glb")" = glTF
+  pb info --json "$T/fox60.glb"
+  check "keys: floor(T * 60) + 1 per animation, all LINEAR" python3 -c '
+import json, math, sys
+src = json.loads(open(sys.argv[1]).read()); out = json.loads(open(sys.argv[2]).read())
+ok = all(b["max_keys"] == math.floor((a["end"] - a["start"]) * 60 + 1e-3) + 1 and b["interpolation"] == ["LINEAR"]
+         and b["channels"] == a["channels"] for a, b in zip(src["animations"], out["animations"]))
+sys.exit(not ok)' <("$PB" info --json "$FOX") "$T/out"
+  validated "resample Fox.glb --fps 60" "$T/fox60.glb" "$FOX"
+
+  # --cubic, .gltf output (JSON with the buffer as a data: URI)
+  expect "resample --cubic cesium_man.gltf --fps 30 -o .gltf" 0 resample --cubic "$MAN" --fps 30 -o "$T/man30.gltf"
+  check "JSON with CUBICSPLINE samplers and one embedded buffer" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [x for a in d["animations"] for x in a["samplers"]]
+sys.exit(not (all(x["interpolation"] == "CUBICSPLINE" for x in s) and len(d["buffers"]) == 1
+              and d["buffers"][0]["uri"].startswith("data:application/octet-stream;base64,")))' "$T/man30.gltf"
+  check "everything but animation data unchanged (meshes, skins, materials, nodes, images)" python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+keys = [k for k in a if k not in ("accessors", "bufferViews", "buffers", "animations")]
+sys.exit(not (all(a[k] == b.get(k) for k in keys) and set(a) == set(b)))' "$MAN" "$T/man30.gltf"
+  validated "resample --cubic cesium_man.gltf" "$T/man30.gltf" "$MAN"
+  expect "resample --cubic Fox.glb -o .glb" 0 resample --cubic "$FOX" --fps 24 -o "$T/foxc.glb"
+  validated "resample --cubic Fox.glb" "$T/foxc.glb" "$FOX"
+  expect "resample the resampled again" 0 resample "$T/foxc.glb" --fps 30 -o "$T/foxc30.glb"
+  validated "resample of a CUBICSPLINE output" "$T/foxc30.glb" "$FOX"
+
+  # output paths: directory, standard output, /dev/null, refusals
+  mkdir -p "$T/outdir"
+  expect "resample -o DIR" 0 resample "$FOX" "$MAN" --fps 10 -o "$T/outdir"
+  check "DIR/Fox.glb and DIR/cesium_man.gltf" test -s "$T/outdir/Fox.glb" -a -s "$T/outdir/cesium_man.gltf"
+  check "no temporaries left" test "$(ls -A "$T/outdir" | wc -l)" = 2
+  expect "resample -o - (a GLB input: GLB on stdout)" 0 resample "$FOX" --fps 10 -o -
+  check "stdout is a GLB" test "$(head -c 4 "$T/out")" = glTF
+  expect "resample -o /dev/null" 0 resample "$FOX" --fps 10 -o /dev/null
+  cp "$FOX" "$T/fox.glb"
+  expect "an output that is the input" 1 resample "$T/fox.glb" --fps 10 -o "$T/fox.glb"
+  check "the input is untouched" cmp -s "$FOX" "$T/fox.glb"
+  expect "--loop on glTF" 1 resample "$FOX" --fps 10 --loop -o "$T/l.glb"
+  check "names the reason" grep -q "loop is for BVH inputs" "$T/err"
+  expect "resample glTF -o x.bvh" 1 resample "$FOX" --fps 10 -o "$T/x.bvh"
+  check "nothing written" test ! -e "$T/x.bvh" -a ! -e "$T/l.glb"
+
+  # malformed input: clear errors, nothing written
+  head -c 1000 "$FOX" >"$T/cut.glb"
+  expect "a cut GLB" 1 resample "$T/cut.glb" --fps 30 -o "$T/cut_out.glb"
+  check "says GLB and the sizes" grep -q "GLB: header length" "$T/err"
+  printf '{\n "asset": {"version": "2.0"},\n "nodes": [ }\n' >"$T/bad.gltf"
+  expect "bad JSON" 1 info "$T/bad.gltf"
+  check "line and column" grep -q "bad.gltf: line 3, column" "$T/err"
+  python3 - "$MAN" "$T/badacc.gltf" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["animations"][0]["samplers"][2]["input"] = 1   # a VEC4 UNSIGNED_SHORT accessor
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  expect "a sampler input that is not float" 1 resample "$T/badacc.gltf" --fps 30 -o "$T/badacc_out.gltf"
+  check "names the JSON path" grep -q "animations\[0\].samplers\[2\].input: accessor 1 is" "$T/err"
+  check "nothing written" test ! -e "$T/cut_out.glb" -a ! -e "$T/badacc_out.gltf"
+
+  # convert BVH -> glTF -> BVH: every rotation within 1e-3 degrees
+  expect "convert a.bvh a.glb" 0 convert "$T/a.bvh" "$T/a.glb"
+  valid_clean "convert BVH -> GLB" "$T/a.glb"
+  expect "convert a.glb back.bvh" 0 convert "$T/a.glb" "$T/back.bvh"
+  check "same frames, channel layout, joint names" cmp -s <(sed -n '/^MOTION/q;p' "$T/a.bvh" | tr -d '\r' | awk '{$1=$1; print}' | grep -v OFFSET) \
+    <(sed -n '/^MOTION/q;p' "$T/back.bvh" | awk '{$1=$1; print}' | grep -v OFFSET)
+  awk -f "$DIFF" "$T/a.bvh" "$T/back.bvh" >"$T/diff"
+  check "round trip: rotations within 1e-3 degrees ($(cat "$T/diff"))" close_to "$T/a.bvh" "$T/back.bvh" 1e-3 1e-4
+  expect "convert a.bvh a.gltf (JSON)" 0 convert "$T/a.bvh" "$T/a.gltf"
+  valid_clean "convert BVH -> glTF JSON" "$T/a.gltf"
+  expect "convert Fox.glb fox.bvh (its one skin)" 0 convert "$FOX" "$T/fox.bvh"
+  pb info "$T/fox.bvh"
+  check "a BVH of 25 joints (the skin's 24 and an ancestor)" grep -q "joints: *25 " "$T/out"
+  check "83 frames (one per key of Survey)" has_frames "$T/fox.bvh" 83
+  expect "convert --animation 2 --fps 30" 0 convert "$FOX" "$T/run.bvh" --animation 2 --fps 30
+  check "Run at 30 fps: floor(1.158333 * 30) + 1 = 35 frames" has_frames "$T/run.bvh" 35
+  expect "convert --skin 1 (one skin)" 1 convert "$FOX" "$T/s.bvh" --skin 1
+  check "says so" grep -q "skin 1: the file has 1 skin" "$T/err"
+  expect "convert --animation 5" 1 convert "$FOX" "$T/s.bvh" --animation 5
+  expect "convert BVH to BVH" 2 convert "$T/a.bvh" "$T/x.bvh"
+  expect "convert to an unknown extension" 2 convert "$T/a.bvh" "$T/x.fbx"
+  expect "convert --skin on a BVH input" 2 convert "$T/a.bvh" "$T/x.glb" --skin 0
+  check "nothing written by the failures" test ! -e "$T/s.bvh" -a ! -e "$T/x.bvh" -a ! -e "$T/x.glb"
+fi
