@@ -12,7 +12,7 @@ echo "== glTF"
 # the errors the validator reports for a file: "CODE:count ..." (warnings not counted)
 gltf_errors() {
   NODE_PATH="$PB_GLTF_VALIDATOR" node "$HERE/gltf_validate.js" "$1" |
-    awk '{ for (i = 7; i <= NF; i++) if ($i !~ /^warning:/) printf "%s ", $i; print "errors", $3 }'
+    awk '{ for (i = 6; i <= NF; i++) if ($i !~ /^warning:/) printf "%s ", $i; print "errors", $3 }'
 }
 valid_clean() { # name file: the validator finds no error
   if [ -z "${PB_GLTF_VALIDATOR:-}" ]; then
