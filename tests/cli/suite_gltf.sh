@@ -4,7 +4,10 @@
 # ../shared/data/gltf (PB_SHARED_DATA_DIR), never copied into the repository.
 # With PB_GLTF_VALIDATOR=DIR (a node_modules holding the npm gltf-validator),
 # every glTF written here is also checked by the Khronos glTF-Validator: no
-# error beyond those its input already has.
+# error beyond those its input already has. With PB_THREE_DIR=DIR (DIR/node_modules
+# holding the npm three), three.js samples them too (GLTFLoader +
+# AnimationMixer at 200 random times; BVH outputs through BVHLoader at 200
+# random frames) and must agree with posebatch's sampling within 1e-5 rad.
 GLTF_DIR="${PB_SHARED_DATA_DIR:-$HERE/../../../shared/data}/gltf"
 FOX="$GLTF_DIR/Fox.glb"
 MAN="$GLTF_DIR/cesium_man.gltf"
@@ -32,6 +35,18 @@ validated() { # name output input: the output's validator errors are the input's
   if [ -n "$a" ] && [ "$a" = "$b" ]; then ok "$1: validator: $a"
   else no "$1: validator: output '$a', input '$b'"; fi
 }
+DUMP="$(dirname "$(dirname "$(dirname "$PB")")")/tests/gltf-dump"
+three_agrees() { # name file [animation]: three.js samples like posebatch
+  if [ -z "${PB_THREE_DIR:-}" ] || [ ! -x "$DUMP" ]; then
+    echo "skip $1 (PB_THREE_DIR not set or tests/gltf-dump not built)"
+    return
+  fi
+  local script=gltf_three.mjs
+  case "$2" in *.bvh) script=bvh_three.mjs ;; esac
+  if "$DUMP" "$2" "${3:-0}" 200 "$RANDOM" | PB_THREE_DIR="$PB_THREE_DIR" node "$HERE/$script" "$2" "${3:-0}" >"$T/three" 2>&1
+  then ok "$1: $(tail -n 1 "$T/three")"
+  else no "$1: $(tail -n 3 "$T/three" | tr '\n' ' ')"; fi
+}
 if [ ! -f "$FOX" ] || [ ! -f "$MAN" ]; then
   echo "skip glTF suite: $GLTF_DIR has no Fox.glb / cesium_man.gltf"
 else
@@ -57,6 +72,7 @@ ok = all(b["max_keys"] == math.floor((a["end"] - a["start"]) * 60 + 1e-3) + 1 an
          and b["channels"] == a["channels"] for a, b in zip(src["animations"], out["animations"]))
 sys.exit(not ok)' <("$PB" info --json "$FOX") "$T/out"
   validated "resample Fox.glb --fps 60" "$T/fox60.glb" "$FOX"
+  for a in 0 1 2; do three_agrees "three.js samples fox60.glb animation $a" "$T/fox60.glb" "$a"; done
 
   # --cubic, .gltf output (JSON with the buffer as a data: URI)
   expect "resample --cubic cesium_man.gltf --fps 30 -o .gltf" 0 resample --cubic "$MAN" --fps 30 -o "$T/man30.gltf"
@@ -72,6 +88,7 @@ a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
 keys = [k for k in a if k not in ("accessors", "bufferViews", "buffers", "animations")]
 sys.exit(not (all(a[k] == b.get(k) for k in keys) and set(a) == set(b)))' "$MAN" "$T/man30.gltf"
   validated "resample --cubic cesium_man.gltf" "$T/man30.gltf" "$MAN"
+  three_agrees "three.js samples man30.gltf (CUBICSPLINE)" "$T/man30.gltf"
   expect "resample --cubic Fox.glb -o .glb" 0 resample --cubic "$FOX" --fps 24 -o "$T/foxc.glb"
   validated "resample --cubic Fox.glb" "$T/foxc.glb" "$FOX"
   expect "resample the resampled again" 0 resample "$T/foxc.glb" --fps 30 -o "$T/foxc30.glb"
@@ -113,17 +130,20 @@ PY
   # convert BVH -> glTF -> BVH: every rotation within 1e-3 degrees
   expect "convert a.bvh a.glb" 0 convert "$T/a.bvh" "$T/a.glb"
   valid_clean "convert BVH -> GLB" "$T/a.glb"
+  three_agrees "three.js samples a.glb (from BVH)" "$T/a.glb"
   expect "convert a.glb back.bvh" 0 convert "$T/a.glb" "$T/back.bvh"
   check "same frames, channel layout, joint names" cmp -s <(sed -n '/^MOTION/q;p' "$T/a.bvh" | tr -d '\r' | awk '{$1=$1; print}' | grep -v OFFSET) \
     <(sed -n '/^MOTION/q;p' "$T/back.bvh" | awk '{$1=$1; print}' | grep -v OFFSET)
   awk -f "$DIFF" "$T/a.bvh" "$T/back.bvh" >"$T/diff"
   check "round trip: rotations within 1e-3 degrees ($(cat "$T/diff"))" close_to "$T/a.bvh" "$T/back.bvh" 1e-3 1e-4
+  three_agrees "three.js BVHLoader reads back.bvh" "$T/back.bvh"
   expect "convert a.bvh a.gltf (JSON)" 0 convert "$T/a.bvh" "$T/a.gltf"
   valid_clean "convert BVH -> glTF JSON" "$T/a.gltf"
   expect "convert Fox.glb fox.bvh (its one skin)" 0 convert "$FOX" "$T/fox.bvh"
   pb info "$T/fox.bvh"
   check "a BVH of 25 joints (the skin's 24 and an ancestor)" grep -q "joints: *25 " "$T/out"
   check "83 frames (one per key of Survey)" has_frames "$T/fox.bvh" 83
+  three_agrees "three.js BVHLoader reads fox.bvh" "$T/fox.bvh"
   expect "convert --animation 2 --fps 30" 0 convert "$FOX" "$T/run.bvh" --animation 2 --fps 30
   check "Run at 30 fps: floor(1.158333 * 30) + 1 = 35 frames" has_frames "$T/run.bvh" 35
   expect "convert --skin 1 (one skin)" 1 convert "$FOX" "$T/s.bvh" --skin 1
