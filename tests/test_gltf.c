@@ -551,6 +551,13 @@ Test(gltf, malformed_inputs_name_their_json_path)
                                   "bufferView", vv));
     expect_error(&d, "accessors[1].sparse.indices: index 1 is 1");
 
+    /* an absurd accessor: refused before any memory is taken */
+    d = base_doc(&tin, &rout);
+    json_array_append_new(d.accs, json_pack("{s:i,s:i,s:s}", "componentType", 5126, "count",
+                                            1 << 30, "type", "VEC4"));
+    json_object_set_new(sampler0(&d), "output", json_integer(2));
+    expect_error(&d, "accessors[2]: 1073741824 VEC4 elements: more than 2^28 values");
+
     /* version 1.0 */
     d = base_doc(&tin, &rout);
     json_object_set_new(json_object_get(d.root, "asset"), "version", json_string("1.0"));

@@ -559,6 +559,23 @@ static float *decode_accessor(reader *r, long long a, const char *path, unsigned
         return NULL;
     }
     size_t n = (size_t)count, es = cs * comps;
+    if (n * comps > ((size_t)1 << 28)) { /* checked before the memory is taken */
+        gltf_err(r->err, PB_BVH_ERR_LIMIT, ap, "%lld %s elements: more than 2^28 values", count,
+                 type);
+        return NULL;
+    }
+    if (bv >= 0) { /* the bounds, before any allocation */
+        size_t vlen, stride;
+        if (!view_bytes(r, bv, ap, &vlen, &stride))
+            return NULL;
+        if ((size_t)off + (stride ? stride : es) * (n - 1) + es > vlen) {
+            gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
+                     "%lld elements of %zu bytes (stride %zu) from byteOffset %lld do not fit in "
+                     "bufferView %lld (%zu bytes)",
+                     count, es, stride ? stride : es, off, bv, vlen);
+            return NULL;
+        }
+    }
     float *out = calloc(n * comps, sizeof *out);
     if (!out) {
         nomem(r->err);
