@@ -28,13 +28,24 @@ static pb_wscale wscale_of(size_t k, const float *w)
     }
     if (mx == 0.0f)
         return r;
-    int e = ilogbf(mx);
-    if (e > -127) {
-        r.a = ldexpf(1.0f, -e);
-    } else {
-        r.a = ldexpf(1.0f, 100);
-        r.b = ldexpf(1.0f, -e - 100);
+    /* E from the bits (no libm call: this runs once per call) */
+    uint32_t u;
+    memcpy(&u, &mx, 4);
+    int e = (int)(u >> 23) - 127;
+    if (u >> 23 == 0) /* denormal: 2^-149 times the integer u */
+        e = 31 - __builtin_clz(u) - 149;
+    /* 2^-E as a, or a b when it is outside the normal range */
+    int f = -e, fa = f, fb = 0;
+    if (f > 127) {
+        fa = 100;
+        fb = f - 100;
+    } else if (f < -126) {
+        fa = -126;
+        fb = f + 126;
     }
+    uint32_t ua = (uint32_t)(fa + 127) << 23, ub = (uint32_t)(fb + 127) << 23;
+    memcpy(&r.a, &ua, 4);
+    memcpy(&r.b, &ub, 4);
     return r;
 }
 PB_INLINE vf weight_scaled(const float *w, size_t i, pb_wscale s)
@@ -522,6 +533,23 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
                           pb_quats out)
 {
     const pb_wscale ws = wscale_of(k, w);
+    if (k <= PB_SUM_BLOCK) { /* one block: the plain sum, weights scaled once */
+        float wb[PB_SUM_BLOCK];
+        for (size_t i = 0; i < k; i++)
+            wb[i] = w[i] * ws.a * ws.b;
+        PB_BLOCKS(n, blk, {
+            vq a = q_zero();
+            vq r = ref.w ? q_ld(ref, blk) : q_identity();
+            for (size_t i = 0; i < k; i++) {
+                vq q = sample_ld(s, i, 0, blk);
+                /* w sigma_i as w with the sign of sigma_i's argument folded in */
+                vf side = ref.w ? q_dot(r, q) : q.w;
+                a = q_add_weighted(a, q, vf_xorsign(vf_set(wb[i]), side));
+            }
+            q_st(out, raw_finish(a, ref, blk), blk);
+        });
+        return;
+    }
     PB_BLOCKS(n, blk, {
         vq r = ref.w ? q_ld(ref, blk) : q_identity();
         vq S = q_zero(), C = q_zero();
@@ -530,7 +558,6 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
             vq a = q_zero();
             for (size_t i = i0; i < i1; i++) {
                 vq q = sample_ld(s, i, 0, blk);
-                /* w sigma_i as w with the sign of sigma_i's argument folded in */
                 vf side = ref.w ? q_dot(r, q) : q.w;
                 a = q_add_weighted(a, q, vf_xorsign(weight_scaled(w, i, ws), side));
             }
@@ -539,7 +566,7 @@ static void k_average_raw(size_t n, size_t k, pb_cquats ref, const pb_samples *s
             else
                 q_two_sum(&S, &C, a);
         }
-        q_st(out, raw_finish(k > PB_SUM_BLOCK ? q_add(S, C) : S, ref, blk), blk);
+        q_st(out, raw_finish(q_add(S, C), ref, blk), blk);
     });
 }
 /* log and log_ref: abs(ref exp(sum w_i log(abs(ref^-1 s_i)))); no abs without
