@@ -110,6 +110,19 @@ sys.exit(not (all(a[k] == b.get(k) for k in keys) and set(a) == set(b)))' "$MAN"
   expect "resample glTF -o x.bvh" 1 resample "$FOX" --fps 10 -o "$T/x.bvh"
   check "nothing written" test ! -e "$T/x.bvh" -a ! -e "$T/l.glb"
 
+  # SIGTERM while the temporary is being written: it is removed, the process
+  # dies of the signal (the glTF writer goes through bvh_file.c as BVH does)
+  mkdir -p "$T/sig"
+  "$PB" resample --cubic "$FOX" --fps 30000 -o "$T/sig/big.gltf" 2>"$T/err" &
+  pid=$!
+  for _ in $(seq 1 600); do ls -A "$T/sig" | grep -q '\.tmp-' && break; sleep 0.05; done
+  seen=$(ls -A "$T/sig")
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid"; rc=$?
+  check "SIGTERM during a glTF write: exit 143 (a temporary was being written: ${seen:-none})" \
+    test "$rc" = 143 -a -n "$seen"
+  check "no temporary and no output left" test -z "$(ls -A "$T/sig")"
+
   # malformed input: clear errors, nothing written
   head -c 1000 "$FOX" >"$T/cut.glb"
   expect "a cut GLB" 1 resample "$T/cut.glb" --fps 30 -o "$T/cut_out.glb"
