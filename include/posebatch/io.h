@@ -443,10 +443,11 @@ PB_API int pb_io_unlink_temporaries(void);
  * not float" (line 0), and nothing is returned (*out zeroed).
  *
  * What is read: the node hierarchy (name, parent, local TRS; a node with a
- * matrix gets its decomposition), skins (joints), the default scene's root
- * nodes, and every animation: channels (node, path translation / rotation /
- * scale / weights) and samplers (input key times, output values,
- * LINEAR / STEP / CUBICSPLINE). Accessors of samplers are decoded to float:
+ * matrix gets its decomposition), skins (joints), and every animation:
+ * channels (node, path translation / rotation / scale / weights; morph
+ * weights are sampled and resampled like the others) and samplers (input key
+ * times, output values, LINEAR / STEP / CUBICSPLINE); a channel without a
+ * node is ignored, as glTF says. Accessors of samplers are decoded to float:
  * FLOAT, or (rotations and weights, as glTF 2.0 allows) normalized
  * BYTE / UNSIGNED_BYTE / SHORT / UNSIGNED_SHORT (c / 127 clamped to -1, c / 255,
  * c / 32767 clamped, c / 65535; rotation keys whose norm is off 1 by more
