@@ -18,6 +18,16 @@
 #define CLI_MIN_FPS 0.001 /* --fps range: [CLI_MIN_FPS, CLI_MAX_FPS] */
 #define CLI_MAX_JOBS 256
 
+/* The --help lines of --strict and --euler (resample and blend). */
+#define CLI_HELP_STRICT_EULER                                                              \
+    "      --strict       a 'Frames:' count that disagrees with the data lines is\n" \
+    "                     an error (default: a warning; the data lines count)\n" \
+    "      --euler MODE   which of the equivalent Euler triples is written:\n" \
+    "                     source (default: the source's own angles where the\n" \
+    "                     rotation is the source's, else the triple nearest to\n" \
+    "                     them), continuous (nearest to the previous frame's),\n" \
+    "                     principal (middle angle in [-90, 90])\n"
+
 /* Options a command accepts (bit set passed to cli_parse). */
 enum {
     OPT_OUT = 1u << 0,
