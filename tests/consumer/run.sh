@@ -63,6 +63,13 @@ check "pkg-config: resample_file.c, static" bash -c "
      -o '$work/rf_static' &&
   ! readelf -d '$work/rf_static' | grep -q libposebatch &&
   '$work/rf_static' $clip 60 '$work/static.bvh' && cmp '$work/shared.bvh' '$work/static.bvh'"
+fox=../shared/data/gltf/Fox.glb
+if [ -f "$fox" ]; then
+  check "pkg-config: resample_gltf.c, shared, on Fox.glb" bash -c "
+    cc -std=c11 -Wall -Wextra -Werror examples/resample_gltf.c $cflags \
+       \$(pkg-config --libs posebatch) -Wl,-rpath,'$libdir' -o '$work/rg_shared' &&
+    '$work/rg_shared' $fox 60 '$work/fox60.glb' && test \"\$(head -c 4 '$work/fox60.glb')\" = glTF"
+fi
 check "resample_file.c: an error names its line" bash -c "
   printf 'HIERARCHY\nROOT a\n{\n  OFFSET 0 0 x\n' > '$work/bad.bvh' &&
   ! '$work/rf_shared' '$work/bad.bvh' 60 '$work/o.bvh' 2>'$work/err' &&
