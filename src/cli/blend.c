@@ -19,6 +19,11 @@ static const char usage[] =
     "the weights add up to 1). Joints are matched by name: a joint name that\n"
     "appears twice in an input is an error.\n"
     "\n"
+    "glTF inputs (.glb, .gltf) are taken as 'posebatch convert' makes them BVH:\n"
+    "the file's one skin (every node when it has none) and its first\n"
+    "animation. OUT ending in .glb or .gltf is written as glTF (the skeleton\n"
+    "as nodes and one animation, as 'posebatch convert' writes a BVH).\n"
+    "\n"
     "  -o, --output FILE  output BVH (skeleton of the first input); '-o -' is\n"
     "                     standard output. One input may be '-', standard input\n"
     "      --weights LIST one weight per input, comma separated decimal numbers\n"
@@ -199,7 +204,7 @@ static int load_inputs(blend_job *b)
     int bad = 0;
     for (size_t i = 0; i < b->k; i++) {
         /* joints are matched by name: a name used twice is an error */
-        if (cli_load_flags(b->paths[i], 1, PB_BVH_READ_UNIQUE_NAMES, &b->src[i]) != 0)
+        if (cli_load_clip(b->paths[i], PB_BVH_READ_UNIQUE_NAMES, &b->src[i]) != 0)
             bad = 1;
     }
     for (size_t i = 1; i < b->k && !bad; i++) {
@@ -392,7 +397,7 @@ static int blend_and_write(const blend_job *b, const char *path)
             cli_file_progress fp = {1, 1, path, -1};
             pb_bvh_write_opts wo = {.euler = cli_euler_mode, .progress = cli_progress_frames,
                                     .progress_ctx = &fp};
-            rc = cli_write(path, &out, &wo);
+            rc = cli_write_clip(path, &out, &wo);
             cli_progress_end();
         }
     }

@@ -101,6 +101,43 @@ static int write_gltf(const char *out, const pb_gltf *g, int binary)
     return 0;
 }
 
+int cli_load_clip(const char *path, unsigned flags, pb_bvh *out)
+{
+    if (!cli_is_gltf(path))
+        return cli_load_flags(path, 1, flags, out);
+    pb_gltf g;
+    if (load_gltf(path, &g))
+        return -1;
+    int rc = -1;
+    long skin = pb_gltf_default_skin(&g);
+    pb_bvh_error err;
+    if (skin < 0 && g.num_skins > 1)
+        cli_error("%s: the file has %zu skins; convert the one to use with 'posebatch convert "
+                  "--skin N' first",
+                  path, g.num_skins);
+    else if (pb_gltf_to_bvh(&g, skin, 0, 0.0, out, &err) != PB_BVH_OK)
+        cli_report_bvh(path, &err);
+    else
+        rc = 0;
+    pb_gltf_free(&g);
+    return rc;
+}
+
+int cli_write_clip(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts)
+{
+    if (cli_is_dash(out) || !(has_ext(out, ".glb") || has_ext(out, ".gltf")))
+        return cli_write(out, b, opts);
+    pb_gltf g;
+    pb_bvh_error err;
+    if (pb_gltf_from_bvh(b, &g, &err) != PB_BVH_OK) {
+        cli_report_bvh(out, &err);
+        return -1;
+    }
+    int rc = write_gltf(out, &g, has_ext(out, ".glb"));
+    pb_gltf_free(&g);
+    return rc;
+}
+
 int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
 {
     if (!cli_is_dash(out) && has_ext(out, ".bvh")) {

@@ -166,4 +166,16 @@ PY
   expect "convert to an unknown extension" 2 convert "$T/a.bvh" "$T/x.fbx"
   expect "convert --skin on a BVH input" 2 convert "$T/a.bvh" "$T/x.glb" --skin 0
   check "nothing written by the failures" test ! -e "$T/s.bvh" -a ! -e "$T/x.bvh" -a ! -e "$T/x.glb"
+
+  echo "== blend of glTF inputs"
+  expect "convert Fox.glb to BVH" 0 convert "$FOX" "$T/fox_conv.bvh"
+  expect "blend Fox.glb with itself" 0 blend "$FOX" "$FOX" --weights 1,1 -o "$T/foxblend.bvh"
+  check "the blend of Fox with itself is Fox (1e-3 deg)" close_to "$T/fox_conv.bvh" "$T/foxblend.bvh" 1e-3 1e-3
+  expect "blend a glTF and its BVH conversion" 0 blend "$FOX" "$T/fox_conv.bvh" --weights 1,3 -o "$T/foxmix.bvh"
+  check "the mixed blend is Fox too" close_to "$T/fox_conv.bvh" "$T/foxmix.bvh" 1e-3 1e-3
+  expect "blend into a .glb" 0 blend "$MAN" "$MAN" --weights 1,1 -o "$T/manblend.glb"
+  check "the .glb output is GLB" test "$(head -c 4 "$T/manblend.glb")" = glTF
+  expect "info of the blended .glb" 0 info "$T/manblend.glb"
+  expect "blend glTF skeletons that differ" 1 blend "$FOX" "$T/a.bvh" --weights 1,1 -o "$T/x.bvh"
+  check "skeleton mismatch named, nothing written" test ! -e "$T/x.bvh"
 fi

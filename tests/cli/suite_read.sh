@@ -92,17 +92,24 @@ expect "info /dev/zero" 1 info /dev/zero
 ms=$((($(date +%s%N) - start) / 1000000))
 check "/dev/zero: 'binary data', in ${ms} ms (< 1000)" test "$ms" -lt 1000 -a -n "$(grep 'binary data (NUL bytes), not BVH text' "$T/err")"
 printf 'glTF\002\000\000\000\020\000\000\000' >"$T/x.glb"
-# (resample, info and convert read glTF since issue 15; blend is BVH only)
-expect "a GLB given to a BVH command" 1 blend "$T/x.glb" "$T/a.bvh" --weights 1,1 -o "$T/x.bvh"
-check "GLB: 'this is a binary glTF (.glb) file, not BVH'" grep -qF "x.glb: this is a binary glTF (.glb) file, not BVH" "$T/err"
+# (every command reads glTF files since issue 15; standard input is BVH only)
+pb_stdin() { # FILE args...: the CLI with FILE on standard input
+  local f=$1; shift
+  "$PB" "$@" <"$f" >"$T/out" 2>"$T/err"; rc=$?
+}
+pb_stdin "$T/x.glb" resample - -o "$T/x.bvh" --fps 60
+check "a GLB on a BVH input (stdin): exit 1" test "$rc" -eq 1
+check "GLB: 'this is a binary glTF (.glb) file, not BVH'" grep -qF "(stdin): this is a binary glTF (.glb) file, not BVH" "$T/err"
 printf '{\n  "asset": { "version": "2.0" }\n}\n' >"$T/x.gltf"
-expect "a .gltf given to a BVH command" 1 blend "$T/a.bvh" "$T/x.gltf" --weights 1,1 -o "$T/x.bvh"
+pb_stdin "$T/x.gltf" info -
+check "a .gltf on a BVH input (stdin): exit 1" test "$rc" -eq 1
 check ".gltf: 'this is a glTF (.gltf) file, not BVH'" grep -qF "this is a glTF (.gltf) file, not BVH" "$T/err"
 for g in "$HERE/../../../shared/data/gltf/"*; do
   [ -f "$g" ] || continue
-  expect "blend $(basename "$g")" 1 blend "$T/a.bvh" "$g" --weights 1,1 -o "$T/x.bvh"
-  check "$(basename "$g"): named as glTF" grep -q "this is a .*glTF .* file, not BVH" "$T/err"
+  pb_stdin "$g" info -
+  check "$(basename "$g") on stdin: exit 1, named as glTF" test "$rc" -eq 1 -a -n "$(grep "this is a .*glTF .* file, not BVH" "$T/err")"
 done
+check "no output from refused input" test ! -e "$T/x.bvh"
 sed '0,/JOINT LeftUpLeg/s//JOINT LHipJoint/' "$T/a.bvh" >"$T/dup.bvh"
 expect "info: a duplicate joint name" 0 info "$T/dup.bvh"
 check "a warning naming the name and both lines" grep -qE "dup.bvh: warning: line [0-9]+: joint name 'LHipJoint' is already used at line [0-9]+" "$T/err"
