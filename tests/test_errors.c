@@ -887,7 +887,9 @@ Test(errors, backend_name_errors)
 Test(errors, clip_times_alias_and_time_ranges)
 {
     enum { F = 4, J = 3, C = 5 };
-    static float src_q[4][F * J], dst_q[4][C * J + 16], vel_v[3][C * J];
+    /* rows of an even number of floats, 16-byte aligned: the doubles of
+     * times placed inside them are aligned */
+    static _Alignas(16) float src_q[4][F * J], dst_q[4][C * J + 17], vel_v[3][C * J + 1];
     static double times[C];
     for (size_t i = 0; i < F * J; i++) {
         src_q[0][i] = 1.0f;
@@ -900,7 +902,7 @@ Test(errors, clip_times_alias_and_time_ranges)
     pb_clip_vel vel = {{vel_v[0], vel_v[1], vel_v[2]}, {0, 0, 0}, {0, 0, 0}};
     cr_assert_eq(pb_clip_sample(&src, C, times, 0, &dst, &vel), PB_OK);
     /* times inside dst.rot.x (and straddling its end), and inside vel.rot.y */
-    double *in_out[3] = {(double *)(void *)dst_q[1], (double *)(void *)(dst_q[1] + C * J - 2),
+    double *in_out[3] = {(double *)(void *)dst_q[1], (double *)(void *)(dst_q[1] + C * J - 3),
                          (double *)(void *)vel_v[1]};
     for (int c = 0; c < 3; c++) {
         for (size_t i = 0; i < C; i++)
