@@ -20,13 +20,14 @@ Groups (``help(posebatch.<name>)`` documents each):
 - splines: quat_tangent_offset, quat_bezier_controls, quat_de_casteljau,
   quat_shoemake_controls, quat_spline_eval
 - clips: resample, sample, resample_frames, blend (Clip, Pose named tuples)
-- BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion), BvhError
+- BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf), BvhError
+- glTF: read_gltf, Gltf (resample / write / to_bvh)
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
 - posebatch.dataset: resample many BVH files on a Dask cluster
 """
 from ._posebatch import *  # noqa: F401,F403
 from ._posebatch import (  # noqa: F401
-    Bvh, BvhError, Clip, Pose, c_version, MAX_COUNT,
+    Bvh, BvhError, Clip, Gltf, Pose, c_version, MAX_COUNT,
 )
 
 __version__ = c_version
@@ -41,7 +42,7 @@ __all__ = [
     "quat_tangent_offset", "quat_bezier_controls", "quat_de_casteljau",
     "quat_shoemake_controls", "quat_spline_eval",
     "resample", "sample", "resample_frames", "blend", "Clip", "Pose",
-    "read_bvh", "parse_bvh", "Bvh", "BvhError",
+    "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",
 ]

@@ -22,17 +22,11 @@
 #include <string.h>
 
 #include <posebatch.h>
-#if defined(__has_include)
-#if __has_include(<posebatch/io.h>)
 #include <posebatch/io.h>
-#define PBPY_HAVE_IO_H 1
-#endif
-#endif
-#ifndef PBPY_HAVE_IO_H
-#include "bvh.h"
-#endif
 
-static PyObject *BvhError;
+#include "_posebatch.h"
+
+PyObject *BvhError;
 
 /* ------------------------------------------------------------------------ */
 /* Argument helpers                                                         */
@@ -41,7 +35,7 @@ static PyObject *BvhError;
 /* Parses FASTCALL arguments against names[0..count): the first npos may be
  * positional, the first nreq are required. out[i] is a borrowed reference or
  * NULL when not given. */
-static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                       const char *const *names, int count, int npos, int nreq, PyObject **out)
 {
     for (int i = 0; i < count; i++)
@@ -84,7 +78,7 @@ static int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, P
     return 0;
 }
 
-static int opt_bool(const char *fn, const char *name, PyObject *o, int *v)
+int opt_bool(const char *fn, const char *name, PyObject *o, int *v)
 {
     if (!o)
         return 0;
@@ -97,7 +91,7 @@ static int opt_bool(const char *fn, const char *name, PyObject *o, int *v)
     return 0;
 }
 
-static int opt_double(const char *fn, const char *name, PyObject *o, double *v)
+int opt_double(const char *fn, const char *name, PyObject *o, double *v)
 {
     if (!o || o == Py_None) {
         PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number", fn, name);
@@ -1385,14 +1379,7 @@ static PyObject *py_backend_emulated(PyObject *self, PyObject *name)
 /* BVH                                                                      */
 /* ------------------------------------------------------------------------ */
 
-typedef struct {
-    PyObject_HEAD
-    pb_bvh b;
-    PyObject *owner;    /* the Bvh whose skeleton this one shares, or NULL */
-    PyObject *warnings; /* list of str */
-} BvhObject;
-
-static PyTypeObject BvhType;
+PyTypeObject BvhType;
 
 static void motion_free(pb_bvh *b)
 {
@@ -1423,7 +1410,7 @@ static void Bvh_dealloc(BvhObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *bvh_raise(const pb_bvh_error *err, const char *path)
+PyObject *bvh_raise(const pb_bvh_error *err, const char *path)
 {
     if (err->code == PB_BVH_ERR_NOMEM)
         return PyErr_NoMemory();
@@ -1490,7 +1477,7 @@ static PyObject *wl_take(wlist *w)
     return l;
 }
 
-static BvhObject *bvh_new(void)
+BvhObject *bvh_new(void)
 {
     BvhObject *o = PyObject_New(BvhObject, &BvhType);
     if (!o)
@@ -1924,6 +1911,10 @@ static PyMethodDef Bvh_methods[] = {
      "A new Bvh resampled to fps exactly as `posebatch resample --fps N` does it (rotations by\n"
      "quaternion Catmull-Rom, positions by vec3 Catmull-Rom, floor((F-1) T fps) + 1 frames,\n"
      "source Euler angles carried for the writer), so write() gives the CLI's bytes."},
+    {"to_gltf", (PyCFunction)(void (*)(void))pbpy_bvh_to_gltf, METH_NOARGS,
+     "to_gltf()\n--\n\n"
+     "A posebatch.Gltf of this clip as `posebatch convert IN.bvh OUT.glb` makes it: one node\n"
+     "per joint, one LINEAR animation at the frame times, the BVH layout kept in extras."},
     {"with_motion", (PyCFunction)(void (*)(void))Bvh_with_motion, METH_FASTCALL | METH_KEYWORDS,
      "with_motion(rotations, positions=None, frame_time=None, *, order='wxyz')\n--\n\n"
      "A new Bvh with this skeleton and the given motion: rotations (F, J, 4), positions\n"
@@ -1946,7 +1937,7 @@ static PyGetSetDef Bvh_getset[] = {
     {"warnings", (getter)Bvh_get_warnings, NULL, "the reader's warnings (list of str)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
-static PyTypeObject BvhType = {
+PyTypeObject BvhType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "posebatch.Bvh",
     .tp_basicsize = sizeof(BvhObject),
@@ -2021,6 +2012,11 @@ static PyMethodDef methods[] = {
      "Reads a BVH file with the library's reader (the CLI's): returns a posebatch.Bvh; its\n"
      "warnings (e.g. a 'Frames:' count that disagrees) are in .warnings (strict=True: an\n"
      "error). Raises OSError or posebatch.BvhError (a ValueError with .code and .line)."},
+    {"read_gltf", FC(pbpy_read_gltf), FK,
+     "read_gltf(path)\n--\n\n"
+     "Reads a .glb or .gltf file (with .bin or data: buffers) with the library's reader (the\n"
+     "CLI's): returns a posebatch.Gltf. Raises OSError or posebatch.BvhError, whose message\n"
+     "names the JSON path of the problem."},
     {"parse_bvh", FC(py_parse_bvh), FK,
      "parse_bvh(text, *, strict=False)\n--\n\nReads a BVH text (str or bytes); see read_bvh."},
     {NULL, NULL, 0, NULL}};
@@ -2072,7 +2068,7 @@ PyMODINIT_FUNC PyInit__posebatch(void)
         }
     }
     if (PyStructSequence_InitType2(&ClipType, &clip_desc) ||
-        PyStructSequence_InitType2(&PoseType, &pose_desc) || PyType_Ready(&BvhType)) {
+        PyStructSequence_InitType2(&PoseType, &pose_desc) || PyType_Ready(&BvhType) || PyType_Ready(&GltfType)) {
         Py_DECREF(m);
         return NULL;
     }
@@ -2087,6 +2083,7 @@ PyMODINIT_FUNC PyInit__posebatch(void)
     if (!BvhError || PyModule_AddObject(m, "Clip", (PyObject *)&ClipType) ||
         PyModule_AddObject(m, "Pose", (PyObject *)&PoseType) ||
         PyModule_AddObject(m, "Bvh", (PyObject *)&BvhType) ||
+        PyModule_AddObject(m, "Gltf", (Py_INCREF(&GltfType), (PyObject *)&GltfType)) ||
         PyModule_AddObject(m, "BvhError", (Py_INCREF(BvhError), BvhError)) ||
         PyModule_AddStringConstant(m, "c_version", pb_version_string()) ||
         PyModule_AddIntConstant(m, "MAX_COUNT", (long)PB_MAX_COUNT)) {

@@ -1,0 +1,263 @@
+/* posebatch.Gltf: a glTF 2.0 file read, resampled, converted and written by
+ * the library (include/posebatch/io.h), as the CLI does it. */
+#define PY_SSIZE_T_CLEAN
+#include "_posebatch.h"
+
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    pb_gltf g;
+} GltfObject;
+
+static GltfObject *gltf_new(void)
+{
+    GltfObject *o = PyObject_New(GltfObject, &GltfType);
+    if (o)
+        memset(&o->g, 0, sizeof o->g);
+    return o;
+}
+
+static void Gltf_dealloc(GltfObject *self)
+{
+    pb_gltf_free(&self->g);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* path -> bytes (filesystem encoding); NULL with an exception set */
+static PyObject *fs_path(PyObject *o)
+{
+    PyObject *bytes = NULL;
+    return PyUnicode_FSConverter(o, &bytes) ? bytes : NULL;
+}
+
+PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    (void)self;
+    static const char *names[] = {"path"};
+    PyObject *o[1];
+    if (parse_args("read_gltf", args, nargs, kwnames, names, 1, 1, 1, o))
+        return NULL;
+    PyObject *bytes = fs_path(o[0]);
+    if (!bytes)
+        return NULL;
+    GltfObject *r = gltf_new();
+    if (!r) {
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    const char *path = PyBytes_AS_STRING(bytes);
+    pb_bvh_error err;
+    pb_bvh_code code;
+    Py_BEGIN_ALLOW_THREADS
+    code = pb_gltf_read_file(path, &r->g, &err);
+    Py_END_ALLOW_THREADS
+    if (code != PB_BVH_OK) {
+        Py_DECREF(r);
+        bvh_raise(&err, path);
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    Py_DECREF(bytes);
+    return (PyObject *)r;
+}
+
+static PyObject *Gltf_resample(GltfObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    const char *fn = "Gltf.resample";
+    static const char *names[] = {"fps", "cubic"};
+    PyObject *o[2];
+    double fps;
+    int cubic = 0;
+    if (parse_args(fn, args, nargs, kwnames, names, 2, 1, 1, o) ||
+        opt_double(fn, "fps", o[0], &fps) || opt_bool(fn, "cubic", o[1], &cubic))
+        return NULL;
+    GltfObject *r = gltf_new();
+    if (!r)
+        return NULL;
+    pb_bvh_error err;
+    pb_bvh_code code;
+    Py_BEGIN_ALLOW_THREADS
+    code = pb_gltf_resample(&self->g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r->g, &err);
+    Py_END_ALLOW_THREADS
+    if (code != PB_BVH_OK) {
+        Py_DECREF(r);
+        return bvh_raise(&err, NULL);
+    }
+    return (PyObject *)r;
+}
+
+static PyObject *Gltf_write(GltfObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    static const char *names[] = {"path"};
+    PyObject *o[1];
+    if (parse_args("Gltf.write", args, nargs, kwnames, names, 1, 1, 1, o))
+        return NULL;
+    PyObject *bytes = fs_path(o[0]);
+    if (!bytes)
+        return NULL;
+    const char *path = PyBytes_AS_STRING(bytes);
+    pb_bvh_error err;
+    pb_bvh_code code;
+    Py_BEGIN_ALLOW_THREADS
+    code = pb_gltf_write_file(path, &self->g, &err);
+    Py_END_ALLOW_THREADS
+    if (code != PB_BVH_OK) {
+        bvh_raise(&err, path);
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    Py_DECREF(bytes);
+    Py_RETURN_NONE;
+}
+
+/* An optional non-negative index argument (None or absent: dflt). */
+static int opt_index(const char *fn, const char *name, PyObject *o, long dflt, long *v)
+{
+    *v = dflt;
+    if (!o || o == Py_None)
+        return 0;
+    long x = PyLong_AsLong(o);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int", fn, name);
+        return -1;
+    }
+    if (x < 0) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' must be >= 0", fn, name);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+static PyObject *Gltf_to_bvh(GltfObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    const char *fn = "Gltf.to_bvh";
+    static const char *names[] = {"skin", "animation", "fps"};
+    PyObject *o[3];
+    long skin, anim;
+    double fps = 0.0;
+    if (parse_args(fn, args, nargs, kwnames, names, 3, 0, 0, o) ||
+        opt_index(fn, "skin", o[0], pb_gltf_default_skin(&self->g), &skin) ||
+        opt_index(fn, "animation", o[1], 0, &anim) ||
+        (o[2] && o[2] != Py_None && opt_double(fn, "fps", o[2], &fps)))
+        return NULL;
+    if (!(o[0] && o[0] != Py_None) && self->g.num_skins > 1) {
+        PyErr_Format(PyExc_ValueError, "%s(): the file has %zu skins: pass skin=N", fn,
+                     self->g.num_skins);
+        return NULL;
+    }
+    if (o[2] && o[2] != Py_None && !(fps > 0.0)) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be > 0", fn);
+        return NULL;
+    }
+    BvhObject *r = bvh_new();
+    if (!r)
+        return NULL;
+    pb_bvh_error err;
+    pb_bvh_code code;
+    Py_BEGIN_ALLOW_THREADS
+    code = pb_gltf_to_bvh(&self->g, skin, (size_t)anim, fps > 0.0 ? 1.0 / fps : 0.0, &r->b, &err);
+    Py_END_ALLOW_THREADS
+    if (code != PB_BVH_OK) {
+        Py_DECREF(r);
+        return bvh_raise(&err, NULL);
+    }
+    return (PyObject *)r;
+}
+
+PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    GltfObject *r = gltf_new();
+    if (!r)
+        return NULL;
+    pb_bvh_error err;
+    pb_bvh_code code;
+    Py_BEGIN_ALLOW_THREADS
+    code = pb_gltf_from_bvh(&((BvhObject *)self)->b, &r->g, &err);
+    Py_END_ALLOW_THREADS
+    if (code != PB_BVH_OK) {
+        Py_DECREF(r);
+        return bvh_raise(&err, NULL);
+    }
+    return (PyObject *)r;
+}
+
+static PyObject *Gltf_get_node_names(GltfObject *self, void *c)
+{
+    (void)c;
+    PyObject *l = PyList_New((Py_ssize_t)self->g.num_nodes);
+    for (size_t i = 0; l && i < self->g.num_nodes; i++) {
+        const char *n = self->g.nodes[i].name;
+        PyObject *s = n ? PyUnicode_DecodeUTF8(n, (Py_ssize_t)strlen(n), "replace")
+                        : (Py_INCREF(Py_None), Py_None);
+        if (!s) {
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, s);
+    }
+    return l;
+}
+
+static PyObject *Gltf_get_num_animations(GltfObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(self->g.num_animations);
+}
+
+static PyObject *Gltf_get_num_skins(GltfObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromSize_t(self->g.num_skins);
+}
+
+static PyObject *Gltf_repr(GltfObject *self)
+{
+    return PyUnicode_FromFormat("<posebatch.Gltf: %zu nodes, %zu skins, %zu animations>",
+                                self->g.num_nodes, self->g.num_skins, self->g.num_animations);
+}
+
+#define FK (METH_FASTCALL | METH_KEYWORDS)
+#define FC(f) ((PyCFunction)(void (*)(void))(f))
+
+static PyMethodDef Gltf_methods[] = {
+    {"resample", FC(Gltf_resample), FK,
+     "resample(fps, *, cubic=False)\n--\n\n"
+     "A new Gltf with every animation resampled at fps as `posebatch resample IN.glb --fps N`\n"
+     "does it: LINEAR keys, or CUBICSPLINE keys with Catmull-Rom tangents (cubic=True);\n"
+     "everything that is not animation kept."},
+    {"write", FC(Gltf_write), FK,
+     "write(path)\n--\n\n"
+     "Writes the file atomically (GLB for a path ending in .glb, else .gltf with the buffer\n"
+     "as a data: URI) with the CLI's output-path rules. Raises OSError or BvhError."},
+    {"to_bvh", FC(Gltf_to_bvh), FK,
+     "to_bvh(skin=None, animation=0, fps=None)\n--\n\n"
+     "A posebatch.Bvh as `posebatch convert IN.glb OUT.bvh` makes it: the joints of the\n"
+     "file's one skin (or skin=N; with no skin every node), animation N sampled at 1/fps\n"
+     "(default: the frame time kept in extras, else the median key interval)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef Gltf_getset[] = {
+    {"node_names", (getter)Gltf_get_node_names, NULL, "node names ('' when unnamed)", NULL},
+    {"num_animations", (getter)Gltf_get_num_animations, NULL, "number of animations", NULL},
+    {"num_skins", (getter)Gltf_get_num_skins, NULL, "number of skins", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+PyTypeObject GltfType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "posebatch.Gltf",
+    .tp_basicsize = sizeof(GltfObject),
+    .tp_dealloc = (destructor)Gltf_dealloc,
+    .tp_repr = (reprfunc)Gltf_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A glTF 2.0 file read by posebatch.read_gltf (or made by Bvh.to_gltf).",
+    .tp_methods = Gltf_methods,
+    .tp_getset = Gltf_getset,
+};
