@@ -104,6 +104,18 @@ static pb_status layout_parts(const pb_aos_layout *l, int off[PARTS], size_t *en
     return PB_OK;
 }
 
+/* layout_parts, and the floats that n transforms of the layout span
+ * (PB_ERR_SIZE when that overflows) */
+static pb_status layout_span(size_t n, const pb_aos_layout *l, int off[PARTS], size_t *len)
+{
+    size_t end;
+    pb_status st = layout_parts(l, off, &end);
+    if (st != PB_OK)
+        return st;
+    *len = span_floats(n, l->stride, end);
+    return end && *len == 0 ? PB_ERR_SIZE : PB_OK;
+}
+
 pb_status pb_pose_from_aos(size_t n, const float *aos, const pb_aos_layout *layout,
                            const pb_pose *out)
 {
@@ -111,13 +123,10 @@ pb_status pb_pose_from_aos(size_t n, const float *aos, const pb_aos_layout *layo
     if (!layout || !out || !aos)
         return PB_ERR_NULL;
     int off[PARTS];
-    size_t end;
-    pb_status st = layout_parts(layout, off, &end);
+    size_t len;
+    pb_status st = layout_span(n, layout, off, &len);
     if (st != PB_OK)
         return st;
-    size_t len = span_floats(n, layout->stride, end);
-    if (end && len == 0)
-        return PB_ERR_SIZE;
     float *const dst[PARTS][4] = {{out->pos.x, out->pos.y, out->pos.z, NULL},
                                   {out->rot.x, out->rot.y, out->rot.z, out->rot.w},
                                   {out->scale.x, out->scale.y, out->scale.z, NULL}};
@@ -143,13 +152,10 @@ pb_status pb_pose_to_aos(size_t n, const pb_cpose *in, const pb_aos_layout *layo
     if (!layout || !in || !aos)
         return PB_ERR_NULL;
     int off[PARTS];
-    size_t end;
-    pb_status st = layout_parts(layout, off, &end);
+    size_t len;
+    pb_status st = layout_span(n, layout, off, &len);
     if (st != PB_OK)
         return st;
-    size_t len = span_floats(n, layout->stride, end);
-    if (end && len == 0)
-        return PB_ERR_SIZE;
     const float *const src[PARTS][4] = {{in->pos.x, in->pos.y, in->pos.z, NULL},
                                         {in->rot.x, in->rot.y, in->rot.z, in->rot.w},
                                         {in->scale.x, in->scale.y, in->scale.z, NULL}};

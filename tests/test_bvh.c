@@ -1382,3 +1382,33 @@ Test(bvh_resample, public_convenience)
     pb_bvh_free(&out);
     pb_bvh_free(&src);
 }
+
+Test(bvh_resample, new_motion_owns_a_rest_pose_copy)
+{
+    pb_bvh a = read_ok(k_valid), m;
+    pb_bvh_error err;
+    memset(&m, 0x5a, sizeof m);
+    pb_bvh keep = m;
+    cr_assert_eq(pb_bvh_new_motion(NULL, 3, 0.1, &m, &err), PB_BVH_ERR_ARG);
+    cr_assert_eq(pb_bvh_new_motion(&a, 3, 0.0, &m, &err), PB_BVH_ERR_ARG);
+    cr_assert_eq(pb_bvh_new_motion(&a, 3, INFINITY, &m, &err), PB_BVH_ERR_ARG);
+    cr_assert_eq(pb_bvh_new_motion(&a, (size_t)1 << 28, 0.1, &m, &err), PB_BVH_ERR_LIMIT);
+    cr_assert_eq(memcmp(&m, &keep, sizeof m), 0, "*out untouched on error");
+    cr_assert_eq(pb_bvh_new_motion(&a, 3, 0.1, &m, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(m.num_frames, 3);
+    cr_assert_eq(m.frame_time, 0.1);
+    cr_assert_null(m.euler_deg);
+    cr_assert(m.joints != a.joints && m.name_pool_ != a.name_pool_, "its own skeleton");
+    assert_same_skeleton(&a, &m);
+    for (size_t i = 0; i < 3 * m.num_joints; i++) {
+        const pb_bvh_joint *jt = &m.joints[i % m.num_joints];
+        cr_assert(m.rot_w[i] == 1.0f && m.rot_x[i] == 0.0f && m.rot_y[i] == 0.0f &&
+                  m.rot_z[i] == 0.0f);
+        assert_vec(m.pos_x[i], m.pos_y[i], m.pos_z[i], jt->offset[0], jt->offset[1],
+                   jt->offset[2], 0);
+    }
+    pb_bvh_free(&a); /* the copy stands alone */
+    char *out = write_read_compare(&m);
+    free(out);
+    pb_bvh_free(&m);
+}

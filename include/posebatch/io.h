@@ -386,6 +386,16 @@ PB_API pb_bvh_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
  * batch functions of posebatch.h. */
 PB_API pb_clip pb_bvh_clip(const pb_bvh *bvh);
 
+/* A new clip of skeleton's joints and End Sites (copied: *out owns them)
+ * with `frames` frames of the rest pose (identity rotations, OFFSET
+ * translations) and the given frame time, for writing motion computed
+ * elsewhere with a file's skeleton; release with pb_bvh_free. No source
+ * angles (the writer's Euler choice is then continuous). Errors (*out
+ * untouched): PB_BVH_ERR_ARG (NULL, frame_time not finite and > 0),
+ * PB_BVH_ERR_LIMIT (frames x joints above 2^28), PB_BVH_ERR_NOMEM. */
+PB_API pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
+                                     pb_bvh *out, pb_bvh_error *err);
+
 /* src resampled to fps frames per second into a new *out (release with
  * pb_bvh_free): a copy of src's skeleton with
  * pb_clip_resample_frames(pb_bvh_clip(src), fps, flags) frames of

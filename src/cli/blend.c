@@ -403,7 +403,7 @@ static int blend_and_write(const blend_job *b, const char *path)
     }
     free(rot);
     free(pos);
-    cli_motion_free(&out);
+    pb_bvh_free(&out);
     return rc;
 }
 

@@ -128,17 +128,13 @@ int cli_load_flags(const char *path, int require_frames, unsigned flags, pb_bvh 
 void cli_report_status(const char *path, const char *what, pb_status st);
 void cli_report_bvh(const char *path, const pb_bvh_error *err);
 
-/* The motion of a pb_bvh as a pb_clip (rotations and positions, no scales):
- * both are frame-major SoA, element f*J + j, so the clip points into it. */
-pb_clip cli_clip_of(const pb_bvh *b);
 /* A joint's channel names, space separated, into buf (>= 64 bytes). */
 void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size);
 
-/* A new motion of `frames` frames over the skeleton of `skel` (shared, not
- * copied: release with cli_motion_free, never pb_bvh_free). */
+/* pb_bvh_new_motion (a copy of skel's skeleton with `frames` rest-pose
+ * frames; release with pb_bvh_free), errors reported for path. */
 int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
                    const char *path);
-void cli_motion_free(pb_bvh *b);
 /* src resampled to fps by pb_bvh_resample (flags: 0 or PB_CLIP_LOOP) into a
  * new *dst (its own copy of the skeleton), after refusing an output the
  * reader would refuse (pb_bvh_estimate_bytes over 16 sampled frames); errors

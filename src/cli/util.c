@@ -154,11 +154,6 @@ int cli_load_header(const char *path, pb_bvh *out)
     return load(path, 0, PB_BVH_READ_HEADER_ONLY, out);
 }
 
-pb_clip cli_clip_of(const pb_bvh *b)
-{
-    return pb_bvh_clip(b);
-}
-
 void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size)
 {
     size_t n = 0;
@@ -173,17 +168,8 @@ void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size)
 int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
                    const char *path)
 {
-    /* Start from the skeleton with no motion at all, so that set_frames only
-     * allocates (it keeps min(old, new) = 0 frames and frees NULLs). */
-    *out = *skel;
-    out->num_frames = 0;
-    out->rot_w = out->rot_x = out->rot_y = out->rot_z = NULL;
-    out->euler_deg = NULL;
-    out->decimals = NULL;
-    out->pos_x = out->pos_y = out->pos_z = NULL;
-    out->frame_time = frame_time;
     pb_bvh_error err;
-    if (pb_bvh_set_frames(out, frames, &err) != PB_BVH_OK) {
+    if (pb_bvh_new_motion(skel, frames, frame_time, out, &err) != PB_BVH_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
@@ -202,14 +188,14 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
     pb_bvh probe;
     if (cli_motion_new(src, n, 1.0 / fps, &probe, path))
         return 1;
-    pb_clip pc = cli_clip_of(&probe);
+    pb_clip pc = pb_bvh_clip(&probe);
     double est = 0.0;
     pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0};
     pb_bvh_error err;
     int big = pb_clip_sample(sc, n, times, flags, &pc, NULL) == PB_OK &&
               pb_bvh_estimate_bytes(&probe, frames, &wo, &est, &err) == PB_BVH_OK &&
               est > (double)PB_BVH_MAX_FILE_BYTES;
-    cli_motion_free(&probe);
+    pb_bvh_free(&probe);
     if (big)
         cli_error("%s: at %g fps the output would be about %.2f GB (%zu frames), more than the "
                   "%.2f GB a BVH file may have; nothing written (a lower --fps?)",
@@ -219,7 +205,7 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
 
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)
 {
-    pb_clip sc = cli_clip_of(src);
+    pb_clip sc = pb_bvh_clip(src);
     size_t frames = pb_clip_resample_frames(&sc, fps, flags);
     if (frames == 0) {
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
@@ -239,16 +225,6 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
         return -1;
     }
     return 0;
-}
-
-void cli_motion_free(pb_bvh *b)
-{
-    float *arr[7] = {b->rot_w, b->rot_x, b->rot_y, b->rot_z, b->pos_x, b->pos_y, b->pos_z};
-    for (int k = 0; k < 7; k++)
-        free(arr[k]);
-    free(b->euler_deg);
-    free(b->decimals);
-    memset(b, 0, sizeof *b);
 }
 
 int cli_same_file(const char *out, const char *in)

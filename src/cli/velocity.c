@@ -59,7 +59,7 @@ static int write_csv(const char *path, const pb_bvh *src, size_t frames, double 
 
 int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char *path)
 {
-    pb_clip sc = cli_clip_of(src);
+    pb_clip sc = pb_bvh_clip(src);
     size_t frames = pb_clip_resample_frames(&sc, fps, flags);
     size_t n = frames * src->num_joints;
     if (frames == 0 || n / frames != src->num_joints) {

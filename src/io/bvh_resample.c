@@ -1,6 +1,7 @@
-/* A pb_bvh's motion as a pb_clip, and resampling a whole pb_bvh to a new
- * frame rate with pb_clip_resample (what `posebatch resample` does, less its
- * up-front size estimate): the one BVH file that needs the batch kernels. */
+/* A pb_bvh's motion as a pb_clip, new clips of a skeleton, and resampling a
+ * whole pb_bvh to a new frame rate with pb_clip_resample (what `posebatch
+ * resample` does, less its up-front size estimate): the one BVH file that
+ * needs the batch kernels. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -61,6 +62,30 @@ static pb_bvh_code copy_skeleton(const pb_bvh *src, pb_bvh *out)
     return PB_BVH_OK;
 }
 
+pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
+                              pb_bvh *out, pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!skeleton || !out)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL", skeleton ? "out" : "skeleton");
+    if (!(frame_time > 0.0) || !isfinite(frame_time))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
+    pb_bvh nb;
+    pb_bvh_code code = copy_skeleton(skeleton, &nb);
+    if (code == PB_BVH_OK) {
+        nb.frame_time = frame_time;
+        code = pb_bvh_set_frames(&nb, frames, err);
+    } else {
+        bvh_set_err(err, code, 0, "out of memory for the skeleton");
+    }
+    if (code != PB_BVH_OK) {
+        pb_bvh_free(&nb);
+        return code;
+    }
+    *out = nb;
+    return PB_BVH_OK;
+}
+
 pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
                             pb_bvh_error *err)
 {
@@ -81,15 +106,9 @@ pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bv
                            "at %g fps the clip would have too many frames (frames x joints "
                            "above 2^28) or has an invalid frame time", fps);
     pb_bvh nb;
-    pb_bvh_code code = copy_skeleton(src, &nb);
-    if (code == PB_BVH_OK)
-        code = pb_bvh_set_frames(&nb, frames, err);
-    else
-        bvh_set_err(err, code, 0, "out of memory for the skeleton");
-    if (code != PB_BVH_OK) {
-        pb_bvh_free(&nb);
+    pb_bvh_code code = pb_bvh_new_motion(src, frames, 1.0 / fps, &nb, err);
+    if (code != PB_BVH_OK)
         return code;
-    }
     pb_clip dc = pb_bvh_clip(&nb);
     pb_status st = pb_clip_resample(&sc, fps, flags, &dc, NULL);
     if (st != PB_OK) {

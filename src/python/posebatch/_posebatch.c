@@ -1381,31 +1381,9 @@ static PyObject *py_backend_emulated(PyObject *self, PyObject *name)
 
 PyTypeObject BvhType;
 
-static void motion_free(pb_bvh *b)
-{
-    free(b->rot_w);
-    free(b->rot_x);
-    free(b->rot_y);
-    free(b->rot_z);
-    free(b->pos_x);
-    free(b->pos_y);
-    free(b->pos_z);
-    free(b->euler_deg);
-    free(b->decimals);
-    b->rot_w = b->rot_x = b->rot_y = b->rot_z = b->pos_x = b->pos_y = b->pos_z = NULL;
-    b->euler_deg = NULL;
-    b->decimals = NULL;
-    b->num_frames = 0;
-}
-
 static void Bvh_dealloc(BvhObject *self)
 {
-    if (self->owner) {
-        motion_free(&self->b);
-        Py_DECREF(self->owner);
-    } else {
-        pb_bvh_free(&self->b);
-    }
+    pb_bvh_free(&self->b);
     Py_XDECREF(self->warnings);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1483,7 +1461,6 @@ BvhObject *bvh_new(void)
     if (!o)
         return NULL;
     memset(&o->b, 0, sizeof o->b);
-    o->owner = NULL;
     o->warnings = PyList_New(0);
     if (!o->warnings) {
         Py_DECREF(o);
@@ -1642,23 +1619,14 @@ static PyObject *Bvh_to_bytes(BvhObject *self, PyObject *const *args, Py_ssize_t
     return r;
 }
 
-/* A Bvh sharing self's skeleton, with `frames` rest-pose frames. */
+/* A Bvh with a copy of self's skeleton and `frames` rest-pose frames. */
 static BvhObject *bvh_like(BvhObject *self, size_t frames, double frame_time)
 {
     BvhObject *r = bvh_new();
     if (!r)
         return NULL;
-    r->b = self->b;
-    pb_bvh *d = &r->b;
-    d->num_frames = 0;
-    d->rot_w = d->rot_x = d->rot_y = d->rot_z = d->pos_x = d->pos_y = d->pos_z = NULL;
-    d->euler_deg = NULL;
-    d->decimals = NULL;
-    d->frame_time = frame_time;
-    r->owner = self->owner ? self->owner : (PyObject *)self;
-    Py_INCREF(r->owner);
     pb_bvh_error err;
-    if (pb_bvh_set_frames(d, frames, &err) != PB_BVH_OK) {
+    if (pb_bvh_new_motion(&self->b, frames, frame_time, &r->b, &err) != PB_BVH_OK) {
         Py_DECREF(r);
         return (BvhObject *)bvh_raise(&err, NULL);
     }

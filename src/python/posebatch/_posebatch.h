@@ -20,7 +20,6 @@ int opt_double(const char *fn, const char *name, PyObject *o, double *v);
 typedef struct {
     PyObject_HEAD
     pb_bvh b;
-    PyObject *owner;    /* the Bvh whose skeleton this one shares, or NULL */
     PyObject *warnings; /* list of str */
 } BvhObject;
 extern PyTypeObject BvhType;
