@@ -12,8 +12,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#include <numpy/arrayobject.h>
+#define PBPY_MAIN /* this file imports numpy's C API (import_array) */
 
 #include <errno.h>
 #include <math.h>
@@ -24,7 +23,7 @@
 #include <posebatch.h>
 #include <posebatch/io.h>
 
-#include "_posebatch.h"
+#include "_posebatch.h" /* numpy's arrayobject.h too */
 
 PyObject *BvhError;
 
@@ -109,7 +108,7 @@ int opt_double(const char *fn, const char *name, PyObject *o, double *v)
 }
 
 /* order="wxyz" (0) or "xyzw" (1). */
-static int opt_order(const char *fn, PyObject *o, int *xyzw)
+int opt_order(const char *fn, PyObject *o, int *xyzw)
 {
     *xyzw = 0;
     if (!o)
@@ -129,7 +128,7 @@ static int opt_order(const char *fn, PyObject *o, int *xyzw)
 
 /* A new reference to a C-contiguous float32 array made from o; last > 0:
  * its last dimension must be `last`; min_ndim: at least that many dims. */
-static PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, int min_ndim)
+PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, int min_ndim)
 {
     PyArrayObject *a;
     if (o == NULL || o == Py_None) {
@@ -191,7 +190,7 @@ static PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int 
 
 /* 1 if b's dims [bfrom, bnd-1) equal a's dims [afrom, and-1) (the batch
  * shape, last dimension excluded). */
-static int same_lead(PyArrayObject *a, int afrom, PyArrayObject *b, int bfrom)
+int same_lead(PyArrayObject *a, int afrom, PyArrayObject *b, int bfrom)
 {
     int na = PyArray_NDIM(a) - 1 - afrom, nb = PyArray_NDIM(b) - 1 - bfrom;
     if (na != nb)
@@ -202,7 +201,7 @@ static int same_lead(PyArrayObject *a, int afrom, PyArrayObject *b, int bfrom)
     return 1;
 }
 
-static int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *want,
+int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *want,
                        PyArrayObject *ref)
 {
     PyObject *s = PyObject_GetAttrString((PyObject *)a, "shape");
@@ -242,7 +241,7 @@ static PyArrayObject *new_like(PyArrayObject *a, int from, int drop_last, int la
 }
 
 /* Structure of arrays <-> interleaved. q: 4 component arrays w, x, y, z. */
-static void q_split(const float *a, size_t n, int xyzw, float *w, float *x, float *y, float *z)
+void q_split(const float *a, size_t n, int xyzw, float *w, float *x, float *y, float *z)
 {
     const int iw = xyzw ? 3 : 0, o = xyzw ? 0 : 1;
     for (size_t i = 0; i < n; i++) {
@@ -253,7 +252,7 @@ static void q_split(const float *a, size_t n, int xyzw, float *w, float *x, floa
         z[i] = p[o + 2];
     }
 }
-static void q_join(float *a, size_t n, int xyzw, const float *w, const float *x, const float *y,
+void q_join(float *a, size_t n, int xyzw, const float *w, const float *x, const float *y,
                    const float *z)
 {
     const int iw = xyzw ? 3 : 0, o = xyzw ? 0 : 1;
@@ -265,7 +264,7 @@ static void q_join(float *a, size_t n, int xyzw, const float *w, const float *x,
         p[o + 2] = z[i];
     }
 }
-static void v_split(const float *a, size_t n, float *x, float *y, float *z)
+void v_split(const float *a, size_t n, float *x, float *y, float *z)
 {
     for (size_t i = 0; i < n; i++) {
         x[i] = a[3 * i];
@@ -273,7 +272,7 @@ static void v_split(const float *a, size_t n, float *x, float *y, float *z)
         z[i] = a[3 * i + 2];
     }
 }
-static void v_join(float *a, size_t n, const float *x, const float *y, const float *z)
+void v_join(float *a, size_t n, const float *x, const float *y, const float *z)
 {
     for (size_t i = 0; i < n; i++) {
         a[3 * i] = x[i];
@@ -320,7 +319,6 @@ static void scratch_free(float *stack, float *p)
         PyMem_RawFree(p);
 }
 
-#define F32(a) ((float *)PyArray_DATA(a))
 
 /* ------------------------------------------------------------------------ */
 /* Element-wise kernels (one table, one generic caller)                     */
@@ -1374,548 +1372,6 @@ static PyObject *py_backend_emulated(PyObject *self, PyObject *name)
         return NULL;
     return PyBool_FromLong(pb_backend_emulated(b));
 }
-
-/* ------------------------------------------------------------------------ */
-/* BVH                                                                      */
-/* ------------------------------------------------------------------------ */
-
-PyTypeObject BvhType;
-
-static void Bvh_dealloc(BvhObject *self)
-{
-    pb_bvh_free(&self->b);
-    Py_XDECREF(self->warnings);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-PyObject *bvh_raise(const pb_bvh_error *err, const char *path)
-{
-    if (err->code == PB_BVH_ERR_NOMEM)
-        return PyErr_NoMemory();
-    if (err->code == PB_BVH_ERR_IO) {
-        PyErr_SetString(PyExc_OSError, err->message);
-        return NULL;
-    }
-    PyObject *msg = path ? PyUnicode_FromFormat("%s: %s", path, err->message)
-                         : PyUnicode_FromString(err->message);
-    if (!msg)
-        return NULL;
-    PyObject *e = PyObject_CallOneArg(BvhError, msg);
-    Py_DECREF(msg);
-    if (!e)
-        return NULL;
-    PyObject *code = PyUnicode_FromString(pb_bvh_code_str(err->code));
-    PyObject *line = PyLong_FromLong(err->line);
-    if (code)
-        PyObject_SetAttrString(e, "code", code);
-    if (line)
-        PyObject_SetAttrString(e, "line", line);
-    Py_XDECREF(code);
-    Py_XDECREF(line);
-    PyErr_SetObject(BvhError, e);
-    Py_DECREF(e);
-    return NULL;
-}
-
-/* Warnings collected without the GIL. */
-typedef struct wlist {
-    char **msg;
-    size_t n, cap;
-} wlist;
-static void wl_add(void *ctx, const char *m)
-{
-    wlist *w = ctx;
-    if (w->n == w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 4;
-        char **p = realloc(w->msg, cap * sizeof *p);
-        if (!p)
-            return;
-        w->msg = p;
-        w->cap = cap;
-    }
-    char *c = strdup(m);
-    if (c)
-        w->msg[w->n++] = c;
-}
-static PyObject *wl_take(wlist *w)
-{
-    PyObject *l = PyList_New(0);
-    for (size_t i = 0; i < w->n; i++) {
-        if (l) {
-            PyObject *s = PyUnicode_DecodeUTF8(w->msg[i], (Py_ssize_t)strlen(w->msg[i]), "replace");
-            if (!s || PyList_Append(l, s))
-                Py_CLEAR(l);
-            Py_XDECREF(s);
-        }
-        free(w->msg[i]);
-    }
-    free(w->msg);
-    w->msg = NULL;
-    w->n = w->cap = 0;
-    return l;
-}
-
-BvhObject *bvh_new(void)
-{
-    BvhObject *o = PyObject_New(BvhObject, &BvhType);
-    if (!o)
-        return NULL;
-    memset(&o->b, 0, sizeof o->b);
-    o->warnings = PyList_New(0);
-    if (!o->warnings) {
-        Py_DECREF(o);
-        return NULL;
-    }
-    return o;
-}
-
-static PyObject *bvh_read(const char *fn, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames, int from_text)
-{
-    static const char *n_file[] = {"path", "strict"};
-    static const char *n_text[] = {"text", "strict"};
-    PyObject *o[2];
-    if (parse_args(fn, args, nargs, kwnames, from_text ? n_text : n_file, 2, 1, 1, o))
-        return NULL;
-    int strict = 0;
-    if (opt_bool(fn, "strict", o[1], &strict))
-        return NULL;
-    PyObject *bytes = NULL;
-    if (from_text) {
-        if (PyUnicode_Check(o[0]))
-            bytes = PyUnicode_AsUTF8String(o[0]);
-        else if (PyBytes_Check(o[0]))
-            bytes = (Py_INCREF(o[0]), o[0]);
-        else {
-            PyErr_Format(PyExc_TypeError, "%s(): argument 'text' must be str or bytes", fn);
-            return NULL;
-        }
-    } else if (!PyUnicode_FSConverter(o[0], &bytes)) {
-        return NULL;
-    }
-    if (!bytes)
-        return NULL;
-    BvhObject *r = bvh_new();
-    if (!r) {
-        Py_DECREF(bytes);
-        return NULL;
-    }
-    wlist wl = {NULL, 0, 0};
-    pb_bvh_read_opts ro = {strict ? PB_BVH_READ_STRICT : 0u, 0, wl_add, &wl};
-    pb_bvh_error err;
-    pb_bvh_code code;
-    const char *data = PyBytes_AS_STRING(bytes);
-    size_t size = (size_t)PyBytes_GET_SIZE(bytes);
-    Py_BEGIN_ALLOW_THREADS
-    code = from_text ? pb_bvh_read_memory_with(data, size, &ro, &r->b, &err)
-                     : pb_bvh_read_file_with(data, &ro, &r->b, &err);
-    Py_END_ALLOW_THREADS
-    PyObject *w = wl_take(&wl);
-    if (code != PB_BVH_OK) {
-        Py_XDECREF(w);
-        Py_DECREF(r);
-        bvh_raise(&err, from_text ? NULL : data);
-        Py_DECREF(bytes);
-        return NULL;
-    }
-    Py_DECREF(bytes);
-    if (!w) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    Py_SETREF(r->warnings, w);
-    return (PyObject *)r;
-}
-
-static PyObject *py_read_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
-{
-    (void)self;
-    return bvh_read("read_bvh", a, n, k, 0);
-}
-static PyObject *py_parse_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
-{
-    (void)self;
-    return bvh_read("parse_bvh", a, n, k, 1);
-}
-
-static int euler_arg(const char *fn, PyObject *o, pb_bvh_euler_mode *m)
-{
-    *m = PB_BVH_EULER_SOURCE;
-    if (!o)
-        return 0;
-    static const char *names[] = {"source", "continuous", "principal"};
-    for (int i = 0; i < 3; i++)
-        if (PyUnicode_Check(o) && PyUnicode_CompareWithASCIIString(o, names[i]) == 0) {
-            *m = (pb_bvh_euler_mode)i;
-            return 0;
-        }
-    PyErr_Format(PyExc_ValueError,
-                 "%s(): argument 'euler' must be 'source', 'continuous' or 'principal', got %R", fn, o);
-    return -1;
-}
-
-static PyObject *Bvh_write(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
-                           PyObject *kwnames)
-{
-    const char *fn = "Bvh.write";
-    static const char *names[] = {"path", "euler"};
-    PyObject *o[2];
-    if (parse_args(fn, args, nargs, kwnames, names, 2, 1, 1, o))
-        return NULL;
-    pb_bvh_write_opts wo;
-    memset(&wo, 0, sizeof wo);
-    if (euler_arg(fn, o[1], &wo.euler))
-        return NULL;
-    PyObject *bytes;
-    if (!PyUnicode_FSConverter(o[0], &bytes))
-        return NULL;
-    pb_bvh_error err;
-    pb_bvh_code code;
-    const char *path = PyBytes_AS_STRING(bytes);
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_write_file_with(path, &self->b, &wo, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
-        bvh_raise(&err, path);
-        Py_DECREF(bytes);
-        return NULL;
-    }
-    Py_DECREF(bytes);
-    Py_RETURN_NONE;
-}
-
-static PyObject *Bvh_to_bytes(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
-{
-    const char *fn = "Bvh.to_bytes";
-    static const char *names[] = {"euler"};
-    PyObject *o[1];
-    if (parse_args(fn, args, nargs, kwnames, names, 1, 0, 0, o))
-        return NULL;
-    pb_bvh_write_opts wo;
-    memset(&wo, 0, sizeof wo);
-    if (euler_arg(fn, o[0], &wo.euler))
-        return NULL;
-    char *text = NULL;
-    size_t size = 0;
-    pb_bvh_error err;
-    pb_bvh_code code = PB_BVH_ERR_NOMEM;
-    int ok_close = 0;
-    Py_BEGIN_ALLOW_THREADS
-    FILE *f = open_memstream(&text, &size);
-    if (f) {
-        code = pb_bvh_write_stream_with(f, &self->b, &wo, &err);
-        ok_close = fclose(f) == 0;
-    }
-    Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK || !ok_close) {
-        free(text);
-        if (code == PB_BVH_OK || code == PB_BVH_ERR_NOMEM)
-            return PyErr_NoMemory();
-        return bvh_raise(&err, NULL);
-    }
-    PyObject *r = PyBytes_FromStringAndSize(text, (Py_ssize_t)size);
-    free(text);
-    return r;
-}
-
-/* A Bvh with a copy of self's skeleton and `frames` rest-pose frames. */
-static BvhObject *bvh_like(BvhObject *self, size_t frames, double frame_time)
-{
-    BvhObject *r = bvh_new();
-    if (!r)
-        return NULL;
-    pb_bvh_error err;
-    if (pb_bvh_new_motion(&self->b, frames, frame_time, &r->b, &err) != PB_BVH_OK) {
-        Py_DECREF(r);
-        return (BvhObject *)bvh_raise(&err, NULL);
-    }
-    return r;
-}
-
-static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
-{
-    const char *fn = "Bvh.resample";
-    static const char *names[] = {"fps"};
-    PyObject *o[1];
-    double fps;
-    if (parse_args(fn, args, nargs, kwnames, names, 1, 1, 1, o) ||
-        opt_double(fn, "fps", o[0], &fps))
-        return NULL;
-    if (self->b.num_frames == 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): the clip has no frames", fn);
-        return NULL;
-    }
-    if (!(fps > 0.0 && isfinite(fps))) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0", fn);
-        return NULL;
-    }
-    /* What `posebatch resample` does (pb_bvh_resample: the clip, its source
-     * angles and decimals), so that writing gives the CLI's bytes. */
-    BvhObject *r = bvh_new();
-    if (!r)
-        return NULL;
-    pb_bvh_code code;
-    pb_bvh_error err;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_resample(&self->b, fps, 0, &r->b, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
-        Py_DECREF(r);
-        return bvh_raise(&err, NULL);
-    }
-    return (PyObject *)r;
-}
-
-static PyObject *Bvh_with_motion(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    const char *fn = "Bvh.with_motion";
-    static const char *names[] = {"rotations", "positions", "frame_time", "order"};
-    PyObject *o[4];
-    if (parse_args(fn, args, nargs, kwnames, names, 4, 3, 1, o))
-        return NULL;
-    int xyzw;
-    double ft = self->b.frame_time;
-    if (opt_order(fn, o[3], &xyzw) ||
-        (o[2] && o[2] != Py_None && opt_double(fn, "frame_time", o[2], &ft)))
-        return NULL;
-    if (!(ft > 0.0 && isfinite(ft))) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'frame_time' must be finite and > 0", fn);
-        return NULL;
-    }
-    PyArrayObject *rot = get_f32(fn, "rotations", o[0], 4, 2), *pos = NULL;
-    if (!rot)
-        return NULL;
-    size_t j = self->b.num_joints;
-    if (PyArray_NDIM(rot) != 3 || (size_t)PyArray_DIM(rot, 1) != j) {
-        Py_DECREF(rot);
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' must be (frames, %zu, 4)", fn, j);
-        return NULL;
-    }
-    if (o[1] && o[1] != Py_None) {
-        pos = get_f32(fn, "positions", o[1], 3, 2);
-        if (!pos || !same_lead(rot, 0, pos, 0)) {
-            if (pos)
-                shape_error(fn, "positions", pos, "it must be (frames, joints, 3) like rotations", rot);
-            Py_XDECREF(pos);
-            Py_DECREF(rot);
-            return NULL;
-        }
-    }
-    size_t f = (size_t)PyArray_DIM(rot, 0);
-    BvhObject *r = bvh_like(self, f, ft);
-    if (r) {
-        size_t m = f * j;
-        q_split(F32(rot), m, xyzw, r->b.rot_w, r->b.rot_x, r->b.rot_y, r->b.rot_z);
-        if (pos)
-            v_split(F32(pos), m, r->b.pos_x, r->b.pos_y, r->b.pos_z);
-    }
-    Py_DECREF(rot);
-    Py_XDECREF(pos);
-    return (PyObject *)r;
-}
-
-static PyObject *Bvh_motion(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
-{
-    const char *fn = "Bvh.motion";
-    static const char *names[] = {"order"};
-    PyObject *o[1];
-    int xyzw;
-    if (parse_args(fn, args, nargs, kwnames, names, 1, 0, 0, o) || opt_order(fn, o[0], &xyzw))
-        return NULL;
-    size_t f = self->b.num_frames, j = self->b.num_joints, m = f * j;
-    npy_intp d4[3] = {(npy_intp)f, (npy_intp)j, 4}, d3[3] = {(npy_intp)f, (npy_intp)j, 3};
-    PyArrayObject *r = (PyArrayObject *)PyArray_SimpleNew(3, d4, NPY_FLOAT32);
-    PyArrayObject *p = (PyArrayObject *)PyArray_SimpleNew(3, d3, NPY_FLOAT32);
-    if (!r || !p) {
-        Py_XDECREF(r);
-        Py_XDECREF(p);
-        return NULL;
-    }
-    if (m && self->b.rot_w) {
-        q_join(F32(r), m, xyzw, self->b.rot_w, self->b.rot_x, self->b.rot_y, self->b.rot_z);
-        v_join(F32(p), m, self->b.pos_x, self->b.pos_y, self->b.pos_z);
-    }
-    PyObject *t = PyTuple_Pack(2, r, p);
-    Py_DECREF(r);
-    Py_DECREF(p);
-    return t;
-}
-
-static PyObject *Bvh_get_rotations(BvhObject *self, void *c)
-{
-    (void)c;
-    PyObject *t = Bvh_motion(self, NULL, 0, NULL);
-    if (!t)
-        return NULL;
-    PyObject *r = PyTuple_GET_ITEM(t, 0);
-    Py_INCREF(r);
-    Py_DECREF(t);
-    return r;
-}
-static PyObject *Bvh_get_positions(BvhObject *self, void *c)
-{
-    (void)c;
-    PyObject *t = Bvh_motion(self, NULL, 0, NULL);
-    if (!t)
-        return NULL;
-    PyObject *r = PyTuple_GET_ITEM(t, 1);
-    Py_INCREF(r);
-    Py_DECREF(t);
-    return r;
-}
-static PyObject *Bvh_get_num_frames(BvhObject *self, void *c)
-{
-    (void)c;
-    return PyLong_FromSize_t(self->b.num_frames);
-}
-static PyObject *Bvh_get_num_joints(BvhObject *self, void *c)
-{
-    (void)c;
-    return PyLong_FromSize_t(self->b.num_joints);
-}
-static PyObject *Bvh_get_frame_time(BvhObject *self, void *c)
-{
-    (void)c;
-    return PyFloat_FromDouble(self->b.frame_time);
-}
-static PyObject *Bvh_get_fps(BvhObject *self, void *c)
-{
-    (void)c;
-    return PyFloat_FromDouble(1.0 / self->b.frame_time);
-}
-static PyObject *Bvh_get_warnings(BvhObject *self, void *c)
-{
-    (void)c;
-    return PyList_GetSlice(self->warnings, 0, PY_SSIZE_T_MAX);
-}
-static PyObject *Bvh_get_joint_names(BvhObject *self, void *c)
-{
-    (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->b.num_joints);
-    for (size_t i = 0; l && i < self->b.num_joints; i++) {
-        const char *nm = self->b.joints[i].name;
-        PyObject *s = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)strlen(nm), "replace");
-        if (!s) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, s);
-    }
-    return l;
-}
-static PyObject *Bvh_get_parents(BvhObject *self, void *c)
-{
-    (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->b.num_joints);
-    for (size_t i = 0; l && i < self->b.num_joints; i++) {
-        int32_t p = self->b.joints[i].parent;
-        PyObject *v = p < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(p);
-        if (!v) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, v);
-    }
-    return l;
-}
-static PyObject *Bvh_get_offsets(BvhObject *self, void *c)
-{
-    (void)c;
-    npy_intp d[2] = {(npy_intp)self->b.num_joints, 3};
-    PyArrayObject *a = (PyArrayObject *)PyArray_SimpleNew(2, d, NPY_FLOAT32);
-    if (!a)
-        return NULL;
-    for (size_t i = 0; i < self->b.num_joints; i++)
-        memcpy(F32(a) + 3 * i, self->b.joints[i].offset, 3 * sizeof(float));
-    return (PyObject *)a;
-}
-static PyObject *Bvh_get_channels(BvhObject *self, void *c)
-{
-    (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->b.num_joints);
-    for (size_t i = 0; l && i < self->b.num_joints; i++) {
-        const pb_bvh_joint *jt = &self->b.joints[i];
-        PyObject *t = PyTuple_New(jt->num_channels);
-        for (int k = 0; t && k < jt->num_channels; k++) {
-            const char *nm = pb_bvh_channel_name((pb_bvh_channel)jt->channels[k]);
-            PyObject *s = PyUnicode_FromString(nm ? nm : "?");
-            if (!s) {
-                Py_CLEAR(t);
-                break;
-            }
-            PyTuple_SET_ITEM(t, k, s);
-        }
-        if (!t) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, t);
-    }
-    return l;
-}
-
-static PyObject *Bvh_repr(BvhObject *self)
-{
-    char ft[64];
-    snprintf(ft, sizeof ft, "%g", 1.0 / self->b.frame_time);
-    return PyUnicode_FromFormat("<posebatch.Bvh: %zu joints, %zu frames at %s fps>",
-                                self->b.num_joints, self->b.num_frames, ft);
-}
-
-static PyMethodDef Bvh_methods[] = {
-    {"write", (PyCFunction)(void (*)(void))Bvh_write, METH_FASTCALL | METH_KEYWORDS,
-     "write(path, *, euler='source')\n--\n\n"
-     "Writes the clip atomically with the library's BVH writer (the posebatch CLI's): Euler\n"
-     "angles follow the source ('source'), or 'continuous' / 'principal'. Raises OSError or\n"
-     "posebatch.BvhError."},
-    {"to_bytes", (PyCFunction)(void (*)(void))Bvh_to_bytes, METH_FASTCALL | METH_KEYWORDS,
-     "to_bytes(*, euler='source')\n--\n\nThe BVH text the writer produces, as bytes."},
-    {"resample", (PyCFunction)(void (*)(void))Bvh_resample, METH_FASTCALL | METH_KEYWORDS,
-     "resample(fps)\n--\n\n"
-     "A new Bvh resampled to fps exactly as `posebatch resample --fps N` does it (rotations by\n"
-     "quaternion Catmull-Rom, positions by vec3 Catmull-Rom, floor((F-1) T fps) + 1 frames,\n"
-     "source Euler angles carried for the writer), so write() gives the CLI's bytes."},
-    {"to_gltf", (PyCFunction)(void (*)(void))pbpy_bvh_to_gltf, METH_NOARGS,
-     "to_gltf()\n--\n\n"
-     "A posebatch.Gltf of this clip as `posebatch convert IN.bvh OUT.glb` makes it: one node\n"
-     "per joint, one LINEAR animation at the frame times, the BVH layout kept in extras."},
-    {"with_motion", (PyCFunction)(void (*)(void))Bvh_with_motion, METH_FASTCALL | METH_KEYWORDS,
-     "with_motion(rotations, positions=None, frame_time=None, *, order='wxyz')\n--\n\n"
-     "A new Bvh with this skeleton and the given motion: rotations (F, J, 4), positions\n"
-     "(F, J, 3) (default: the OFFSETs), frame_time (default: this clip's)."},
-    {"motion", (PyCFunction)(void (*)(void))Bvh_motion, METH_FASTCALL | METH_KEYWORDS,
-     "motion(*, order='wxyz')\n--\n\n(rotations (F, J, 4), positions (F, J, 3)) float32 copies."},
-    {NULL, NULL, 0, NULL}};
-
-static PyGetSetDef Bvh_getset[] = {
-    {"num_frames", (getter)Bvh_get_num_frames, NULL, "number of frames", NULL},
-    {"num_joints", (getter)Bvh_get_num_joints, NULL, "number of joints (End Sites excluded)", NULL},
-    {"frame_time", (getter)Bvh_get_frame_time, NULL, "seconds per frame", NULL},
-    {"fps", (getter)Bvh_get_fps, NULL, "frames per second (1 / frame_time)", NULL},
-    {"rotations", (getter)Bvh_get_rotations, NULL, "(F, J, 4) float32 (w, x, y, z) copy", NULL},
-    {"positions", (getter)Bvh_get_positions, NULL, "(F, J, 3) float32 copy (OFFSET where a joint has no position channels)", NULL},
-    {"joint_names", (getter)Bvh_get_joint_names, NULL, "list of joint names", NULL},
-    {"parents", (getter)Bvh_get_parents, NULL, "parent index per joint (None for a ROOT)", NULL},
-    {"offsets", (getter)Bvh_get_offsets, NULL, "(J, 3) float32 OFFSETs", NULL},
-    {"channels", (getter)Bvh_get_channels, NULL, "channel names per joint, in file order", NULL},
-    {"warnings", (getter)Bvh_get_warnings, NULL, "the reader's warnings (list of str)", NULL},
-    {NULL, NULL, NULL, NULL, NULL}};
-
-PyTypeObject BvhType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "posebatch.Bvh",
-    .tp_basicsize = sizeof(BvhObject),
-    .tp_dealloc = (destructor)Bvh_dealloc,
-    .tp_repr = (reprfunc)Bvh_repr,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A BVH clip (skeleton and motion) read by posebatch.read_bvh / parse_bvh.",
-    .tp_methods = Bvh_methods,
-    .tp_getset = Bvh_getset,
-};
 
 /* ------------------------------------------------------------------------ */
 /* Module                                                                   */

@@ -1,9 +1,18 @@
-/* What the extension's source files share: argument helpers, the BVH error
- * and the Bvh type (_posebatch.c), the Gltf type (gltf.c). */
+/* What the extension's source files share: argument and array helpers
+ * (_posebatch.c), the BVH error and the Bvh type (bvh.c), the Gltf type
+ * (gltf.c). */
 #ifndef PBPY_POSEBATCH_H
 #define PBPY_POSEBATCH_H
 
 #include <Python.h>
+/* numpy's C API: imported once (import_array) in _posebatch.c (PBPY_MAIN),
+ * shared by the other files through one symbol */
+#define PY_ARRAY_UNIQUE_SYMBOL pbpy_ARRAY_API
+#ifndef PBPY_MAIN
+#define NO_IMPORT_ARRAY
+#endif
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
 
 #include <posebatch/io.h>
 
@@ -16,6 +25,25 @@ int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject
                const char *const *names, int count, int npos, int nreq, PyObject **out);
 int opt_bool(const char *fn, const char *name, PyObject *o, int *v);
 int opt_double(const char *fn, const char *name, PyObject *o, double *v);
+/* order= argument: "wxyz" (default, *xyzw = 0) or "xyzw" (1) */
+int opt_order(const char *fn, PyObject *o, int *xyzw);
+/* o as a C-contiguous float32 array whose last axis has `last` entries (0:
+ * any) and at least min_ndim axes (new reference; NULL with TypeError /
+ * ValueError naming fn and arg) */
+PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, int min_ndim);
+/* the leading axes of a (from afrom) and b (from bfrom) agree */
+int same_lead(PyArrayObject *a, int afrom, PyArrayObject *b, int bfrom);
+/* ValueError: arg's shape is not `want` (ref: the array it must match) */
+int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *want,
+                PyArrayObject *ref);
+/* (n, 4) interleaved quaternions <-> four component arrays (xyzw: (x, y, z,
+ * w) order), (n, 3) vectors <-> three */
+void q_split(const float *a, size_t n, int xyzw, float *w, float *x, float *y, float *z);
+void q_join(float *a, size_t n, int xyzw, const float *w, const float *x, const float *y,
+            const float *z);
+void v_split(const float *a, size_t n, float *x, float *y, float *z);
+void v_join(float *a, size_t n, const float *x, const float *y, const float *z);
+#define F32(a) ((float *)PyArray_DATA(a))
 
 typedef struct {
     PyObject_HEAD
@@ -27,6 +55,9 @@ BvhObject *bvh_new(void);
 /* Raises the Python exception for a pb_bvh_error (OSError, MemoryError or
  * BvhError; path, when not NULL, prefixes text errors). Returns NULL. */
 PyObject *bvh_raise(const pb_bvh_error *err, const char *path);
+
+PyObject *py_read_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_parse_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 
 /* gltf.c */
 extern PyTypeObject GltfType;
