@@ -65,6 +65,39 @@ PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
 PB_INLINE int vm_any(vm m) { return simde_mm256_movemask_ps(m) != 0; }
 PB_INLINE int vm_all(vm m) { return simde_mm256_movemask_ps(m) == 0xff; }
 
+/* Interleaved elements <-> lanes (kernels_layout.h): 4x4 transposes per 128-bit half */
+#define PB_HAVE_AOS4 1
+/* 4x4 transposes inside each 128-bit half */
+PB_INLINE void aos_t4(vf *a, vf *b, vf *c, vf *d)
+{
+    vf t0 = simde_mm256_unpacklo_ps(*a, *b), t1 = simde_mm256_unpacklo_ps(*c, *d);
+    vf t2 = simde_mm256_unpackhi_ps(*a, *b), t3 = simde_mm256_unpackhi_ps(*c, *d);
+    *a = simde_mm256_shuffle_ps(t0, t1, SIMDE_MM_SHUFFLE(1, 0, 1, 0));
+    *b = simde_mm256_shuffle_ps(t0, t1, SIMDE_MM_SHUFFLE(3, 2, 3, 2));
+    *c = simde_mm256_shuffle_ps(t2, t3, SIMDE_MM_SHUFFLE(1, 0, 1, 0));
+    *d = simde_mm256_shuffle_ps(t2, t3, SIMDE_MM_SHUFFLE(3, 2, 3, 2));
+}
+PB_INLINE void aos_load4(const float *p, vf c[4])
+{
+    /* r0 = e0 e1, r1 = e2 e3, r2 = e4 e5, r3 = e6 e7 (an element per half):
+     * pair halves so that the low halves hold e0..e3, the high ones e4..e7 */
+    vf r0 = vf_load(p), r1 = vf_load(p + 8), r2 = vf_load(p + 16), r3 = vf_load(p + 24);
+    c[0] = simde_mm256_permute2f128_ps(r0, r2, 0x20); /* e0 | e4 */
+    c[1] = simde_mm256_permute2f128_ps(r0, r2, 0x31); /* e1 | e5 */
+    c[2] = simde_mm256_permute2f128_ps(r1, r3, 0x20); /* e2 | e6 */
+    c[3] = simde_mm256_permute2f128_ps(r1, r3, 0x31); /* e3 | e7 */
+    aos_t4(&c[0], &c[1], &c[2], &c[3]);
+}
+PB_INLINE void aos_store4(float *p, const vf c[4])
+{
+    vf a = c[0], b = c[1], e = c[2], d = c[3];
+    aos_t4(&a, &b, &e, &d); /* a = e0 | e4, b = e1 | e5, e = e2 | e6, d = e3 | e7 */
+    vf_store(p, simde_mm256_permute2f128_ps(a, b, 0x20));
+    vf_store(p + 8, simde_mm256_permute2f128_ps(e, d, 0x20));
+    vf_store(p + 16, simde_mm256_permute2f128_ps(a, b, 0x31));
+    vf_store(p + 24, simde_mm256_permute2f128_ps(e, d, 0x31));
+}
+
 #include "lanes_common.h"
 
 #endif

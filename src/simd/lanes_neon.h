@@ -103,6 +103,32 @@ PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_vaddq_u32(PB_U(a), PB_U(b))
 #undef PB_U
 #undef PB_F
 
+/* Interleaved elements <-> lanes (kernels_layout.h): NEON's interleaved loads and stores */
+#define PB_HAVE_AOS4 1
+#define PB_HAVE_AOS3 1
+PB_INLINE void aos_load4(const float *p, vf c[4])
+{
+    simde_float32x4x4_t v = simde_vld4q_f32(p);
+    c[0] = v.val[0], c[1] = v.val[1], c[2] = v.val[2], c[3] = v.val[3];
+}
+PB_INLINE void aos_store4(float *p, const vf c[4])
+{
+    simde_float32x4x4_t v;
+    v.val[0] = c[0], v.val[1] = c[1], v.val[2] = c[2], v.val[3] = c[3];
+    simde_vst4q_f32(p, v);
+}
+PB_INLINE void aos_load3(const float *p, vf c[3])
+{
+    simde_float32x4x3_t v = simde_vld3q_f32(p);
+    c[0] = v.val[0], c[1] = v.val[1], c[2] = v.val[2];
+}
+PB_INLINE void aos_store3(float *p, const vf c[3])
+{
+    simde_float32x4x3_t v;
+    v.val[0] = c[0], v.val[1] = c[1], v.val[2] = c[2];
+    simde_vst3q_f32(p, v);
+}
+
 #include "lanes_common.h"
 
 #endif

@@ -60,6 +60,30 @@ PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
 PB_INLINE int vm_any(vm m) { return simde_mm_movemask_ps(m) != 0; }
 PB_INLINE int vm_all(vm m) { return simde_mm_movemask_ps(m) == 0xf; }
 
+/* Interleaved elements <-> lanes (kernels_layout.h): a 4x4 block transpose */
+#define PB_HAVE_AOS4 1
+/* 4x4 transpose: rows (elements) <-> columns (components); its own inverse */
+PB_INLINE void aos_t4(vf *a, vf *b, vf *c, vf *d)
+{
+    vf t0 = simde_mm_unpacklo_ps(*a, *b), t1 = simde_mm_unpacklo_ps(*c, *d);
+    vf t2 = simde_mm_unpackhi_ps(*a, *b), t3 = simde_mm_unpackhi_ps(*c, *d);
+    *a = simde_mm_movelh_ps(t0, t1);
+    *b = simde_mm_movehl_ps(t1, t0);
+    *c = simde_mm_movelh_ps(t2, t3);
+    *d = simde_mm_movehl_ps(t3, t2);
+}
+PB_INLINE void aos_load4(const float *p, vf c[4])
+{
+    c[0] = vf_load(p), c[1] = vf_load(p + 4), c[2] = vf_load(p + 8), c[3] = vf_load(p + 12);
+    aos_t4(&c[0], &c[1], &c[2], &c[3]);
+}
+PB_INLINE void aos_store4(float *p, const vf c[4])
+{
+    vf a = c[0], b = c[1], e = c[2], d = c[3];
+    aos_t4(&a, &b, &e, &d);
+    vf_store(p, a), vf_store(p + 4, b), vf_store(p + 8, e), vf_store(p + 12, d);
+}
+
 #include "lanes_common.h"
 
 #endif
