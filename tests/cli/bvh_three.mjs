@@ -17,9 +17,16 @@ const dump = JSON.parse(fs.readFileSync(0, 'utf8'));
 const result = new BVHLoader().parse(fs.readFileSync(file, 'utf8'));
 const bones = new Map(result.skeleton.bones.map((b) => [b.name, b]));
 const mixer = new three.AnimationMixer(result.skeleton.bones[0]);
-mixer.clipAction(result.clip).play();
+// Played once and held at its end: a looping action (the default) wraps the
+// last frame's time, the clip's duration, back to frame 0. (A finished
+// LoopOnce action pauses, so each sample resets it first.)
+const action = mixer.clipAction(result.clip);
+action.setLoop(three.LoopOnce);
+action.clampWhenFinished = true;
+action.play();
 let rmax = 0, used = 0;
 dump.times.forEach((t, i) => {
+  action.reset();
   mixer.setTime(Math.fround(t)); // three keeps key times as float32: sample at the key itself
   for (const jt of dump.joints) {
     const b = bones.get(jt.name);
