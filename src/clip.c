@@ -85,8 +85,8 @@ static pb_status sample_check(const pb_clip *src, size_t count, const double *ti
     if (has_scale)
         in_v_strict(&c, pb_cv(src->scale), sn);
     /* times is read while outputs are written: no overlap at all */
-    if (times && c.st == PB_OK && meets_output(&c, (uintptr_t)times, count * sizeof(double), 0))
-        chk_fail(&c, PB_ERR_ALIAS);
+    if (times && c.st == PB_OK)
+        in_bytes_strict(&c, times, count * sizeof(double));
     return c.st;
 }
 
@@ -209,31 +209,40 @@ static void cache_segment(const pb_kernels *k, const pb_clip *src, const seg_pos
     c->seg = s->f;
 }
 
-static void sample_one(const pb_kernels *k, const pb_clip *src, const seg_pos *s, unsigned flags,
-                       seg_cache *cache, const pb_clip *dst, const pb_clip_vel *vel, size_t i)
+/* A run: output frames i .. i+m-1, all in segment s (same frames, same
+ * velocity factor), at parameters x[0..m-1]. */
+static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s, const float *x,
+                       size_t m, unsigned flags, seg_cache *cache, const pb_clip *dst,
+                       const pb_clip_vel *vel, size_t i)
 {
     size_t J = src->joints;
     if (cache->seg != s->f)
         cache_segment(k, src, s, cache);
     float vs = (float)s->vscale;
     pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
-    k->quat_cr_offsets(J, s->x, vs, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
-                       pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
-                       flags & PB_EXACT_VELOCITY, prev, cache->keep, rot_frame_w(dst, i),
-                       v3_frame_w(vel ? vel->rot : no_vel, J, i));
+    k->quat_cr_run(J, m, x, vs, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
+                   pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
+                   flags & PB_EXACT_VELOCITY, prev, cache->keep, rot_frame_w(dst, i),
+                   v3_frame_w(vel ? vel->rot : no_vel, J, i));
     if (dst->pos.x)
-        k->vec3_catmull_rom(J, s->x, vs, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),
-                            v3_frame(src->pos, J, s->f2), v3_frame(src->pos, J, s->f3),
-                            v3_frame_w(dst->pos, J, i), v3_frame_w(vel ? vel->pos : no_vel, J, i));
+        k->vec3_cr_run(J, m, x, vs, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),
+                       v3_frame(src->pos, J, s->f2), v3_frame(src->pos, J, s->f3),
+                       v3_frame_w(dst->pos, J, i), v3_frame_w(vel ? vel->pos : no_vel, J, i));
     if (dst->scale.x)
-        k->scale_catmull_rom(J, s->x, vs, v3_frame(src->scale, J, s->f0),
-                             v3_frame(src->scale, J, s->f), v3_frame(src->scale, J, s->f2),
-                             v3_frame(src->scale, J, s->f3), v3_frame_w(dst->scale, J, i),
-                             v3_frame_w(vel ? vel->scale : no_vel, J, i));
+        k->scale_cr_run(J, m, x, vs, v3_frame(src->scale, J, s->f0), v3_frame(src->scale, J, s->f),
+                        v3_frame(src->scale, J, s->f2), v3_frame(src->scale, J, s->f3),
+                        v3_frame_w(dst->scale, J, i), v3_frame_w(vel ? vel->scale : no_vel, J, i));
+}
+
+static int same_segment(const seg_pos *a, const seg_pos *b)
+{
+    return a->f == b->f && a->f0 == b->f0 && a->f2 == b->f2 && a->f3 == b->f3 &&
+           a->vscale == b->vscale;
 }
 
 /* Samples at source frame positions u_i = (times ? times[i] / frame_time :
- * i * step). */
+ * i * step), consecutive samples in one segment as one run (up to
+ * PB_RUN_MAX). */
 static pb_status sample_at(const pb_clip *src, size_t count, const double *times, double step,
                            unsigned flags, pb_clip *dst, const pb_clip_vel *vel)
 {
@@ -241,10 +250,27 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
     if (!cache_init(&cache, src->joints))
         return PB_ERR_NOMEM;
     const pb_kernels *k = pb_active_kernels();
-    for (size_t i = 0; i < count; i++) {
-        double u = times ? times[i] / src->frame_time : (double)i * step;
-        seg_pos s = locate(u, src->frames, flags, src->frame_time);
-        sample_one(k, src, &s, flags, &cache, dst, vel, i);
+    seg_pos s, t;
+    int ahead = 0; /* t is sample i's, located while extending the last run */
+    for (size_t i = 0; i < count;) {
+        s = ahead ? t : locate(times ? times[i] / src->frame_time : (double)i * step, src->frames,
+                               flags, src->frame_time);
+        float x[PB_RUN_MAX];
+        x[0] = s.x;
+        size_t m = 1;
+        ahead = 0;
+        while (m < PB_RUN_MAX && i + m < count) {
+            size_t j = i + m;
+            t = locate(times ? times[j] / src->frame_time : (double)j * step, src->frames, flags,
+                       src->frame_time);
+            if (!same_segment(&s, &t)) {
+                ahead = 1;
+                break;
+            }
+            x[m++] = t.x;
+        }
+        sample_run(k, src, &s, x, m, flags, &cache, dst, vel, i);
+        i += m;
     }
     free(cache.buf);
     return PB_OK;

@@ -39,6 +39,9 @@ static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
     return s->layers[i].joint_weights;
 }
 
+/* the most output frames of one kernel run over a source segment */
+#define PB_RUN_MAX 16
+
 /* pose_blend options */
 #define PB_PB_LOG 1u          /* log average of the rotations (else raw) */
 #define PB_PB_POS 2u          /* blend translations */
@@ -96,13 +99,22 @@ typedef struct pb_kernels {
                               pb_quats a);
 
     /* clips (clip.c): offsets of consecutive frames as logs (half the scaled
-     * angle-axis), the Catmull-Rom from them (output put in prev's hemisphere
-     * when prev.w; keep: padded scratch for the tail block's), vec3 pose
-     * blend (linear or log space) */
+     * angle-axis); runs of m <= PB_RUN_MAX output frames in one source
+     * segment, frame k at element offset k*n of the outputs with parameter
+     * x[k] (simd/kernels_clip.h): the Catmull-Rom rotations from the
+     * offsets (each put in the previous frame's hemisphere: the frame before
+     * the run is prev when prev.w, its tail block also in keep, padded
+     * scratch), positions and log-space scales; vec3 pose blend (linear or
+     * log space) */
     void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
-    void (*quat_cr_offsets)(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
-                            pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
-                            pb_quats keep, pb_quats rot, pb_vec3s vel);
+    void (*quat_cr_run)(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
+                        pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
+                        pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel);
+    void (*vec3_cr_run)(size_t n, size_t m, const float *x, float vscale, pb_cvec3s p0,
+                        pb_cvec3s p1, pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
+    void (*scale_cr_run)(size_t n, size_t m, const float *x, float vscale, pb_cvec3s s0,
+                         pb_cvec3s s1, pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale,
+                         pb_vec3s svel);
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);
     /* the layered pose blend (weights relative per joint): blended layers

@@ -47,6 +47,7 @@
  */
 #include <criterion/criterion.h>
 
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -621,6 +622,100 @@ static size_t frames_of(size_t F, size_t J, double ft, double fps, unsigned flag
     pb_quats q = {dummy, dummy, dummy, dummy};
     c.rot = q;
     return pb_clip_resample_frames(&c, fps, flags);
+}
+
+/* Resampling runs the output frames of one source segment together (up to
+ * PB_RUN_MAX per kernel call); sampling one time per call runs each alone.
+ * Both must give the same bits: rotations up to sign (a lone sample has no
+ * previous output to take the hemisphere from), positions, scales and every
+ * velocity exactly. Factors 1..20 (runs cut at 16), clamp and loop, exact
+ * velocities, a joint count with a tail on every backend; frame_time 1 so
+ * that both see the same source positions. */
+static int same_bits(float a, float b) { return !memcmp(&a, &b, sizeof a); }
+Test(clip, resample_runs_match_single_samples, .timeout = 60)
+{
+    rng_t r = rng_seed(0x5EC5);
+    const size_t F = 9, J = 19;
+    pb_clip src = clip_new(F, J, 1.0, 1, 1);
+    clip_fill_random(&src, &r, 1);
+    const size_t factors[] = {1, 3, 4, 16, 20};
+    const unsigned flag_sets[] = {0, PB_CLIP_LOOP, PB_EXACT_VELOCITY,
+                                  PB_CLIP_LOOP | PB_EXACT_VELOCITY};
+    for (size_t fi = 0; fi < sizeof factors / sizeof *factors; fi++)
+        for (size_t gi = 0; gi < 4; gi++) {
+            unsigned flags = flag_sets[gi];
+            double fps = (double)factors[fi];
+            size_t G = pb_clip_resample_frames(&src, fps, flags);
+            cr_assert_gt(G, 0);
+            pb_clip dst = clip_new(G, J, 0, 1, 1), one = clip_new(1, J, 0, 1, 1);
+            pb_clip_vel vel = vel_new(G * J, 1, 1, 1), vone = vel_new(J, 1, 1, 1);
+            cr_assert_eq(pb_clip_resample(&src, fps, flags, &dst, &vel), PB_OK);
+            for (size_t i = 0; i < G; i++) {
+                double t = (double)i * (1.0 / fps);
+                cr_assert_eq(pb_clip_sample(&src, 1, &t, flags, &one, &vone), PB_OK);
+                for (size_t j = 0; j < J; j++) {
+                    size_t e = i * J + j;
+                    int same = 1, flipped = 1;
+                    const float *a[4] = {dst.rot.w, dst.rot.x, dst.rot.y, dst.rot.z};
+                    const float *b[4] = {one.rot.w, one.rot.x, one.rot.y, one.rot.z};
+                    for (int c = 0; c < 4; c++) {
+                        same &= same_bits(a[c][e], b[c][j]);
+                        flipped &= same_bits(a[c][e], -b[c][j]);
+                    }
+                    cr_assert(same || flipped, "x%zu %s: frame %zu joint %zu: rotation differs",
+                              factors[fi], flags_name(flags), i, j);
+                    const float *va[12] = {dst.pos.x, dst.pos.y, dst.pos.z, dst.scale.x,
+                                           dst.scale.y, dst.scale.z, vel.rot.x, vel.rot.y,
+                                           vel.rot.z, vel.scale.x, vel.scale.y, vel.scale.z};
+                    const float *vb[12] = {one.pos.x, one.pos.y, one.pos.z, one.scale.x,
+                                           one.scale.y, one.scale.z, vone.rot.x, vone.rot.y,
+                                           vone.rot.z, vone.scale.x, vone.scale.y, vone.scale.z};
+                    for (int c = 0; c < 12; c++)
+                        cr_assert(same_bits(va[c][e], vb[c][j]),
+                                  "x%zu %s: frame %zu joint %zu: component %d differs",
+                                  factors[fi], flags_name(flags), i, j, c);
+                    cr_assert(same_bits(vel.pos.x[e], vone.pos.x[j]) &&
+                              same_bits(vel.pos.y[e], vone.pos.y[j]) &&
+                              same_bits(vel.pos.z[e], vone.pos.z[j]));
+                }
+            }
+            clip_free(&dst);
+            clip_free(&one);
+            vel_free(&vel);
+            vel_free(&vone);
+        }
+    clip_free(&src);
+}
+
+/* Joints that hardly move (offsets of rounding noise, 1e-10 rad per frame,
+ * and 1e-6 rad: what real clips hold for joints without motion) raise no
+ * floating-point underflow: the polynomials' powers of tiny arguments used
+ * to underflow, and on x86 each underflow is a microcode assist of about a
+ * hundred cycles (it doubled the AVX2 resample of the CMU clip). */
+Test(clip, resample_of_still_joints_raises_no_underflow)
+{
+    rng_t r = rng_seed(0x7E57);
+    const size_t F = 12, J = 19;
+    pb_clip src = clip_new(F, J, 1.0 / 120, 1, 0);
+    clip_fill_random(&src, &r, 1);
+    for (size_t j = 0; j < J; j += 2) { /* every other joint still, to noise */
+        rq q = rng_quat(&r);
+        double amp = j % 4 ? 1e-6 : 1e-10;
+        for (size_t f = 0; f < F; f++) {
+            rv3 n = rng_vec3(&r, amp);
+            fq_set(src.rot, f * J + j, rq_mul(rq_exp(n), q));
+        }
+    }
+    double fps = 480;
+    size_t G = pb_clip_resample_frames(&src, fps, 0);
+    pb_clip dst = clip_new(G, J, 0, 1, 0);
+    feclearexcept(FE_ALL_EXCEPT);
+    cr_assert_eq(pb_clip_resample(&src, fps, 0, &dst, NULL), PB_OK);
+    int raised = fetestexcept(FE_UNDERFLOW);
+    cr_expect_eq(raised, 0, "pb_clip_resample of still joints raised FE_UNDERFLOW (backend %s)",
+                 pb_backend_name(pb_backend_active()));
+    clip_free(&dst);
+    clip_free(&src);
 }
 
 Test(clip, resample_frames_counts)

@@ -272,25 +272,6 @@ static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
  * tracks come out unrolled in the same pass. The tail block reads prev from
  * keep, scratch padded to whole blocks where each frame's tail is also kept:
  * a masked tail store cannot forward to the next frame's load. */
-static void k_quat_cr_offsets(size_t n, float x, float vscale, pb_cquats r1, pb_cvec3s l01,
-                              pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
-                              pb_quats keep, pb_quats rot, pb_vec3s vel)
-{
-    pb_hermite_basis h = hermite_basis_half(x, vscale);
-    PB_BLOCKS(n, blk, {
-        v3 l = v3_ld(l12, blk);
-        v3 a = v3_add(v3_ld(l01, blk), l);
-        v3 b = v3_add(l, v3_ld(l23, blk));
-        vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, blk);
-        const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
-        if (prev.w)
-            r = q_align(tail ? q_ldb(keep, blk) : q_ld(prev, blk), r);
-        if (tail)
-            q_stb(keep, r, blk);
-        q_st(rot, r, blk);
-    });
-}
-
 PB_INLINE vq q_add(vq a, vq b) { vq r = {vf_add(a.w, b.w), vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
 PB_INLINE vq q_sub(vq a, vq b) { vq r = {vf_sub(a.w, b.w), vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)}; return r; }
 
@@ -899,6 +880,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 }
 
 #include "kernels_blend.h"
+#include "kernels_clip.h"
 #include "kernels_layout.h"
 
 /* --------------------------------------------------------------- table */
@@ -915,7 +897,8 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_sin_half_angle,                                                      \
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
-        k_quat_offset, k_quat_cr_offsets, k_vec3_blend, k_pose_blend,          \
+        k_quat_offset, k_quat_cr_run, k_vec3_cr_run, k_scale_cr_run,           \
+        k_vec3_blend, k_pose_blend,                                            \
         PB_LAYOUT_KERNELS                                                      \
     }
 

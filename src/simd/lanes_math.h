@@ -105,6 +105,18 @@ PB_INLINE vq q_normalize(vq q)
     return q_sel(zero, q_identity(), q_scale(q, inv));
 }
 
+/* Estrin's scheme squares z (and z^2): for z below about 1e-19 (1e-10 for
+ * z^4) that underflows, and on x86 every underflowing product costs a
+ * microcode assist of about a hundred cycles (real clips have joints whose
+ * offsets are rounding noise, 1e-10 rad, in every frame: that doubled the
+ * AVX2 resample of the CMU clip). The powers are formed from z raised to
+ * 2^-28 at least: below that, z^2 and z^4 times any coefficient are under
+ * 2^-56, far below half an ulp of the constant term they are added to, so
+ * every result is bit-identical (with or without FMA: no product of the
+ * raised powers underflows either); NaN still propagates through the final
+ * z term. */
+PB_INLINE vf poly_z_floor(vf z) { return vf_max(z, vf_set(0x1p-28f)); }
+
 /* ------------------------------------------------------------- atan */
 /* atan(t)/t for t in [0, 1] as 1 + z P(z), z = t^2: Chebyshev fit of
  * (atan(sqrt z)/sqrt z - 1)/z (degree 8, 1.1e-8 relative), so that the ratio is
@@ -113,7 +125,8 @@ PB_INLINE vq q_normalize(vq q)
  * dependent operations instead of nine let more blocks overlap in flight. */
 PB_INLINE vf atan_ratio(vf z)
 {
-    vf z2 = vf_mul(z, z), z4 = vf_mul(z2, z2);
+    vf zf = poly_z_floor(z);
+    vf z2 = vf_mul(zf, zf), z4 = vf_mul(z2, z2);
     vf p01 = hs(vf_set(1.999973933e-01f), z, -3.333333173e-01f);
     vf p23 = hs(vf_set(1.103376412e-01f), z, -1.427856875e-01f);
     vf p45 = hs(vf_set(6.250169445e-02f), z, -8.656880430e-02f);
@@ -366,7 +379,8 @@ typedef struct { vf c, sinc; } pb_sincos;
 PB_INLINE void sincos_poly_z(vf z, vf *sinc, vf *c)
 {
     /* Estrin's scheme in z (three dependent steps instead of five) */
-    vf z2 = vf_mul(z, z);
+    vf zf = poly_z_floor(z);
+    vf z2 = vf_mul(zf, zf);
     vf s01 = hs(vf_set(8.3333333333e-03f), z, -1.6666666667e-01f);
     vf s23 = hs(vf_set(2.7557319224e-06f), z, -1.9841269841e-04f);
     *sinc = vf_fma(vf_fma(z2, s23, s01), z, vf_set(1.0f));
@@ -488,17 +502,30 @@ typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
  * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
  * poses) for the same reason, and k scales the tangent weights and 1/k the
  * offset's derivative weight (hermite_basis_half). */
-PB_INLINE pb_hermite_basis hermite_basis_k(float xs, double dscale, double k)
+typedef struct { float w1, w2, w3, q1, q2, q3; } pb_hermite_w;
+PB_INLINE pb_hermite_w hermite_w_k(float xs, double dscale, double k)
 {
     double x = xs, x2 = x * x, xm1 = x - 1.0;
-    pb_hermite_basis h;
-    h.w1 = vf_set((float)(x2 * (3.0 - 2.0 * x)));
-    h.w2 = vf_set((float)(k * x * xm1 * xm1));
-    h.w3 = vf_set((float)(k * x2 * xm1));
-    h.q1 = vf_set((float)(dscale / k * 6.0 * x * (1.0 - x)));
-    h.q2 = vf_set((float)(dscale * (3.0 * x - 1.0) * xm1));
-    h.q3 = vf_set((float)(dscale * x * (3.0 * x - 2.0)));
+    pb_hermite_w w;
+    w.w1 = (float)(x2 * (3.0 - 2.0 * x));
+    w.w2 = (float)(k * x * xm1 * xm1);
+    w.w3 = (float)(k * x2 * xm1);
+    w.q1 = (float)(dscale / k * 6.0 * x * (1.0 - x));
+    w.q2 = (float)(dscale * (3.0 * x - 1.0) * xm1);
+    w.q3 = (float)(dscale * x * (3.0 * x - 2.0));
+    return w;
+}
+/* the basis broadcast from its floats */
+PB_INLINE pb_hermite_basis hermite_of(const pb_hermite_w *w)
+{
+    pb_hermite_basis h = {vf_set(w->w1), vf_set(w->w2), vf_set(w->w3),
+                          vf_set(w->q1), vf_set(w->q2), vf_set(w->q3)};
     return h;
+}
+PB_INLINE pb_hermite_basis hermite_basis_k(float xs, double dscale, double k)
+{
+    pb_hermite_w w = hermite_w_k(xs, dscale, k);
+    return hermite_of(&w);
 }
 PB_INLINE pb_hermite_basis hermite_basis_scaled(float xs, double dscale)
 {

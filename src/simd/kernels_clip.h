@@ -1,0 +1,104 @@
+/* The resampler's kernels (clip.c), written once over the lane layer and
+ * included by kernels.h: a run of m output frames that fall in one source
+ * segment, frame k at element offset k*n of the outputs (frame-major
+ * clips) with parameter x[k]. Per block the segment's loads and everything
+ * that depends on the segment alone (the rotation offsets' sums, the vec3
+ * differences and tangents, the scales' log ratios) are formed once and the
+ * m frames follow from registers; a rotation is put in the hemisphere of
+ * the frame before it straight from the register that holds it. Each frame
+ * gets the same operations as the one-frame kernels (bit-identical
+ * results); the run saves the loads, the per-segment work, the call and the
+ * tail block per frame, and its frames overlap in flight. */
+#ifndef PB_KERNELS_CLIP_H
+#define PB_KERNELS_CLIP_H
+
+/* the bases of a run's frames (hermite_w_k), formed once per frame */
+static void hermite_w_run(size_t m, const float *x, double dscale, double k, pb_hermite_w *w)
+{
+    for (size_t i = 0; i < m; i++)
+        w[i] = hermite_w_k(x[i], dscale, k);
+}
+/* frame k of a frame-major output of n joints (vel absent stays absent) */
+PB_INLINE pb_quats q_frame(pb_quats q, size_t n, size_t k)
+{
+    pb_quats r = {q.w + k * n, q.x + k * n, q.y + k * n, q.z + k * n};
+    return r;
+}
+PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
+{
+    if (!v.x)
+        return v;
+    pb_vec3s r = {v.x + k * n, v.y + k * n, v.z + k * n};
+    return r;
+}
+
+/* Catmull-Rom rotations from the offsets l01, l12, l23 (logs, as
+ * quat_offset gives) about r1, in the previous frame's hemisphere (prev.w:
+ * the frame before the run; keep: the padded copy of its tail block) */
+static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
+                          pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
+                          pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
+{
+    pb_hermite_w w[PB_RUN_MAX];
+    hermite_w_run(m, x, vscale, 0.5, w);
+    PB_BLOCKS(n, blk, {
+        v3 l = v3_ld(l12, blk);
+        v3 a = v3_add(v3_ld(l01, blk), l);
+        v3 b = v3_add(l, v3_ld(l23, blk));
+        vq q1 = q_ld(r1, blk);
+        const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
+        vq last = q1;
+        if (prev.w)
+            last = tail ? q_ldb(keep, blk) : q_ld(prev, blk);
+        for (size_t k = 0; k < m; k++) {
+            vq r = quat_hermite_eval(hermite_of(&w[k]), q1, l, a, b, flags, v3_frame(vel, n, k),
+                                     blk);
+            if (prev.w || k)
+                r = q_align(last, r);
+            last = r;
+            q_st(q_frame(rot, n, k), r, blk);
+        }
+        if (tail)
+            q_stb(keep, last, blk);
+    });
+}
+
+/* Catmull-Rom of positions p0..p3 */
+static void k_vec3_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cvec3s p0,
+                          pb_cvec3s p1, pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
+{
+    pb_hermite_w w[PB_RUN_MAX];
+    hermite_w_run(m, x, vscale, 1.0, w);
+    PB_BLOCKS(n, blk, {
+        v3 a = v3_ld(p0, blk), b = v3_ld(p1, blk), c = v3_ld(p2, blk), d = v3_ld(p3, blk);
+        vf half = vf_set(0.5f);
+        v3 d01 = v3_sub(b, a), d12 = v3_sub(c, b), d23 = v3_sub(d, c);
+        v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+        for (size_t k = 0; k < m; k++) {
+            pb_hermite_basis h = hermite_of(&w[k]);
+            v3_st(v3_frame(pos, n, k), v3_add(hermite_value(h, d12, t1, t2), b), blk);
+            if (vel.x)
+                v3_st(v3_frame(vel, n, k), hermite_deriv(h, d12, t1, t2), blk);
+        }
+    });
+}
+
+/* Catmull-Rom of scales s0..s3 in log space */
+static void k_scale_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cvec3s s0,
+                           pb_cvec3s s1, pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale,
+                           pb_vec3s svel)
+{
+    pb_hermite_w w[PB_RUN_MAX];
+    hermite_w_run(m, x, vscale, 1.0, w);
+    PB_BLOCKS(n, blk, {
+        v3 a = v3_ld(s0, blk), b = v3_ld(s1, blk), c = v3_ld(s2, blk), d = v3_ld(s3, blk);
+        vf half = vf_set(0.5f);
+        v3 d01 = v3_ln_ratio(b, a), d12 = v3_ln_ratio(c, b), d23 = v3_ln_ratio(d, c);
+        v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+        for (size_t k = 0; k < m; k++)
+            scale_hermite_finish(hermite_of(&w[k]), b, d12, t1, t2, v3_frame(scale, n, k),
+                                 v3_frame(svel, n, k), blk);
+    });
+}
+
+#endif
