@@ -34,13 +34,12 @@ PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
 
 /* Catmull-Rom rotations from the offsets l01, l12, l23 (logs, as
  * quat_offset gives) about r1, in the previous frame's hemisphere (prev.w:
- * the frame before the run; keep: the padded copy of its tail block) */
-static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
-                          pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
-                          pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
+ * the frame before the run; keep: the padded copy of its tail block).
+ * (k_quat_cr_run takes one frame on its own.) */
+PB_INLINE void quat_cr_run_body(size_t n, size_t m, const pb_hermite_w *w, pb_cquats r1,
+                                pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
+                                pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
 {
-    pb_hermite_w w[PB_RUN_MAX];
-    hermite_w_run(m, x, vscale, 0.5, w);
     PB_BLOCKS(n, blk, {
         v3 l = v3_ld(l12, blk);
         v3 a = v3_add(v3_ld(l01, blk), l);
@@ -61,6 +60,30 @@ static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_c
         if (tail)
             q_stb(keep, last, blk);
     });
+}
+static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
+                          pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
+                          pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
+{
+    if (m == 1) { /* one frame (large poses): the basis in registers */
+        pb_hermite_basis h = hermite_basis_half(x[0], vscale);
+        PB_BLOCKS(n, blk, {
+            v3 l = v3_ld(l12, blk);
+            v3 a = v3_add(v3_ld(l01, blk), l);
+            v3 b = v3_add(l, v3_ld(l23, blk));
+            vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, blk);
+            const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
+            if (prev.w)
+                r = q_align(tail ? q_ldb(keep, blk) : q_ld(prev, blk), r);
+            if (tail)
+                q_stb(keep, r, blk);
+            q_st(rot, r, blk);
+        });
+        return;
+    }
+    pb_hermite_w w[PB_RUN_MAX];
+    hermite_w_run(m, x, vscale, 0.5, w);
+    quat_cr_run_body(n, m, w, r1, l01, l12, l23, flags, prev, keep, rot, vel);
 }
 
 /* Catmull-Rom of positions p0..p3 */
