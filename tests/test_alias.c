@@ -1,17 +1,16 @@
 /*
  * The argument checks against a brute-force model, on random layouts.
  *
- * The checks take a fast path on whole batches (a pb_quats' 4 arrays, a
- * pb_vec3s' 3) and fall back to a precise array-by-array check when a batch
- * is NULL somewhere or its span meets an output's span. Whatever path they
- * take, the status must be the one the contract gives array by array in
- * registration order (outputs first, then the inputs as the function lists
- * them): the first NULL, or the first output meeting an earlier output, or
- * the first input meeting an output other than exactly (an input may be
- * exactly an output array where the function allows it). Layouts are drawn
- * to hit every case: batches in one block, equally spaced, shuffled,
- * overlapping by a few floats, exactly an output batch (in place), an
- * output batch's arrays permuted, NULL components.
+ * Whatever shortcuts the checks take (a sorted table of the outputs, a span
+ * test that lets most inputs pass with one comparison), the status must be
+ * the one the contract gives array by array in registration order (outputs
+ * first, then the inputs as the function lists them): the first NULL, or the
+ * first output meeting an earlier output, or the first input meeting an
+ * output other than exactly (an input may be exactly an output array where
+ * the function allows it). Layouts are drawn to hit every case: batches in
+ * one block, equally spaced, shuffled, overlapping by a few floats, exactly
+ * an output batch (in place), an output batch's arrays permuted, NULL
+ * components.
  */
 #include <criterion/criterion.h>
 
