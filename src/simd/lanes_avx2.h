@@ -39,6 +39,7 @@ PB_INLINE vf vf_sqrt(vf a) { return simde_mm256_sqrt_ps(a); }
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm256_add_ps(simde_mm256_mul_ps(a, b), c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm256_sub_ps(c, simde_mm256_mul_ps(a, b)); }
 #else
+#define PB_FUSED 1 /* vf_fma rounds once */
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm256_fmadd_ps(a, b, c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm256_fnmadd_ps(a, b, c); }
 #endif

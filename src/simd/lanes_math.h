@@ -109,13 +109,27 @@ PB_INLINE vq q_normalize(vq q)
  * z^4) that underflows, and on x86 every underflowing product costs a
  * microcode assist of about a hundred cycles (real clips have joints whose
  * offsets are rounding noise, 1e-10 rad, in every frame: that doubled the
- * AVX2 resample of the CMU clip). The powers are formed from z raised to
- * 2^-28 at least: below that, z^2 and z^4 times any coefficient are under
- * 2^-56, far below half an ulp of the constant term they are added to, so
- * every result is bit-identical (with or without FMA: no product of the
- * raised powers underflows either); NaN still propagates through the final
- * z term. */
-PB_INLINE vf poly_z_floor(vf z) { return vf_max(z, vf_set(0x1p-28f)); }
+ * AVX2 resample of the CMU clip). sq_normal keeps z^2, z^4 and their
+ * products with the coefficients normal:
+ * - with a fused multiply-add (PB_FUSED), z*z + 2^-62 in one rounding, no
+ *   latency added: the addend is below half an ulp of z^2 from z^2 = 2^-38
+ *   up, and below that z^2 times any coefficient is under 2^-38, far below
+ *   the constant term it is added to;
+ * - without one (SSE4.1, scalar, deterministic builds), z raised to 2^-28
+ *   first: below that z^2 and z^4 times any coefficient are under 2^-56.
+ * Either way the results are the same floats as from z*z (bitwise on the
+ * CMU clip, every backend), unless an exact value falls within 2^-62 of a
+ * rounding midpoint; the deterministic build takes the second form on every
+ * backend. */
+#if defined(PB_FUSED)
+PB_INLINE vf sq_normal(vf z) { return vf_fma(z, z, vf_set(0x1p-62f)); }
+#else
+PB_INLINE vf sq_normal(vf z)
+{
+    vf zf = vf_max(z, vf_set(0x1p-28f));
+    return vf_mul(zf, zf);
+}
+#endif
 
 /* ------------------------------------------------------------- atan */
 /* atan(t)/t for t in [0, 1] as 1 + z P(z), z = t^2: Chebyshev fit of
@@ -125,8 +139,7 @@ PB_INLINE vf poly_z_floor(vf z) { return vf_max(z, vf_set(0x1p-28f)); }
  * dependent operations instead of nine let more blocks overlap in flight. */
 PB_INLINE vf atan_ratio(vf z)
 {
-    vf zf = poly_z_floor(z);
-    vf z2 = vf_mul(zf, zf), z4 = vf_mul(z2, z2);
+    vf z2 = sq_normal(z), z4 = vf_mul(z2, z2);
     vf p01 = hs(vf_set(1.999973933e-01f), z, -3.333333173e-01f);
     vf p23 = hs(vf_set(1.103376412e-01f), z, -1.427856875e-01f);
     vf p45 = hs(vf_set(6.250169445e-02f), z, -8.656880430e-02f);
@@ -379,8 +392,7 @@ typedef struct { vf c, sinc; } pb_sincos;
 PB_INLINE void sincos_poly_z(vf z, vf *sinc, vf *c)
 {
     /* Estrin's scheme in z (three dependent steps instead of five) */
-    vf zf = poly_z_floor(z);
-    vf z2 = vf_mul(zf, zf);
+    vf z2 = sq_normal(z);
     vf s01 = hs(vf_set(8.3333333333e-03f), z, -1.6666666667e-01f);
     vf s23 = hs(vf_set(2.7557319224e-06f), z, -1.9841269841e-04f);
     *sinc = vf_fma(vf_fma(z2, s23, s01), z, vf_set(1.0f));
