@@ -13,6 +13,9 @@
 //                         around a reference by log_ref (the default method),
 //                         pose_blend_raw_ref the same by raw_ref; items are
 //                         joint-layers (joints x k).
+// bench/clip_bench.cc adds cmu_resample, cmu_write and cmu_pose_blend on the
+// shipped CMU clip (real motion capture, 31 joints); --summary prints them in
+// a table of their own.
 //
 // posebatch-bench --summary [--repetitions=N] [benchmark flags...] runs the
 // selection N times (default 5, randomly interleaved) and prints, per kernel
@@ -40,6 +43,7 @@
 
 #include <unistd.h>
 
+#include "clip_bench.h"
 #include "naive.h"
 #include "posebatch.h"
 
@@ -931,6 +935,7 @@ struct BenchId {
 struct Registry {
     std::vector<BackendInfo> backends;
     std::map<std::string, BenchId> by_name;
+    std::vector<std::string> clip_names;  // clip_bench.cc's, registered after kKernels'
 };
 
 void register_all(Registry &reg)
@@ -1095,14 +1100,61 @@ void print_markdown(FILE *out, const std::vector<std::string> &head,
         print_row(row);
 }
 
+// A summary row: (kernel, joints, k); ns per item per backend, NaN if absent.
+struct Row {
+    std::string label;
+    std::vector<double> ns;
+};
+
+// The shipped clip's benchmarks (clip_bench.cc), per backend: ns per item;
+// the resample's over the write floor and over the synthetic resample at 1024
+// joints of the same backend, in this run.
+void print_clip_table(FILE *out, const Registry &reg, const std::map<std::string, double> &medians,
+                      const std::vector<Row> &rows, const std::map<std::string, size_t> &row_of)
+{
+    auto ns_of = [&](const std::string &name) {
+        auto it = medians.find(name);
+        return it == medians.end() ? NAN : it->second / clip_bench_items(name);
+    };
+    double write = NAN;
+    for (const std::string &n : reg.clip_names)
+        if (n.rfind("cmu_write/", 0) == 0)
+            write = ns_of(n);
+    std::vector<std::vector<std::string>> cells;
+    for (const char *kind : {"cmu_resample", "cmu_pose_blend"}) {
+        // (the synthetic pose_blend blends scales too: no like-for-like figure)
+        bool res = std::strcmp(kind, "cmu_resample") == 0;
+        auto srow = res ? row_of.find("resample/1024") : row_of.end();
+        for (size_t b = 0; b < reg.backends.size(); b++) {
+            std::string prefix = std::string(kind) + "/" + reg.backends[b].name + "/";
+            for (const std::string &n : reg.clip_names) {
+                if (n.rfind(prefix, 0) != 0)
+                    continue;
+                double v = ns_of(n);
+                if (std::isnan(v))
+                    continue;
+                double s = srow == row_of.end() ? NAN : rows[srow->second].ns[b];
+                cells.push_back({n, fmt_ns(v), res && !std::isnan(write) ? fmt_ratio(v / write) : "-",
+                                 std::isnan(s) ? "-" : fmt_ratio(v / s)});
+            }
+        }
+    }
+    if (cells.empty())
+        return;
+    if (!std::isnan(write))
+        cells.push_back({"cmu_write/memset (the same output bytes)", fmt_ns(write), "1.00x", "-"});
+    std::fprintf(out, "\nthe shipped clip (data/cmu_01_03.bvh, 31 joints, rotations and positions): "
+                      "ns per output joint-sample (cmu_resample, 120 -> 480 fps) or per joint-layer "
+                      "(cmu_pose_blend, log_ref of frames f..f+3 around f, every f); the resample over "
+                      "the write floor and over the synthetic resample/1024 of the same backend, "
+                      "this run\n\n");
+    print_markdown(out, {"benchmark", "ns", "over write", "over synthetic 1024"}, cells);
+}
+
 void print_table(FILE *out, const Registry &reg, const std::map<std::string, double> &medians,
                  int repetitions, const std::string &min_time, double wall_over_cpu)
 {
     // Rows: (kernel, joints, k) in registration order; columns: backends with a result.
-    struct Row {
-        std::string label;
-        std::vector<double> ns;  // per backend, ns per item, NaN if absent
-    };
     std::vector<Row> rows;
     std::map<std::string, size_t> row_of;
     std::vector<bool> have(reg.backends.size(), false);
@@ -1222,11 +1274,14 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
         }
         ratio_cells.push_back(line);
     }
-    if (ratio_cells.empty())
+    if (ratio_cells.empty()) {
+        print_clip_table(out, reg, medians, rows, row_of);
         return;
+    }
     std::fprintf(out, "\nsmall skeletons: cost per unit over the same kernel's at 1024 joints "
                       "(same k, same backend, this run)\n\n");
     print_markdown(out, ratio_head, ratio_cells);
+    print_clip_table(out, reg, medians, rows, row_of);
 }
 
 void print_help()
@@ -1237,6 +1292,9 @@ void print_help()
                  "  benchmarks <kernel>/<backend>/<joints>[/<k>]; backend naive is the reference\n"
                  "  texts transcribed per joint (bench/naive.c); items_per_second counts joints\n"
                  "  (resample: output joint-samples; pose_blend*: joints x k).\n"
+                 "  cmu_resample/<backend>/31/4, cmu_write/memset/31/4, cmu_pose_blend/<backend>/31/4:\n"
+                 "  the shipped CMU clip (bench/clip_bench.cc; $POSEBATCH_BENCH_CLIP overrides\n"
+                 "  the path).\n"
                  "  [--summary [--repetitions=N]]\n"
                  "      run the selection N times (default 5, randomly interleaved, default\n"
                  "      --benchmark_min_time=%s) and print a table of the median ns per item\n"
@@ -1314,6 +1372,10 @@ int main(int argc, char **argv)
     Registry reg;
     reg.backends = benchmark_backends(list_only);
     register_all(reg);
+    std::vector<std::pair<int, std::string>> ids;
+    for (const BackendInfo &b : reg.backends)
+        ids.push_back({b.id, b.name});
+    register_clip_benchmarks(ids, &reg.clip_names);
 
     if (!list_only)
         check_against_naive(reg.backends);
