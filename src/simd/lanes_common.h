@@ -19,19 +19,21 @@ PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_se
  * angles, opposite quaternions), several times slower. Nothing past cnt
  * elements is read or written. */
 #ifndef PB_HAVE_PART
+/* (cnt < PB_LANES, a power of two: the mask says so to the compiler, whose
+ * bounds warning otherwise sees a path with cnt beyond the buffer) */
 PB_INLINE vf vf_load_part(const float *p, size_t cnt)
 {
     float b[PB_LANES];
     for (size_t i = 0; i < PB_LANES; i++)
         b[i] = p[0];
-    memcpy(b, p, cnt * sizeof(float));
+    memcpy(b, p, (cnt & (PB_LANES - 1)) * sizeof(float));
     return vf_load(b);
 }
 PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
 {
     float b[PB_LANES];
     vf_store(b, v);
-    memcpy(p, b, cnt * sizeof(float));
+    memcpy(p, b, (cnt & (PB_LANES - 1)) * sizeof(float));
 }
 #endif
 
