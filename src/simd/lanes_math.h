@@ -111,12 +111,13 @@ PB_INLINE vq q_normalize(vq q)
  * offsets are rounding noise, 1e-10 rad, in every frame: that doubled the
  * AVX2 resample of the CMU clip). sq_normal keeps z^2, z^4 and their
  * products with the coefficients normal:
- * - with a fused multiply-add (PB_FUSED), z*z + 2^-62 in one rounding, no
- *   latency added: the addend is below half an ulp of z^2 from z^2 = 2^-38
- *   up, and below that z^2 times any coefficient is under 2^-38, far below
- *   the constant term it is added to;
- * - without one (SSE4.1, scalar, deterministic builds), z raised to 2^-28
- *   first: below that z^2 and z^4 times any coefficient are under 2^-56.
+ * - with a fused multiply-add (PB_FUSED: AVX2, AVX-512, native NEON),
+ *   z*z + 2^-62 in one rounding, no latency added: the addend is below half
+ *   an ulp of z^2 from z^2 = 2^-38 up, and below that z^2 times any
+ *   coefficient is under 2^-38, far below the constant term it is added to;
+ * - without one (SSE4.1, scalar, SIMDe-emulated NEON, deterministic
+ *   builds), z raised to 2^-28 first: below that z^2 and z^4 times any
+ *   coefficient are under 2^-56.
  * Either way the results are the same floats as from z*z (bitwise on the
  * CMU clip, every backend), unless an exact value falls within 2^-62 of a
  * rounding midpoint; the deterministic build takes the second form on every

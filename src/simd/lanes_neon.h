@@ -70,7 +70,9 @@ PB_INLINE vf vf_sqrt(vf a)
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_vaddq_f32(simde_vmulq_f32(a, b), c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_vsubq_f32(c, simde_vmulq_f32(a, b)); }
 #else
-#define PB_FUSED 1 /* vf_fma rounds once */
+#if !defined(PB_EMULATED) /* SIMDe's emulation of vfmaq need not fuse */
+#define PB_FUSED 1              /* vf_fma rounds once */
+#endif
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_vfmaq_f32(c, a, b); }
 /* no vfmsq in SIMDe 0.7.4; negating a is exact */
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_vfmaq_f32(c, simde_vnegq_f32(a), b); }
