@@ -175,13 +175,20 @@ static void k_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cve
     PB_BLOCKS(n, blk, b_vec3_hermite(h, v3_ld(p0, blk), v3_ld(p1, blk), v3_ld(v0, blk),
                                      v3_ld(v1, blk), pos, vel, blk));
 }
+/* Catmull-Rom's central-difference tangents from the differences of four
+ * keys: (d01 + d12)/2 and (d12 + d23)/2 */
+PB_INLINE void cr_tangents(v3 d01, v3 d12, v3 d23, v3 *t1, v3 *t2)
+{
+    vf half = vf_set(0.5f);
+    *t1 = v3_scale(v3_add(d01, d12), half);
+    *t2 = v3_scale(v3_add(d12, d23), half);
+}
 PB_INLINE void b_vec3_catmull_rom(pb_hermite_basis h, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s p2,
                                   pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel, pb_blk blk)
 {
     v3 a = v3_ld(p0, blk), b = v3_ld(p1, blk), c = v3_ld(p2, blk), d = v3_ld(p3, blk);
-    vf half = vf_set(0.5f);
-    v3 d01 = v3_sub(b, a), d12 = v3_sub(c, b), d23 = v3_sub(d, c);
-    v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+    v3 d12 = v3_sub(c, b), t1, t2;
+    cr_tangents(v3_sub(b, a), d12, v3_sub(d, c), &t1, &t2);
     v3_st(pos, v3_add(hermite_value(h, d12, t1, t2), b), blk);
     if (vel.x)
         v3_st(vel, hermite_deriv(h, d12, t1, t2), blk);
@@ -341,9 +348,8 @@ PB_INLINE void b_scale_catmull_rom(pb_hermite_basis h, pb_cvec3s s0, pb_cvec3s s
                                    pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel, pb_blk blk)
 {
     v3 a = v3_ld(s0, blk), b = v3_ld(s1, blk), c = v3_ld(s2, blk), d = v3_ld(s3, blk);
-    vf half = vf_set(0.5f);
-    v3 d01 = v3_ln_ratio(b, a), d12 = v3_ln_ratio(c, b), d23 = v3_ln_ratio(d, c);
-    v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+    v3 d12 = v3_ln_ratio(c, b), t1, t2;
+    cr_tangents(v3_ln_ratio(b, a), d12, v3_ln_ratio(d, c), &t1, &t2);
     scale_hermite_finish(h, b, d12, t1, t2, scale, svel, blk);
 }
 static void k_scale_catmull_rom(size_t n, float x, float vscale, pb_cvec3s s0, pb_cvec3s s1,

@@ -94,9 +94,8 @@ static void k_vec3_cr_run(size_t n, size_t m, const float *x, float vscale, pb_c
     hermite_w_run(m, x, vscale, 1.0, w);
     PB_BLOCKS(n, blk, {
         v3 a = v3_ld(p0, blk), b = v3_ld(p1, blk), c = v3_ld(p2, blk), d = v3_ld(p3, blk);
-        vf half = vf_set(0.5f);
-        v3 d01 = v3_sub(b, a), d12 = v3_sub(c, b), d23 = v3_sub(d, c);
-        v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+        v3 d12 = v3_sub(c, b), t1, t2;
+        cr_tangents(v3_sub(b, a), d12, v3_sub(d, c), &t1, &t2);
         for (size_t k = 0; k < m; k++) {
             pb_hermite_basis h = hermite_of(&w[k]);
             v3_st(v3_frame(pos, n, k), v3_add(hermite_value(h, d12, t1, t2), b), blk);
@@ -115,9 +114,8 @@ static void k_scale_cr_run(size_t n, size_t m, const float *x, float vscale, pb_
     hermite_w_run(m, x, vscale, 1.0, w);
     PB_BLOCKS(n, blk, {
         v3 a = v3_ld(s0, blk), b = v3_ld(s1, blk), c = v3_ld(s2, blk), d = v3_ld(s3, blk);
-        vf half = vf_set(0.5f);
-        v3 d01 = v3_ln_ratio(b, a), d12 = v3_ln_ratio(c, b), d23 = v3_ln_ratio(d, c);
-        v3 t1 = v3_scale(v3_add(d01, d12), half), t2 = v3_scale(v3_add(d12, d23), half);
+        v3 d12 = v3_ln_ratio(c, b), t1, t2;
+        cr_tangents(v3_ln_ratio(b, a), d12, v3_ln_ratio(d, c), &t1, &t2);
         for (size_t k = 0; k < m; k++)
             scale_hermite_finish(hermite_of(&w[k]), b, d12, t1, t2, v3_frame(scale, n, k),
                                  v3_frame(svel, n, k), blk);
