@@ -33,7 +33,9 @@ PB_INLINE vf vf_sqrt(vf a) { return simde_mm512_sqrt_ps(a); }
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm512_add_ps(simde_mm512_mul_ps(a, b), c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm512_sub_ps(c, simde_mm512_mul_ps(a, b)); }
 #else
-#define PB_FUSED 1 /* vf_fma rounds once */
+#if !defined(PB_EMULATED) /* SIMDe's emulation need not fuse */
+#define PB_FUSED 1              /* vf_fma rounds once */
+#endif
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm512_fmadd_ps(a, b, c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm512_fnmadd_ps(a, b, c); }
 #endif

@@ -115,8 +115,8 @@ PB_INLINE vq q_normalize(vq q)
  *   z*z + 2^-62 in one rounding, no latency added: the addend is below half
  *   an ulp of z^2 from z^2 = 2^-38 up, and below that z^2 times any
  *   coefficient is under 2^-38, far below the constant term it is added to;
- * - without one (SSE4.1, scalar, SIMDe-emulated NEON, deterministic
- *   builds), z raised to 2^-28 first: below that z^2 and z^4 times any
+ * - without one (SSE4.1, scalar, the SIMDe-emulated NEON and AVX-512,
+ *   deterministic builds), z raised to 2^-28 first: below that z^2 and z^4 times any
  *   coefficient are under 2^-56.
  * Either way the results are the same floats as from z*z (bitwise on the
  * CMU clip, every backend), unless an exact value falls within 2^-62 of a
