@@ -1377,8 +1377,6 @@ static PyObject *py_backend_emulated(PyObject *self, PyObject *name)
 /* Module                                                                   */
 /* ------------------------------------------------------------------------ */
 
-#define FK (METH_FASTCALL | METH_KEYWORDS)
-#define FC(f) ((PyCFunction)(void (*)(void))(f))
 static PyMethodDef methods[] = {
     {"quat_average", FC(py_quat_average), FK,
      "quat_average(samples, weights, method='raw', ref=None, *, order='wxyz')\n--\n\n"

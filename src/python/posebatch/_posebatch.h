@@ -16,6 +16,10 @@
 
 #include <posebatch/io.h>
 
+/* method table entries of METH_FASTCALL | METH_KEYWORDS functions */
+#define FK (METH_FASTCALL | METH_KEYWORDS)
+#define FC(f) ((PyCFunction)(void (*)(void))(f))
+
 /* posebatch.BvhError: a ValueError with .code and .line */
 extern PyObject *BvhError;
 

@@ -373,27 +373,26 @@ static PyObject *Bvh_motion(BvhObject *self, PyObject *const *args, Py_ssize_t n
     return t;
 }
 
-static PyObject *Bvh_get_rotations(BvhObject *self, void *c)
+/* item i of motion(): the rotations (0) or the positions (1) */
+static PyObject *Bvh_motion_item(BvhObject *self, Py_ssize_t i)
 {
-    (void)c;
     PyObject *t = Bvh_motion(self, NULL, 0, NULL);
     if (!t)
         return NULL;
-    PyObject *r = PyTuple_GET_ITEM(t, 0);
+    PyObject *r = PyTuple_GET_ITEM(t, i);
     Py_INCREF(r);
     Py_DECREF(t);
     return r;
 }
+static PyObject *Bvh_get_rotations(BvhObject *self, void *c)
+{
+    (void)c;
+    return Bvh_motion_item(self, 0);
+}
 static PyObject *Bvh_get_positions(BvhObject *self, void *c)
 {
     (void)c;
-    PyObject *t = Bvh_motion(self, NULL, 0, NULL);
-    if (!t)
-        return NULL;
-    PyObject *r = PyTuple_GET_ITEM(t, 1);
-    Py_INCREF(r);
-    Py_DECREF(t);
-    return r;
+    return Bvh_motion_item(self, 1);
 }
 static PyObject *Bvh_get_num_frames(BvhObject *self, void *c)
 {

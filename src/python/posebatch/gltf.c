@@ -224,8 +224,6 @@ static PyObject *Gltf_repr(GltfObject *self)
                                 self->g.num_nodes, self->g.num_skins, self->g.num_animations);
 }
 
-#define FK (METH_FASTCALL | METH_KEYWORDS)
-#define FC(f) ((PyCFunction)(void (*)(void))(f))
 
 static PyMethodDef Gltf_methods[] = {
     {"resample", FC(Gltf_resample), FK,
