@@ -18,54 +18,22 @@ static void hermite_w_run(size_t m, const float *x, double dscale, double k, pb_
     for (size_t i = 0; i < m; i++)
         w[i] = hermite_w_k(x[i], dscale, k);
 }
-/* frame k of a frame-major output of n joints (vel absent stays absent) */
-PB_INLINE pb_quats q_frame(pb_quats q, size_t n, size_t k)
-{
-    pb_quats r = {q.w + k * n, q.x + k * n, q.y + k * n, q.z + k * n};
-    return r;
-}
+/* frame k of a frame-major output of n joints (an absent one stays absent) */
 PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
 {
-    if (!v.x)
-        return v;
-    pb_vec3s r = {v.x + k * n, v.y + k * n, v.z + k * n};
-    return r;
+    return v.x ? v3_offset(v, k * n) : v;
 }
 
 /* Catmull-Rom rotations from the offsets l01, l12, l23 (logs, as
  * quat_offset gives) about r1, in the previous frame's hemisphere (prev.w:
- * the frame before the run; keep: the padded copy of its tail block).
- * (k_quat_cr_run takes one frame on its own.) */
-PB_INLINE void quat_cr_run_body(size_t n, size_t m, const pb_hermite_w *w, pb_cquats r1,
-                                pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
-                                pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
-{
-    PB_BLOCKS(n, blk, {
-        v3 l = v3_ld(l12, blk);
-        v3 a = v3_add(v3_ld(l01, blk), l);
-        v3 b = v3_add(l, v3_ld(l23, blk));
-        vq q1 = q_ld(r1, blk);
-        const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
-        vq last = q1;
-        if (prev.w)
-            last = tail ? q_ldb(keep, blk) : q_ld(prev, blk);
-        for (size_t k = 0; k < m; k++) {
-            vq r = quat_hermite_eval(hermite_of(&w[k]), q1, l, a, b, flags, v3_frame(vel, n, k),
-                                     blk);
-            if (prev.w || k)
-                r = q_align(last, r);
-            last = r;
-            q_st(q_frame(rot, n, k), r, blk);
-        }
-        if (tail)
-            q_stb(keep, last, blk);
-    });
-}
+ * the frame before the run; keep: the padded copy of its tail block). One
+ * frame (large poses) keeps its basis in registers: the run's loop over
+ * bases in memory cost 10% there. */
 static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
                           pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
                           pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
 {
-    if (m == 1) { /* one frame (large poses): the basis in registers */
+    if (m == 1) {
         pb_hermite_basis h = hermite_basis_half(x[0], vscale);
         PB_BLOCKS(n, blk, {
             v3 l = v3_ld(l12, blk);
@@ -83,7 +51,26 @@ static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_c
     }
     pb_hermite_w w[PB_RUN_MAX];
     hermite_w_run(m, x, vscale, 0.5, w);
-    quat_cr_run_body(n, m, w, r1, l01, l12, l23, flags, prev, keep, rot, vel);
+    PB_BLOCKS(n, blk, {
+        v3 l = v3_ld(l12, blk);
+        v3 a = v3_add(v3_ld(l01, blk), l);
+        v3 b = v3_add(l, v3_ld(l23, blk));
+        vq q1 = q_ld(r1, blk);
+        const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
+        vq last = q1;
+        if (prev.w)
+            last = tail ? q_ldb(keep, blk) : q_ld(prev, blk);
+        for (size_t k = 0; k < m; k++) {
+            vq r = quat_hermite_eval(hermite_of(&w[k]), q1, l, a, b, flags, v3_frame(vel, n, k),
+                                     blk);
+            if (prev.w || k)
+                r = q_align(last, r);
+            last = r;
+            q_st(q_offset(rot, k * n), r, blk);
+        }
+        if (tail)
+            q_stb(keep, last, blk);
+    });
 }
 
 /* Catmull-Rom of positions p0..p3 */
