@@ -20,7 +20,13 @@ typedef struct { size_t i, cnt; } pb_blk;
 
 PB_INLINE vf ld(const float *p, pb_blk b)
 {
-    return (PB_LANES == 1 || b.cnt == PB_LANES) ? vf_load(p + b.i) : vf_load_part(p + b.i, b.cnt);
+    if (PB_LANES == 1 || b.cnt == PB_LANES)
+        return vf_load(p + b.i);
+#if defined(PB_HAVE_LOAD_BACK)
+    if (b.i >= PB_LANES) /* a tail after a whole block: the floats before it are the array's */
+        return vf_load_back(p + b.i, b.cnt);
+#endif
+    return vf_load_part(p + b.i, b.cnt);
 }
 PB_INLINE void st(float *p, vf v, pb_blk b)
 {
