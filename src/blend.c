@@ -3,40 +3,11 @@
  * structs with joint weights, relative weights, additive layers, linear or
  * log-space scales: the pose_blend kernel). Both check every argument before
  * anything is written. */
-#include <stdint.h>
-
 #include "check.h"
 #include "internal.h"
 
 static const pb_cvec3s no_v3 = {0, 0, 0};
 static const pb_cquats no_q = {0, 0, 0, 0};
-
-/* A pointer read on its own into a register: the caller has usually just
- * stored a layer's or a pose's pointers one by one, and a 16-byte load of
- * two of them (which the compiler otherwise forms to copy them in pairs)
- * stalls until those stores retire. */
-#if defined(__GNUC__)
-#define PB_IN_REG(x) __asm__("" : "+r"(x))
-#else
-#define PB_IN_REG(x) ((void)0)
-#endif
-typedef struct { uintptr_t lo, hi; } span;
-static inline void span_add(span *s, const void *p)
-{
-    uintptr_t u = (uintptr_t)p;
-    PB_IN_REG(u);
-    s->lo = u < s->lo ? u : s->lo;
-    s->hi = u > s->hi ? u : s->hi;
-}
-/* Whether the arrays of len bytes starting in s are surely fine as inputs:
- * none NULL (the lowest start is not 0), and together below or above every
- * output (c->lo, c->hi). The usual case, inputs and outputs in buffers of
- * their own, then costs two min/max per array and one branch per layer; any
- * other layout takes the array-by-array check, which alone decides errors. */
-static inline int span_clear(const chk *c, span s, size_t len)
-{
-    return s.lo != 0 && (s.lo >= c->hi || s.hi + len <= c->lo);
-}
 
 static int by_ref(pb_blend_method m) { return m == PB_BLEND_LOG_REF || m == PB_BLEND_RAW_REF; }
 static int by_log(pb_blend_method m) { return m == PB_BLEND_LOG_REF || m == PB_BLEND_LOG; }
@@ -69,28 +40,14 @@ static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
         return;
     }
     if (c->st == PB_OK) { /* at a glance, as a layer's (layer_check) */
-        span s = {UINTPTR_MAX, 0};
-        int any = 0;
-        if (by_ref(method)) {
-            span_add(&s, ref->rot.w);
-            span_add(&s, ref->rot.x);
-            span_add(&s, ref->rot.y);
-            span_add(&s, ref->rot.z);
-            any = 1;
-        }
-        if (!absent_cv(ref->pos) && !absent_v(out->pos)) {
-            span_add(&s, ref->pos.x);
-            span_add(&s, ref->pos.y);
-            span_add(&s, ref->pos.z);
-            any = 1;
-        }
-        if (!absent_cv(ref->scale) && !absent_v(out->scale)) {
-            span_add(&s, ref->scale.x);
-            span_add(&s, ref->scale.y);
-            span_add(&s, ref->scale.z);
-            any = 1;
-        }
-        if (!any || span_clear(c, s, n * sizeof(float)))
+        span s = span_none();
+        if (by_ref(method))
+            span_add_q(&s, ref->rot);
+        if (!absent_cv(ref->pos) && !absent_v(out->pos))
+            span_add_v(&s, ref->pos);
+        if (!absent_cv(ref->scale) && !absent_v(out->scale))
+            span_add_v(&s, ref->scale);
+        if (span_empty(s) || span_clear(c, s, n * sizeof(float)))
             return;
     }
     if (by_ref(method))
@@ -185,21 +142,12 @@ static inline pb_status layer_check(chk *c, const pb_blend_layer *l, int additiv
 {
     int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
     if (!additive && c->st == PB_OK) {
-        span s = {UINTPTR_MAX, 0};
-        span_add(&s, l->pose.rot.w);
-        span_add(&s, l->pose.rot.x);
-        span_add(&s, l->pose.rot.y);
-        span_add(&s, l->pose.rot.z);
-        if (want_pos) {
-            span_add(&s, l->pose.pos.x);
-            span_add(&s, l->pose.pos.y);
-            span_add(&s, l->pose.pos.z);
-        }
-        if (want_scale) {
-            span_add(&s, l->pose.scale.x);
-            span_add(&s, l->pose.scale.y);
-            span_add(&s, l->pose.scale.z);
-        }
+        span s = span_none();
+        span_add_q(&s, l->pose.rot);
+        if (want_pos)
+            span_add_v(&s, l->pose.pos);
+        if (want_scale)
+            span_add_v(&s, l->pose.scale);
         if (l->joint_weights)
             span_add(&s, l->joint_weights);
         if (span_clear(c, s, n * sizeof(float)))

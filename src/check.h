@@ -98,6 +98,53 @@ static inline void in_bytes_strict(chk *c, const void *p, size_t bytes)
     if (meets_output(c, (uintptr_t)p, bytes, 0))
         chk_fail(c, PB_ERR_ALIAS);
 }
+/* Inputs at a glance: the span of several input arrays' starts (each
+ * pointer read on its own into a register: the caller has usually just
+ * stored a pose's or a layer's pointers one by one, and a 16-byte load of
+ * two of them, which the compiler otherwise forms to copy them in pairs,
+ * stalls until those stores retire). span_clear says whether arrays of len
+ * bytes starting in the span are surely fine as inputs: none NULL (the
+ * lowest start is not 0), and together below or above every output. The
+ * usual case, inputs and outputs in buffers of their own, then costs two
+ * min/max per array and one branch per span; any other layout takes the
+ * array-by-array check, which alone decides errors. */
+#if defined(__GNUC__)
+#define PB_IN_REG(x) __asm__("" : "+r"(x))
+#else
+#define PB_IN_REG(x) ((void)0)
+#endif
+typedef struct { uintptr_t lo, hi; } span;
+static inline span span_none(void)
+{
+    span s = {UINTPTR_MAX, 0};
+    return s;
+}
+static inline int span_empty(span s) { return s.lo > s.hi; }
+static inline void span_add(span *s, const void *p)
+{
+    uintptr_t u = (uintptr_t)p;
+    PB_IN_REG(u);
+    s->lo = u < s->lo ? u : s->lo;
+    s->hi = u > s->hi ? u : s->hi;
+}
+static inline void span_add_q(span *s, pb_cquats q)
+{
+    span_add(s, q.w);
+    span_add(s, q.x);
+    span_add(s, q.y);
+    span_add(s, q.z);
+}
+static inline void span_add_v(span *s, pb_cvec3s v)
+{
+    span_add(s, v.x);
+    span_add(s, v.y);
+    span_add(s, v.z);
+}
+static inline int span_clear(const chk *c, span s, size_t len)
+{
+    return s.lo != 0 && (s.lo >= c->hi || s.hi + len <= c->lo);
+}
+
 static inline void out_q(chk *c, pb_quats q, size_t n)
 {
     out_f(c, q.w, n);
