@@ -169,9 +169,15 @@ static inline void opt_out_q(chk *c, pb_quats q, size_t n)
     if (q.w || q.x || q.y || q.z)
         out_q(c, q, n);
 }
-/* exact: as in in_f; the _strict forms allow no overlap with an output at all */
+/* exact: as in in_f; the _strict forms allow no overlap with an output at all.
+ * A batch's arrays are first taken at a glance (span_clear), then one by
+ * one. */
 static inline void in_q_exact(chk *c, pb_cquats q, size_t n, int exact)
 {
+    span s = span_none();
+    span_add_q(&s, q);
+    if (span_clear(c, s, n * sizeof(float)))
+        return;
     in_f(c, q.w, n, exact);
     in_f(c, q.x, n, exact);
     in_f(c, q.y, n, exact);
@@ -179,6 +185,10 @@ static inline void in_q_exact(chk *c, pb_cquats q, size_t n, int exact)
 }
 static inline void in_v_exact(chk *c, pb_cvec3s v, size_t n, int exact)
 {
+    span s = span_none();
+    span_add_v(&s, v);
+    if (span_clear(c, s, n * sizeof(float)))
+        return;
     in_f(c, v.x, n, exact);
     in_f(c, v.y, n, exact);
     in_f(c, v.z, n, exact);
