@@ -367,7 +367,12 @@ static void k_scale_catmull_rom(size_t n, float x, float vscale, pb_cvec3s s0, p
 PB_INLINE vm path_flip(vq a, vq b, unsigned flags, vf *d)
 {
     *d = q_dot(a, b);
-    return (flags & PB_LONG_PATH) ? vm_gt(*d, vf_zero()) : vm_lt(*d, vf_zero());
+    /* a.b > 0 as -(a.b) < 0 (NaN and zeros flip neither way): one compare
+     * whatever the rule, the rule a sign chosen once per call. Choosing
+     * between two compares instead put the choice on every block's path (on
+     * AVX-512 the masks went through general registers and a cmov). */
+    vf rule = vf_set((flags & PB_LONG_PATH) ? -0.0f : 0.0f);
+    return vm_lt(vf_bxor(*d, rule), vf_zero());
 }
 /* b - a, or b + a when b is on a's far hemisphere (d = a.b < 0): whichever of
  * the two nearly cancels is then exact, so the part of b orthogonal to a keeps
