@@ -110,8 +110,10 @@ static inline void in_bytes_strict(chk *c, const void *p, size_t bytes)
  * array-by-array check, which alone decides errors. */
 #if defined(__GNUC__)
 #define PB_IN_REG(x) __asm__("" : "+r"(x))
+#define PB_OUT_OF_LINE __attribute__((noinline)) /* a slow path kept apart */
 #else
 #define PB_IN_REG(x) ((void)0)
+#define PB_OUT_OF_LINE
 #endif
 typedef struct { uintptr_t lo, hi; } span;
 static inline span span_none(void)
@@ -119,7 +121,6 @@ static inline span span_none(void)
     span s = {UINTPTR_MAX, 0};
     return s;
 }
-static inline int span_empty(span s) { return s.lo > s.hi; }
 static inline void span_add(span *s, const void *p)
 {
     uintptr_t u = (uintptr_t)p;
@@ -143,6 +144,53 @@ static inline void span_add_v(span *s, pb_cvec3s v)
 static inline int span_clear(const chk *c, span s, size_t len)
 {
     return s.lo != 0 && (s.lo >= c->hi || s.hi + len <= c->lo);
+}
+
+/* Outputs at a glance: arrays of len bytes given in ascending address
+ * order, each starting at or after the end of the one before (tracks cut
+ * from one buffer in order, or allocated one after another), are disjoint
+ * and not NULL; their hull is [lo, end). Used where a call has so many
+ * arrays that registering the outputs one by one (out_f) costs as much as
+ * the kernel: if ok and every input starts in a span clear of the hull
+ * (run_clear), the call is valid without the table; otherwise the
+ * array-by-array check runs and alone decides errors. */
+typedef struct { uintptr_t lo, end; size_t len; int ok; } out_run;
+static inline out_run out_run_start(size_t len)
+{
+    out_run r = {UINTPTR_MAX, 1, len, 1}; /* end 1: a NULL output fails */
+    return r;
+}
+static inline void out_run_add(out_run *r, const void *p)
+{
+    uintptr_t u = (uintptr_t)p;
+    PB_IN_REG(u);
+    r->ok &= u >= r->end;
+    r->lo = u < r->lo ? u : r->lo;
+    r->end = u + r->len;
+}
+static inline void out_run_q(out_run *r, pb_quats q)
+{
+    out_run_add(r, q.w);
+    out_run_add(r, q.x);
+    out_run_add(r, q.y);
+    out_run_add(r, q.z);
+}
+static inline void out_run_v(out_run *r, pb_vec3s v)
+{
+    out_run_add(r, v.x);
+    out_run_add(r, v.y);
+    out_run_add(r, v.z);
+}
+/* inputs of r.len bytes starting in s, none NULL, clear of r's hull */
+static inline int run_clear(out_run r, span s)
+{
+    return r.ok && s.lo != 0 && (s.lo >= r.end || s.hi + r.len <= r.lo);
+}
+/* one input of any length, not NULL, clear of r's hull */
+static inline int run_clear_bytes(out_run r, const void *p, size_t bytes)
+{
+    uintptr_t u = (uintptr_t)p;
+    return r.ok && u != 0 && (u >= r.end || u + bytes <= r.lo);
 }
 
 static inline void out_q(chk *c, pb_quats q, size_t n)

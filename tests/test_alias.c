@@ -44,7 +44,13 @@ static float *at(int off) { return off < 0 ? NULL : pool + off; }
  * or the whole batch moved by up to N floats either way (a partial overlap
  * or none), a NULL component, or (inputs) exactly an output batch, in order
  * or permuted. */
-static void place_all(batch *b, int nb)
+/* run: the outputs instead packed in the lowest or the highest blocks, in
+ * order, their arrays in order (one buffer cut track after track: the
+ * layout the pose blends take at a glance), the run ending exactly where
+ * the next input block starts (or starting where the one below ends), and
+ * the events (as for any batch) for one batch only, its shifts half the
+ * time by one float */
+static void place(batch *b, int nb, int run)
 {
     int blocks[BLOCKS];
     for (int i = 0; i < BLOCKS; i++)
@@ -57,8 +63,36 @@ static void place_all(batch *b, int nb)
     int nouts = 0;
     while (nouts < nb && b[nouts].out)
         nouts++;
+    if (run) {
+        int top = (int)rnd(2);
+        for (int k = 0; k < BLOCKS; k++) /* outputs k < nouts, the rest shuffled after them */
+            blocks[k] = top ? BLOCKS - 1 - k : k;
+        for (int i = BLOCKS - 1; i > nouts; i--) {
+            int j = nouts + (int)rnd((unsigned)(i - nouts) + 1), t = blocks[i];
+            blocks[i] = blocks[j];
+            blocks[j] = t;
+        }
+        if (top)
+            for (int k = 0; k < nouts / 2; k++) {
+                int t = blocks[k];
+                blocks[k] = blocks[nouts - 1 - k];
+                blocks[nouts - 1 - k] = t;
+            }
+    }
+    int ev = (int)rnd((unsigned)nb); /* run: the one batch with an event */
+    int packed = 0; /* the next output's offset in the run */
+    if (run) {
+        int total = 0;
+        for (int k = 0; k < nouts; k++)
+            total += b[k].cnt * N;
+        packed = blocks[0] == 0 ? N + nouts * 4 * N - total : N + (BLOCKS - nouts) * 4 * N;
+    }
     for (int k = 0; k < nb; k++) {
-        int base = N + blocks[k] * 4 * N, order = (int)rnd(3);
+        int base = N + blocks[k] * 4 * N, order = run && k < nouts ? 0 : (int)rnd(3);
+        if (run && k < nouts) {
+            base = packed;
+            packed += b[k].cnt * N;
+        }
         for (int i = 0; i < b[k].cnt; i++)
             b[k].off[i] = base + N * (order == 1 ? b[k].cnt - 1 - i : i);
         if (order == 2)
@@ -69,6 +103,11 @@ static void place_all(batch *b, int nb)
             }
         int event = (int)rnd(100);
         int shift = (int)rnd(2 * N + 1) - N;
+        if (run) { /* one batch's event, shifts often by one float: the edges */
+            event = k == ev ? (int)rnd(30) : 100;
+            if (rnd(2))
+                shift = rnd(2) ? 1 : -1;
+        }
         if (event < 6) { /* one array moved */
             b[k].off[rnd((unsigned)b[k].cnt)] += shift;
         } else if (event < 12) { /* the whole batch moved */
@@ -89,6 +128,8 @@ static void place_all(batch *b, int nb)
         }
     }
 }
+
+static void place_all(batch *b, int nb) { place(b, nb, 0); }
 
 static int meets(int a, int b) { return a < b + N && b < a + N; }
 
@@ -173,13 +214,13 @@ Test(alias, nlerp_in_place_and_permuted)
 Test(alias, pose_blend_matches_the_model)
 {
     rng_state = 4242;
-    int ok = 0, alias = 0;
+    int ok = 0, alias = 0, ok_run = 0;
     for (int r = 0; r < ROUNDS; r++) {
         enum { NB = 15 };
         batch b[NB] = {{{0}, 4, 1}, {{0}, 3, 1}, {{0}, 3, 1}};
         for (int k = 3; k < NB; k++)
             b[k].cnt = (k == 3 || (k >= 6 && k < 9)) ? 4 : 3;
-        place_all(b, NB);
+        place(b, NB, r & 1); /* every other round the outputs in one run */
         fill_pool();
         /* outputs first; no input of a blend may alias an output at all */
         pb_status want = model(b, NB, 0);
@@ -195,8 +236,68 @@ Test(alias, pose_blend_matches_the_model)
          * several: compare success and failure */
         cr_assert_eq(got == PB_OK, want == PB_OK, "round %d: status %d, the contract says %d", r, got, want);
         ok += got == PB_OK;
+        ok_run += got == PB_OK && (r & 1);
         alias += got == PB_ERR_ALIAS;
     }
-    cr_expect_gt(ok, ROUNDS / 50);
+    cr_expect_gt(ok - ok_run, ROUNDS / 100);
+    cr_expect_gt(ok_run, ROUNDS / 50);
     cr_expect_gt(alias, ROUNDS / 10);
+}
+
+/* pb_pose_blend_layers, raw_ref: outputs rot (4), pos (3), scale (3);
+ * inputs the reference's tracks, two blended layers (rot, pos, scale, joint
+ * weights: absent when drawn NULL) and one additive layer (rot, pos; its
+ * scale absent); no input may be even exactly an output. Half the rounds
+ * place the outputs in one ascending run below or above every input
+ * batch, the layout the check takes at a glance. */
+Test(alias, pose_blend_layers_matches_the_model)
+{
+    rng_state = 9191;
+    int ok = 0, alias = 0, ok_run = 0;
+    enum { R = 4 * ROUNDS }; /* 13 input batches: a round without error is rarer */
+    for (int r = 0; r < R; r++) {
+        enum { NB = 16 };
+        static const int cnt[NB] = {4, 3, 3, 4, 3, 3, 4, 3, 3, 1, 4, 3, 3, 1, 4, 3};
+        batch b[NB];
+        for (int k = 0; k < NB; k++) {
+            b[k].cnt = cnt[k];
+            b[k].out = k < 3;
+        }
+        int run = (int)rnd(2);
+        place(b, NB, run);
+        fill_pool();
+        /* joint weights drawn NULL are absent, not an error: out of the model */
+        batch m[NB];
+        int nm = 0;
+        for (int k = 0; k < NB; k++)
+            if (!((k == 9 || k == 13) && b[k].off[0] < 0))
+                m[nm++] = b[k];
+        pb_status want = model(m, nm, 0);
+        pb_blend_layer layers[2], add;
+        for (int i = 0; i < 2; i++) {
+            const batch *l = &b[6 + 4 * i];
+            layers[i].weight = 0.5f + (float)i;
+            layers[i].joint_weights = at(l[3].off[0]);
+            pb_cpose p = {cqof(&l[0]), cvof(&l[1]), cvof(&l[2])};
+            layers[i].pose = p;
+        }
+        add.weight = 0.5f;
+        add.joint_weights = NULL;
+        pb_cpose ap = {cqof(&b[14]), cvof(&b[15]), {NULL, NULL, NULL}};
+        add.pose = ap;
+        pb_cpose ref = {cqof(&b[3]), cvof(&b[4]), cvof(&b[5])};
+        pb_blend_desc d = {N, layers, 2, &add, 1, PB_BLEND_RAW_REF, 0u, &ref};
+        pb_pose out = {qof(&b[0]), vof(&b[1]), vof(&b[2])};
+        pb_status got = pb_pose_blend_layers(&d, &out);
+        /* success and failure as the model (the order of several errors is
+         * the library's, as for pb_pose_blend) */
+        cr_assert_eq(got == PB_OK, want == PB_OK, "round %d (run %d): status %d, the contract says %d", r,
+                     run, got, want);
+        ok += got == PB_OK;
+        ok_run += got == PB_OK && run;
+        alias += got == PB_ERR_ALIAS;
+    }
+    cr_expect_gt(ok_run, R / 50);
+    cr_expect_gt(ok - ok_run, R / 50);
+    cr_expect_gt(alias, R / 2);
 }
