@@ -162,25 +162,27 @@ pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats d
 /* -------------------------------------------------------- interpolation */
 
 /* the vec3 and scale cubics share one checker: two outputs, four inputs */
-static pb_status check_4v(size_t n, pb_cvec3s a, pb_cvec3s b, pb_cvec3s c3, pb_cvec3s d,
-                          pb_vec3s out, pb_vec3s vel)
+static inline void keys4v_list(chk *c, size_t n, const pb_cvec3s *a, const pb_cvec3s *b,
+                               const pb_cvec3s *c3, const pb_cvec3s *d, const pb_vec3s *out,
+                               const pb_vec3s *vel)
 {
-    chk c;
-    chk_init(&c);
-    out_v(&c, out, n);
-    opt_out_v(&c, vel, n);
-    in_v(&c, a, n);
-    in_v(&c, b, n);
-    in_v(&c, c3, n);
-    in_v(&c, d, n);
-    return c.st;
+    out_v(c, *out, n);
+    opt_out_v(c, *vel, n);
+    in_v(c, *a, n);
+    in_v(c, *b, n);
+    in_v(c, *c3, n);
+    in_v(c, *d, n);
 }
+PB_CHECKED(keys4v, n,
+           (size_t n, const pb_cvec3s *a, const pb_cvec3s *b, const pb_cvec3s *c3,
+            const pb_cvec3s *d, const pb_vec3s *out, const pb_vec3s *vel),
+           (n, a, b, c3, d, out, vel))
 
 pb_status pb_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0,
                           pb_cvec3s v1, pb_vec3s pos, pb_vec3s vel)
 {
     PROLOGUE(n);
-    pb_status st = check_4v(n, p0, p1, v0, v1, pos, vel);
+    pb_status st = keys4v_check(n, &p0, &p1, &v0, &v1, &pos, &vel);
     if (st != PB_OK)
         return st;
     K->vec3_hermite(n, x, p0, p1, v0, v1, pos, absent_v(vel) ? no_v3 : vel);
@@ -191,12 +193,28 @@ pb_status pb_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_
                               pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
 {
     PROLOGUE(n);
-    pb_status st = check_4v(n, p0, p1, p2, p3, pos, vel);
+    pb_status st = keys4v_check(n, &p0, &p1, &p2, &p3, &pos, &vel);
     if (st != PB_OK)
         return st;
     K->vec3_catmull_rom(n, x, 1.0f, p0, p1, p2, p3, pos, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
+
+static inline void hermite_list(chk *c, size_t n, const pb_cquats *r0, const pb_cquats *r1,
+                                const pb_cvec3s *v0, const pb_cvec3s *v1, const pb_quats *rot,
+                                const pb_vec3s *vel)
+{
+    out_q(c, *rot, n);
+    opt_out_v(c, *vel, n);
+    in_q(c, *r0, n);
+    in_q(c, *r1, n);
+    in_v(c, *v0, n);
+    in_v(c, *v1, n);
+}
+PB_CHECKED(hermite, n,
+           (size_t n, const pb_cquats *r0, const pb_cquats *r1, const pb_cvec3s *v0,
+            const pb_cvec3s *v1, const pb_quats *rot, const pb_vec3s *vel),
+           (n, r0, r1, v0, v1, rot, vel))
 
 pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0,
                           pb_cvec3s v1, unsigned flags, pb_quats rot, pb_vec3s vel)
@@ -204,35 +222,30 @@ pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec
     if (flags_ok(flags, PB_EXACT_VELOCITY) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    chk c;
-    chk_init(&c);
-    out_q(&c, rot, n);
-    opt_out_v(&c, vel, n);
-    in_q(&c, r0, n);
-    in_q(&c, r1, n);
-    in_v(&c, v0, n);
-    in_v(&c, v1, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = hermite_check(n, &r0, &r1, &v0, &v1, &rot, &vel);
+    if (st != PB_OK)
+        return st;
     K->quat_hermite(n, x, r0, r1, v0, v1, flags, rot, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
 
 /* the four-key entry points share one checker */
-static pb_status check_4q(size_t n, pb_cquats r0, pb_cquats r1, pb_cquats r2, pb_cquats r3,
-                          pb_quats rot, pb_vec3s vel, pb_quats vel4)
+static inline void keys4q_list(chk *c, size_t n, const pb_cquats *r0, const pb_cquats *r1,
+                               const pb_cquats *r2, const pb_cquats *r3, const pb_quats *rot,
+                               const pb_vec3s *vel, const pb_quats *vel4)
 {
-    chk c;
-    chk_init(&c);
-    out_q(&c, rot, n);
-    opt_out_v(&c, vel, n);
-    opt_out_q(&c, vel4, n);
-    in_q(&c, r0, n);
-    in_q(&c, r1, n);
-    in_q(&c, r2, n);
-    in_q(&c, r3, n);
-    return c.st;
+    out_q(c, *rot, n);
+    opt_out_v(c, *vel, n);
+    opt_out_q(c, *vel4, n);
+    in_q(c, *r0, n);
+    in_q(c, *r1, n);
+    in_q(c, *r2, n);
+    in_q(c, *r3, n);
 }
+PB_CHECKED(keys4q, n,
+           (size_t n, const pb_cquats *r0, const pb_cquats *r1, const pb_cquats *r2,
+            const pb_cquats *r3, const pb_quats *rot, const pb_vec3s *vel, const pb_quats *vel4),
+           (n, r0, r1, r2, r3, rot, vel, vel4))
 
 pb_status pb_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
                               pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel)
@@ -240,7 +253,7 @@ pb_status pb_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_
     if (flags_ok(flags, PB_EXACT_VELOCITY) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    pb_status st = check_4q(n, r0, r1, r2, r3, rot, vel, no_q);
+    pb_status st = keys4q_check(n, &r0, &r1, &r2, &r3, &rot, &vel, &no_q);
     if (st != PB_OK)
         return st;
     K->quat_catmull_rom(n, x, r0, r1, r2, r3, flags, rot, absent_v(vel) ? no_v3 : vel);
@@ -253,7 +266,7 @@ pb_status pb_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cq
     if (flags_ok(flags, PB_EXACT_VELOCITY) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    pb_status st = check_4q(n, r0, r1, r2, r3, rot, no_v3, vel4);
+    pb_status st = keys4q_check(n, &r0, &r1, &r2, &r3, &rot, &no_v3, &vel4);
     if (st != PB_OK)
         return st;
     K->quat_raw_cubic(n, x, r0, r1, r2, r3, flags, rot, absent_q(vel4) ? no_q : vel4);
@@ -264,7 +277,7 @@ pb_status pb_scale_hermite(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cve
                            pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel)
 {
     PROLOGUE(n);
-    pb_status st = check_4v(n, s0, s1, v0, v1, scale, svel);
+    pb_status st = keys4v_check(n, &s0, &s1, &v0, &v1, &scale, &svel);
     if (st != PB_OK)
         return st;
     K->scale_hermite(n, x, s0, s1, v0, v1, scale, absent_v(svel) ? no_v3 : svel);
@@ -275,28 +288,28 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
                                pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel)
 {
     PROLOGUE(n);
-    pb_status st = check_4v(n, s0, s1, s2, s3, scale, svel);
+    pb_status st = keys4v_check(n, &s0, &s1, &s2, &s3, &scale, &svel);
     if (st != PB_OK)
         return st;
     K->scale_catmull_rom(n, x, 1.0f, s0, s1, s2, s3, scale, absent_v(svel) ? no_v3 : svel);
     return PB_OK;
 }
 
-static pb_status lerp_check(size_t n, pb_cquats a, pb_cquats b, pb_quats out)
+static inline void lerp_list(chk *c, size_t n, const pb_cquats *a, const pb_cquats *b,
+                             const pb_quats *out)
 {
-    chk c;
-    chk_init(&c);
-    out_q(&c, out, n);
-    in_q(&c, a, n);
-    in_q(&c, b, n);
-    return c.st;
+    out_q(c, *out, n);
+    in_q(c, *a, n);
+    in_q(c, *b, n);
 }
+PB_CHECKED(lerp, n, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_quats *out),
+           (n, a, b, out))
 pb_status pb_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
 {
     if (flags_ok(flags, PB_LONG_PATH) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    pb_status st = lerp_check(n, a, b, out);
+    pb_status st = lerp_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
     K->quat_slerp(n, t, a, b, flags, out);
@@ -307,7 +320,7 @@ pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned fl
     if (flags_ok(flags, PB_LONG_PATH) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    pb_status st = lerp_check(n, a, b, out);
+    pb_status st = lerp_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
     K->quat_nlerp(n, t, a, b, flags, out);
@@ -316,7 +329,25 @@ pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned fl
 
 /* ------------------------------------------------------------- averages */
 
-/* k samples + weights (+ reference when ref_needed); out registered first */
+/* k samples + weights (+ reference when ref_needed); out listed first */
+static inline void average_arrays_list(chk *c, size_t n, size_t k, const pb_cquats *ref,
+                                       const pb_cquats *samples, const float *weights,
+                                       const pb_quats *out)
+{
+    out_q(c, *out, n);
+    if (ref)
+        in_q(c, *ref, n);
+    for (size_t i = 0; i < k && c->st == PB_OK; i++)
+        in_q(c, samples[i], n);
+    /* weights are read per sample while outputs are written: no overlap */
+    if (c->st == PB_OK)
+        in_f(c, weights, k, 0);
+}
+PB_CHECKED(average_arrays, n,
+           (size_t n, size_t k, const pb_cquats *ref, const pb_cquats *samples,
+            const float *weights, const pb_quats *out),
+           (n, k, ref, samples, weights, out))
+
 static pb_status average_check(size_t n, size_t k, const pb_cquats *ref, const pb_cquats *samples,
                                const float *weights, pb_quats out)
 {
@@ -328,17 +359,7 @@ static pb_status average_check(size_t n, size_t k, const pb_cquats *ref, const p
         return PB_OK;
     if (!samples || !weights)
         return PB_ERR_NULL;
-    chk c;
-    chk_init(&c);
-    out_q(&c, out, n);
-    if (ref)
-        in_q(&c, *ref, n);
-    for (size_t i = 0; i < k && c.st == PB_OK; i++)
-        in_q(&c, samples[i], n);
-    /* weights are read per sample while outputs are written: no overlap */
-    if (c.st == PB_OK)
-        in_f(&c, weights, k, 0);
-    return c.st;
+    return average_arrays_check(n, k, ref, samples, weights, &out);
 }
 
 typedef void (*avg_ref_kernel)(size_t, size_t, pb_cquats, const pb_samples *, const float *,
@@ -486,7 +507,7 @@ pb_status pb_quat_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb
                                pb_cquats q3, pb_quats out)
 {
     PROLOGUE(n);
-    pb_status st = check_4q(n, q0, q1, q2, q3, out, no_v3, no_q);
+    pb_status st = keys4q_check(n, &q0, &q1, &q2, &q3, &out, &no_v3, &no_q);
     if (st != PB_OK)
         return st;
     K->de_casteljau(n, t, q0, q1, q2, q3, out);

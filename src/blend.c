@@ -28,7 +28,7 @@ static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
 /* ref's tracks as inputs: those the output uses */
 static int partial_cv(pb_cvec3s v) { return !absent_cv(v) && (!v.x || !v.y || !v.z); }
 static int partial_cq(pb_cquats q) { return (q.w || q.x || q.y || q.z) && (!q.w || !q.x || !q.y || !q.z); }
-static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
+static PB_IN_LINE void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
                           const pb_pose *out, size_t n)
 {
     if (!ref)
@@ -46,42 +46,13 @@ static inline void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
     if (!absent_cv(ref->scale) && !absent_v(out->scale))
         in_v_strict(c, ref->scale, n);
 }
-/* the reference's arrays the output uses into s; 0 if a track is malformed */
-static inline int ref_span(span *s, const pb_cpose *ref, pb_blend_method method, int want_pos,
-                           int want_scale)
-{
-    if (!ref)
-        return 1;
-    if (partial_cv(ref->pos) || partial_cv(ref->scale) || partial_cq(ref->rot))
-        return 0;
-    if (by_ref(method))
-        span_add_q(s, ref->rot);
-    if (want_pos && !absent_cv(ref->pos))
-        span_add_v(s, ref->pos);
-    if (want_scale && !absent_cv(ref->scale))
-        span_add_v(s, ref->scale);
-    return 1;
-}
 
-/* the output's tracks, registered first */
-static void out_pose(chk *c, const pb_pose *out, size_t n)
+/* the output's tracks, listed first */
+static PB_IN_LINE void out_pose(chk *c, const pb_pose *out, size_t n)
 {
-    chk_init(c);
     out_q(c, out->rot, n);
     opt_out_v(c, out->pos, n);
     opt_out_v(c, out->scale, n);
-}
-
-/* the output's tracks at a glance (out_run in check.h) */
-static out_run out_pose_run(const pb_pose *out, size_t n)
-{
-    out_run r = out_run_start(n * sizeof(float));
-    out_run_q(&r, out->rot);
-    if (!absent_v(out->pos))
-        out_run_v(&r, out->pos);
-    if (!absent_v(out->scale))
-        out_run_v(&r, out->scale);
-    return r;
 }
 
 static unsigned track_opts(const pb_pose *out)
@@ -91,11 +62,32 @@ static unsigned track_opts(const pb_pose *out)
 
 /* ------------------------------------------------------------ pb_pose_blend */
 
-static void in_v_list(chk *c, const pb_cvec3s *v, size_t k, size_t n)
+static PB_IN_LINE void in_v_list(chk *c, const pb_cvec3s *v, size_t k, size_t n)
 {
     for (size_t i = 0; i < k && c->st == PB_OK; i++)
         in_v_strict(c, v[i], n);
 }
+
+static PB_IN_LINE void blend_arrays_list(chk *c, size_t n, size_t k, const pb_cquats *rot,
+                                     const pb_cvec3s *pos, const pb_cvec3s *scale,
+                                     const float *weights, pb_blend_method method,
+                                     const pb_cpose *ref, const pb_pose *out)
+{
+    out_pose(c, out, n);
+    for (size_t i = 0; i < k && c->st == PB_OK; i++)
+        in_q_strict(c, rot[i], n);
+    if (!absent_v(out->pos))
+        in_v_list(c, pos, k, n);
+    if (!absent_v(out->scale))
+        in_v_list(c, scale, k, n);
+    in_ref(c, ref, method, out, n);
+    in_f(c, weights, k, 0);
+}
+PB_CHECKED(blend_arrays, n,
+           (size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+            const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+            const pb_cpose *ref, const pb_pose *out),
+           (n, k, rot, pos, scale, weights, method, ref, out))
 
 static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
                              const pb_cvec3s *scale, const float *weights,
@@ -114,31 +106,7 @@ static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_
     if ((by_ref(method) && !ref) || (!absent_v(out->pos) && !pos) ||
         (!absent_v(out->scale) && !scale))
         return PB_ERR_NULL;
-    /* every array at a glance (as pb_pose_blend_layers) */
-    int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
-    out_run r = out_pose_run(out, n);
-    span s = span_none();
-    for (size_t i = 0; i < k; i++) {
-        span_add_q(&s, rot[i]);
-        if (want_pos)
-            span_add_v(&s, pos[i]);
-        if (want_scale)
-            span_add_v(&s, scale[i]);
-    }
-    if (ref_span(&s, ref, method, want_pos, want_scale) && run_clear(r, s) &&
-        run_clear_bytes(r, weights, k * sizeof(float)))
-        return PB_OK;
-    chk c;
-    out_pose(&c, out, n);
-    for (size_t i = 0; i < k && c.st == PB_OK; i++)
-        in_q_strict(&c, rot[i], n);
-    if (!absent_v(out->pos))
-        in_v_list(&c, pos, k, n);
-    if (!absent_v(out->scale))
-        in_v_list(&c, scale, k, n);
-    in_ref(&c, ref, method, out, n);
-    in_f(&c, weights, k, 0);
-    return c.st;
+    return blend_arrays_check(n, k, rot, pos, scale, weights, method, ref, out);
 }
 
 pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
@@ -166,28 +134,17 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
 
 /* ----------------------------------------------------- pb_pose_blend_layers */
 
-/* a layer's input arrays into s: rotation always, the tracks the output
- * has (a blended layer's whether given or not: a NULL one leaves s not
- * clear; an additive layer's when given), its joint weights */
-static inline void layer_span(span *s, const pb_blend_layer *l, int additive, int want_pos,
-                              int want_scale)
-{
-    span_add_q(s, l->pose.rot);
-    if (want_pos && (!additive || !absent_cv(l->pose.pos)))
-        span_add_v(s, l->pose.pos);
-    if (want_scale && (!additive || !absent_cv(l->pose.scale)))
-        span_add_v(s, l->pose.scale);
-    if (l->joint_weights)
-        span_add(s, l->joint_weights);
-}
-/* a layer's inputs array by array (as layer_span lists them) */
-static inline pb_status layer_check(chk *c, const pb_blend_layer *l, int additive,
-                                    const pb_pose *out, size_t n)
+/* a layer's inputs: rotation always, the tracks the output has (required in
+ * a blended layer, optional in an additive one), its joint weights */
+static PB_IN_LINE void layer_list(chk *c, const pb_blend_layer *l, int additive, const pb_pose *out,
+                              size_t n)
 {
     int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
     if (!additive &&
-        ((want_pos && absent_cv(l->pose.pos)) || (want_scale && absent_cv(l->pose.scale))))
-        return PB_ERR_NULL;
+        ((want_pos && absent_cv(l->pose.pos)) || (want_scale && absent_cv(l->pose.scale)))) {
+        chk_fail(c, PB_ERR_NULL);
+        return;
+    }
     in_q_strict(c, l->pose.rot, n);
     if (want_pos && !absent_cv(l->pose.pos))
         in_v_strict(c, l->pose.pos, n);
@@ -195,29 +152,19 @@ static inline pb_status layer_check(chk *c, const pb_blend_layer *l, int additiv
         in_v_strict(c, l->pose.scale, n);
     if (l->joint_weights)
         in_f(c, l->joint_weights, n, 0);
-    return c->st;
 }
-
-/* The outputs registered one by one, then the inputs: at a glance when
- * their span s (s_ok: ref well formed) is clear of every output, else array
- * by array. Out of line: the usual layouts pass at a glance without it. */
-static PB_OUT_OF_LINE pb_status layers_check_each(const pb_blend_desc *d, const pb_pose *out,
-                                                  size_t n, span s, int s_ok)
+static PB_IN_LINE void layers_arrays_list(chk *c, const pb_blend_desc *d, const pb_pose *out)
 {
-    chk c;
-    out_pose(&c, out, n);
-    if (c.st == PB_OK && s_ok && span_clear(&c, s, n * sizeof(float)))
-        return PB_OK;
-    pb_status st = c.st;
-    for (size_t i = 0; i < d->layer_count && st == PB_OK; i++)
-        st = layer_check(&c, &d->layers[i], 0, out, n);
-    for (size_t i = 0; i < d->additive_count && st == PB_OK; i++)
-        st = layer_check(&c, &d->additive[i], 1, out, n);
-    if (st != PB_OK)
-        return st;
-    in_ref(&c, d->ref, d->method, out, n);
-    return c.st;
+    size_t n = d->joints;
+    out_pose(c, out, n);
+    for (size_t i = 0; i < d->layer_count && c->st == PB_OK; i++)
+        layer_list(c, &d->layers[i], 0, out, n);
+    for (size_t i = 0; i < d->additive_count && c->st == PB_OK; i++)
+        layer_list(c, &d->additive[i], 1, out, n);
+    if (c->st == PB_OK)
+        in_ref(c, d->ref, d->method, out, n);
 }
+PB_CHECKED(layers_arrays, d->joints, (const pb_blend_desc *d, const pb_pose *out), (d, out))
 
 static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
 {
@@ -229,25 +176,11 @@ static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
     if (d->joints > PB_MAX_COUNT || d->layer_count > PB_MAX_COUNT ||
         d->additive_count > PB_MAX_COUNT)
         return PB_ERR_SIZE;
-    size_t n = d->joints;
-    if (n == 0)
+    if (d->joints == 0)
         return PB_OK;
     if (!d->layers || (d->additive_count && !d->additive) || (by_ref(d->method) && !d->ref))
         return PB_ERR_NULL;
-    /* Every array at a glance (out_run, span in check.h): a 4-layer blend
-     * has 10 outputs and 44 inputs, and registering the outputs in the
-     * table cost more than the rest of the check */
-    int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
-    out_run r = out_pose_run(out, n);
-    span s = span_none();
-    for (size_t i = 0; i < d->layer_count; i++)
-        layer_span(&s, &d->layers[i], 0, want_pos, want_scale);
-    for (size_t i = 0; i < d->additive_count; i++)
-        layer_span(&s, &d->additive[i], 1, want_pos, want_scale);
-    int s_ok = ref_span(&s, d->ref, d->method, want_pos, want_scale);
-    if (s_ok && run_clear(r, s))
-        return PB_OK;
-    return layers_check_each(d, out, n, s, s_ok);
+    return layers_arrays_check(d, out);
 }
 
 pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)

@@ -7,27 +7,63 @@
 
 #include "internal.h"
 
+/* A pointer read on its own into a register: the caller has usually just
+ * stored a pose's or a layer's pointers one by one, and a 16-byte load of
+ * two of them, which the compiler otherwise forms to copy them in pairs,
+ * stalls until those stores retire. */
+#if defined(__GNUC__)
+#define PB_IN_REG(x) __asm__("" : "+r"(x))
+#define PB_OUT_OF_LINE __attribute__((noinline)) /* a slow path kept apart */
+#define PB_IN_LINE inline __attribute__((always_inline))
+#else
+#define PB_IN_REG(x) ((void)0)
+#define PB_OUT_OF_LINE
+#define PB_IN_LINE inline
+#endif
+
 /* ------------------------------------------------------------ checking */
 
-/* Outputs are registered first; each later input is checked against them as
- * it is added, so averages over any k need no storage per sample. The
- * outputs are kept sorted by start (valid outputs are disjoint, so their
- * ends are sorted too): the only output an array can meet is then the last
- * one starting before the array's end, found by a branch-free binary search
- * over the padded table. The span [lo, hi) covering every output lets most
- * inputs pass with one comparison. Start a check with chk_init. */
+/* Two passes over one list of the arrays (outputs first, then the inputs,
+ * as the function's list_ helper gives them):
+ * - CHK_GLANCE (chk_glance, then chk_clear): outputs given in ascending
+ *   address order, each starting at or after the end of the one before
+ *   (tracks cut from one buffer in order, or allocated one after another),
+ *   are disjoint and not NULL; inputs none NULL and all below or above the
+ *   outputs' hull are fine. In the usual layouts that is the whole check: a
+ *   few operations per array and one branch, no table.
+ * - CHK_EACH (chk_init), when the glance fails or for checks without one:
+ *   outputs are registered first; each later input is checked against them
+ *   as it is added, so averages over any k need no storage per sample. The
+ *   outputs are kept sorted by start (valid outputs are disjoint, so their
+ *   ends are sorted too): the only output an array can meet is then the
+ *   last one starting before the array's end, found by a branch-free binary
+ *   search over the padded table. The span [lo, hi) covering every output
+ *   lets most inputs pass with one comparison. This pass alone decides
+ *   errors. PB_CHECKED builds both from a list_ helper. */
 #define MAX_OUT 24
 #define CHK_SLOTS 32 /* MAX_OUT rounded up to a power of two, for the search */
+#define CHK_GLANCE 1
+#define CHK_EACH 2
 typedef struct {
+    int pass;
+    pb_status st;
+    /* CHK_GLANCE: the outputs' lowest start, the last one's end, whether
+     * each started at or after the end of the one before; the inputs'
+     * lowest start, highest start among those of the call's length
+     * g_len, highest end among the others */
+    uintptr_t g_lo, g_end, g_in_lo, g_in_hi, g_in_end;
+    size_t g_len;
+    int g_ok;
+    /* CHK_EACH */
     uintptr_t p[CHK_SLOTS]; /* starts, sorted; UINTPTR_MAX past nout */
     size_t len[CHK_SLOTS];
     int nout;
     uintptr_t lo, hi;
-    pb_status st;
 } chk;
 
 static inline void chk_init(chk *c)
 {
+    c->pass = CHK_EACH;
     for (int i = 0; i < CHK_SLOTS; i++)
         c->p[i] = UINTPTR_MAX;
     c->nout = 0;
@@ -35,6 +71,70 @@ static inline void chk_init(chk *c)
     c->hi = 0;
     c->st = PB_OK;
 }
+static PB_IN_LINE void chk_glance(chk *c, size_t n)
+{
+    c->g_len = n * sizeof(float);
+    c->pass = CHK_GLANCE;
+    c->st = PB_OK;
+    c->g_lo = UINTPTR_MAX;
+    c->g_end = 1; /* a NULL output fails */
+    c->g_in_lo = UINTPTR_MAX;
+    c->g_in_hi = 0;
+    c->g_in_end = 0;
+    c->g_ok = 1;
+}
+/* after the glance: surely valid (else run CHK_EACH) */
+static inline int chk_clear(const chk *c)
+{
+    return c->st == PB_OK && c->g_ok && c->g_in_lo != 0 &&
+           (c->g_in_lo >= c->g_end ||
+            (c->g_in_hi + c->g_len <= c->g_lo && c->g_in_end <= c->g_lo));
+}
+
+static PB_IN_LINE void glance_out(chk *c, const void *p, size_t bytes)
+{
+    uintptr_t u = (uintptr_t)p;
+    PB_IN_REG(u);
+    c->g_ok &= u >= c->g_end;
+    c->g_lo = u < c->g_lo ? u : c->g_lo;
+    c->g_end = u + bytes;
+}
+static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
+{
+    uintptr_t u = (uintptr_t)p;
+    PB_IN_REG(u);
+    c->g_in_lo = u < c->g_in_lo ? u : c->g_in_lo;
+    if (bytes == c->g_len) { /* known equal where both come from one count */
+        c->g_in_hi = u > c->g_in_hi ? u : c->g_in_hi;
+    } else {
+        uintptr_t e = u + bytes;
+        c->g_in_end = e > c->g_in_end ? e : c->g_in_end;
+    }
+}
+
+/* PB_CHECKED(name, n, (params), (args)): from
+ *     static inline void name_list(chk *c, params)
+ * which lists the arrays (most of them of n floats), name_check(params)
+ * takes them at a glance in line and, unless that clears them, calls
+ * name_each(params) out of line (the array-by-array pass); both return the
+ * status. Structs go by pointer (the entry point's own arguments): copying
+ * them cost more than the glance. */
+#define PB_EXPAND(...) __VA_ARGS__
+#define PB_CHECKED(name, n, params, args)                                      \
+    static PB_OUT_OF_LINE pb_status name##_each params                         \
+    {                                                                          \
+        chk c;                                                                 \
+        chk_init(&c);                                                          \
+        name##_list(&c, PB_EXPAND args);                                       \
+        return c.st;                                                           \
+    }                                                                          \
+    static PB_IN_LINE pb_status name##_check params                            \
+    {                                                                          \
+        chk c;                                                                 \
+        chk_glance(&c, n);                                                     \
+        name##_list(&c, PB_EXPAND args);                                       \
+        return chk_clear(&c) ? PB_OK : name##_each args;                       \
+    }
 
 static inline void chk_fail(chk *c, pb_status s)
 {
@@ -59,7 +159,7 @@ static inline int meets_output(const chk *c, uintptr_t u, size_t len, int exact_
         return 0;
     return !(exact_ok && op == u && ol == len);
 }
-static inline void out_f(chk *c, float *p, size_t n)
+static inline void out_f_each(chk *c, float *p, size_t n)
 {
     if (!p) {
         chk_fail(c, PB_ERR_NULL);
@@ -81,8 +181,7 @@ static inline void out_f(chk *c, float *p, size_t n)
     c->lo = u < c->lo ? u : c->lo;
     c->hi = u + len > c->hi ? u + len : c->hi;
 }
-/* exact: an input may be exactly an output array (same start) */
-static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
+static inline void in_f_each(chk *c, const float *p, size_t n, int exact_ok)
 {
     if (!p) {
         chk_fail(c, PB_ERR_NULL);
@@ -92,29 +191,33 @@ static inline void in_f(chk *c, const float *p, size_t n, int exact_ok)
         chk_fail(c, PB_ERR_ALIAS);
 }
 
-/* an input of any type and byte length (p not NULL), allowed no overlap */
-static inline void in_bytes_strict(chk *c, const void *p, size_t bytes)
+/* each pass in a function of its own, the glance in line */
+static PB_IN_LINE void out_f(chk *c, float *p, size_t n)
 {
-    if (meets_output(c, (uintptr_t)p, bytes, 0))
+    if (c->pass == CHK_GLANCE)
+        glance_out(c, p, n * sizeof(float));
+    else
+        out_f_each(c, p, n);
+}
+/* exact: an input may be exactly an output array (same start) */
+static PB_IN_LINE void in_f(chk *c, const float *p, size_t n, int exact_ok)
+{
+    if (c->pass == CHK_GLANCE)
+        glance_in(c, p, n * sizeof(float));
+    else
+        in_f_each(c, p, n, exact_ok);
+}
+/* an input of any type and byte length (p not NULL), allowed no overlap */
+static PB_IN_LINE void in_bytes_strict(chk *c, const void *p, size_t bytes)
+{
+    if (c->pass == CHK_GLANCE)
+        glance_in(c, p, bytes);
+    else if (meets_output(c, (uintptr_t)p, bytes, 0))
         chk_fail(c, PB_ERR_ALIAS);
 }
-/* Inputs at a glance: the span of several input arrays' starts (each
- * pointer read on its own into a register: the caller has usually just
- * stored a pose's or a layer's pointers one by one, and a 16-byte load of
- * two of them, which the compiler otherwise forms to copy them in pairs,
- * stalls until those stores retire). span_clear says whether arrays of len
- * bytes starting in the span are surely fine as inputs: none NULL (the
- * lowest start is not 0), and together below or above every output. The
- * usual case, inputs and outputs in buffers of their own, then costs two
- * min/max per array and one branch per span; any other layout takes the
- * array-by-array check, which alone decides errors. */
-#if defined(__GNUC__)
-#define PB_IN_REG(x) __asm__("" : "+r"(x))
-#define PB_OUT_OF_LINE __attribute__((noinline)) /* a slow path kept apart */
-#else
-#define PB_IN_REG(x) ((void)0)
-#define PB_OUT_OF_LINE
-#endif
+/* CHK_EACH: a batch's arrays first together, the span of their starts
+ * (span_clear: none NULL, all below or above every registered output), one
+ * by one only if that fails (an in-place batch, say). */
 typedef struct { uintptr_t lo, hi; } span;
 static inline span span_none(void)
 {
@@ -193,58 +296,80 @@ static inline int run_clear_bytes(out_run r, const void *p, size_t bytes)
     return r.ok && u != 0 && (u >= r.end || u + bytes <= r.lo);
 }
 
-static inline void out_q(chk *c, pb_quats q, size_t n)
+static PB_IN_LINE void out_q(chk *c, pb_quats q, size_t n)
 {
     out_f(c, q.w, n);
     out_f(c, q.x, n);
     out_f(c, q.y, n);
     out_f(c, q.z, n);
 }
-static inline void out_v(chk *c, pb_vec3s v, size_t n)
+static PB_IN_LINE void out_v(chk *c, pb_vec3s v, size_t n)
 {
     out_f(c, v.x, n);
     out_f(c, v.y, n);
     out_f(c, v.z, n);
 }
 /* optional outputs: absent when every pointer is NULL */
-static inline void opt_out_v(chk *c, pb_vec3s v, size_t n)
+static PB_IN_LINE void opt_out_v(chk *c, pb_vec3s v, size_t n)
 {
     if (v.x || v.y || v.z)
         out_v(c, v, n);
 }
-static inline void opt_out_q(chk *c, pb_quats q, size_t n)
+static PB_IN_LINE void opt_out_q(chk *c, pb_quats q, size_t n)
 {
     if (q.w || q.x || q.y || q.z)
         out_q(c, q, n);
 }
-/* exact: as in in_f; the _strict forms allow no overlap with an output at all.
- * A batch's arrays are first taken at a glance (span_clear), then one by
- * one. */
-static inline void in_q_exact(chk *c, pb_cquats q, size_t n, int exact)
+/* exact: as in in_f; the _strict forms allow no overlap with an output at
+ * all (the glance allows no overlap either way). */
+static inline void in_q_each(chk *c, pb_cquats q, size_t n, int exact)
 {
     span s = span_none();
     span_add_q(&s, q);
     if (span_clear(c, s, n * sizeof(float)))
         return;
-    in_f(c, q.w, n, exact);
-    in_f(c, q.x, n, exact);
-    in_f(c, q.y, n, exact);
-    in_f(c, q.z, n, exact);
+    in_f_each(c, q.w, n, exact);
+    in_f_each(c, q.x, n, exact);
+    in_f_each(c, q.y, n, exact);
+    in_f_each(c, q.z, n, exact);
 }
-static inline void in_v_exact(chk *c, pb_cvec3s v, size_t n, int exact)
+static inline void in_v_each(chk *c, pb_cvec3s v, size_t n, int exact)
 {
     span s = span_none();
     span_add_v(&s, v);
     if (span_clear(c, s, n * sizeof(float)))
         return;
-    in_f(c, v.x, n, exact);
-    in_f(c, v.y, n, exact);
-    in_f(c, v.z, n, exact);
+    in_f_each(c, v.x, n, exact);
+    in_f_each(c, v.y, n, exact);
+    in_f_each(c, v.z, n, exact);
 }
-static inline void in_q(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 1); }
-static inline void in_q_strict(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 0); }
-static inline void in_v(chk *c, pb_cvec3s v, size_t n) { in_v_exact(c, v, n, 1); }
-static inline void in_v_strict(chk *c, pb_cvec3s v, size_t n) { in_v_exact(c, v, n, 0); }
+static PB_IN_LINE void in_q_exact(chk *c, pb_cquats q, size_t n, int exact)
+{
+    if (c->pass == CHK_EACH) {
+        in_q_each(c, q, n, exact);
+        return;
+    }
+    size_t bytes = n * sizeof(float);
+    glance_in(c, q.w, bytes);
+    glance_in(c, q.x, bytes);
+    glance_in(c, q.y, bytes);
+    glance_in(c, q.z, bytes);
+}
+static PB_IN_LINE void in_v_exact(chk *c, pb_cvec3s v, size_t n, int exact)
+{
+    if (c->pass == CHK_EACH) {
+        in_v_each(c, v, n, exact);
+        return;
+    }
+    size_t bytes = n * sizeof(float);
+    glance_in(c, v.x, bytes);
+    glance_in(c, v.y, bytes);
+    glance_in(c, v.z, bytes);
+}
+static PB_IN_LINE void in_q(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 1); }
+static PB_IN_LINE void in_q_strict(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 0); }
+static PB_IN_LINE void in_v(chk *c, pb_cvec3s v, size_t n) { in_v_exact(c, v, n, 1); }
+static PB_IN_LINE void in_v_strict(chk *c, pb_cvec3s v, size_t n) { in_v_exact(c, v, n, 0); }
 static inline pb_status flags_ok(unsigned flags, unsigned allowed)
 {
     return (flags & ~allowed) ? PB_ERR_ARG : PB_OK;

@@ -129,7 +129,6 @@ static void place(batch *b, int nb, int run)
     }
 }
 
-static void place_all(batch *b, int nb) { place(b, nb, 0); }
 
 static int meets(int a, int b) { return a < b + N && b < a + N; }
 
@@ -175,7 +174,7 @@ Test(alias, hermite_matches_the_model)
     int seen[8] = {0};
     for (int r = 0; r < ROUNDS; r++) {
         batch b[6] = {{{0}, 4, 1}, {{0}, 3, 1}, {{0}, 4, 0}, {{0}, 4, 0}, {{0}, 3, 0}, {{0}, 3, 0}};
-        place_all(b, 6);
+        place(b, 6, r & 1); /* every other round the outputs in one run */
         fill_pool();
         pb_status want = model(b, 6, 1);
         pb_status got = pb_quat_hermite(N, 0.3f, cqof(&b[2]), cqof(&b[3]), cvof(&b[4]), cvof(&b[5]), 0,
@@ -196,7 +195,7 @@ Test(alias, nlerp_in_place_and_permuted)
     int ok = 0, in_place = 0;
     for (int r = 0; r < ROUNDS; r++) {
         batch b[3] = {{{0}, 4, 1}, {{0}, 4, 0}, {{0}, 4, 0}};
-        place_all(b, 3);
+        place(b, 3, r & 1);
         fill_pool();
         pb_status want = model(b, 3, 1);
         pb_status got = pb_quat_nlerp(N, 0.3f, cqof(&b[1]), cqof(&b[2]), 0, qof(&b[0]));
@@ -300,4 +299,30 @@ Test(alias, pose_blend_layers_matches_the_model)
     cr_expect_gt(ok_run, R / 50);
     cr_expect_gt(ok - ok_run, R / 50);
     cr_expect_gt(alias, R / 2);
+}
+
+/* An input of another length than the call's arrays (the weights: k floats)
+ * right below or right after the outputs' run is fine, and one float into
+ * it is not, whichever pass decides. */
+Test(alias, weights_at_the_edges_of_the_outputs)
+{
+    enum { K = 3 };
+    fill_pool();
+    float *run = pool + 8 * N; /* the output: 4 arrays of N floats in order */
+    pb_quats out = {run, run + N, run + 2 * N, run + 3 * N};
+    pb_cquats samples[K];
+    for (int i = 0; i < K; i++) { /* well below the run (inputs may overlap one another) */
+        const float *s = pool + N + i;
+        pb_cquats q = {s, s, s, s};
+        samples[i] = q;
+    }
+    const struct { const float *w; pb_status want; } cases[] = {
+        {run - K, PB_OK},         {run - K + 1, PB_ERR_ALIAS},
+        {run + 4 * N, PB_OK},     {run + 4 * N - 1, PB_ERR_ALIAS},
+        {run + 2 * N, PB_ERR_ALIAS},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pb_status got = pb_quat_average_raw(N, K, samples, cases[c].w, out);
+        cr_assert_eq(got, cases[c].want, "case %zu: status %d, want %d", c, got, cases[c].want);
+    }
 }
