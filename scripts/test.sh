@@ -58,11 +58,12 @@ if [ "$py_stage" != 0 ]; then
   echo "== the posebatch Python package (pip install ., pytest tests/python)"
   out=$(mktemp)
   top=$(pwd)
-  pydir="$top/$build-py"   # the wheel's meson build dir and the venv (incremental)
+  case $build in /*) absbuild=$build ;; *) absbuild=$top/$build ;; esac
+  pydir="$absbuild-py"   # the wheel's meson build dir and the venv (incremental)
   py_setup=()
   case "${MESON_ARGS:-}" in *werror=true*) py_setup=(--config-settings=setup-args=-Dwerror=true) ;; esac
   cli_bin=""
-  [ -x "$build/src/cli/posebatch" ] && cli_bin="$top/$build/src/cli/posebatch"
+  [ -x "$build/src/cli/posebatch" ] && cli_bin="$absbuild/src/cli/posebatch"
   # meson-python 0.12 reconfigures a given build dir whenever its native file
   # (.mesonpy-native-file.ini in the source root) matches, even when that dir
   # was never configured: start fresh then.
