@@ -43,17 +43,25 @@ const char *pb_status_str(pb_status status)
 
 /* ---------------------------------------------------------- primitives */
 
+/* two batches in, one out (exactly one of the inputs allowed): also the
+ * slerp and nlerp check */
+static inline void two_q_list(chk *c, size_t n, const pb_cquats *a, const pb_cquats *b,
+                              const pb_quats *out)
+{
+    out_q(c, *out, n);
+    in_q(c, *a, n);
+    in_q(c, *b, n);
+}
+PB_CHECKED(two_q, n, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_quats *out),
+           (n, a, b, out))
+
 #define BINARY_OP(fn, kern)                                                    \
     pb_status fn(size_t n, pb_cquats a, pb_cquats b, pb_quats out)             \
     {                                                                          \
         PROLOGUE(n);                                                           \
-        chk c;                                                                 \
-        chk_init(&c);                                                         \
-        out_q(&c, out, n);                                                     \
-        in_q(&c, a, n);                                                        \
-        in_q(&c, b, n);                                                        \
-        if (c.st != PB_OK)                                                     \
-            return c.st;                                                       \
+        pb_status st = two_q_check(n, &a, &b, &out);                           \
+        if (st != PB_OK)                                                       \
+            return st;                                                         \
         K->kern(n, a, b, out);                                                 \
         return PB_OK;                                                          \
     }
@@ -61,16 +69,32 @@ BINARY_OP(pb_quat_mul, quat_mul)
 BINARY_OP(pb_quat_mul_inv, quat_mul_inv)
 BINARY_OP(pb_quat_inv_mul, quat_inv_mul)
 
+/* one batch in (a quaternion or a vec3 one), one out; exactly the output
+ * allowed as input */
+static inline void one_in_list(chk *c, size_t n, const pb_cquats *q, const pb_cvec3s *v,
+                               const pb_quats *oq, const pb_vec3s *ov)
+{
+    if (oq)
+        out_q(c, *oq, n);
+    else
+        out_v(c, *ov, n);
+    if (q)
+        in_q(c, *q, n);
+    else
+        in_v(c, *v, n);
+}
+PB_CHECKED(one_in, n,
+           (size_t n, const pb_cquats *q, const pb_cvec3s *v, const pb_quats *oq,
+            const pb_vec3s *ov),
+           (n, q, v, oq, ov))
+
 static pb_status unary_q(size_t n, pb_cquats q, pb_quats out,
                          void (*kern)(size_t, pb_cquats, pb_quats))
 {
     PROLOGUE(n);
-    chk c;
-    chk_init(&c);
-    out_q(&c, out, n);
-    in_q(&c, q, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = one_in_check(n, &q, NULL, &out, NULL);
+    if (st != PB_OK)
+        return st;
     kern(n, q, out);
     return PB_OK;
 }
@@ -86,12 +110,9 @@ pb_status pb_quat_normalize(size_t n, pb_cquats q, pb_quats out)
 static pb_status log_scaled(size_t n, pb_cquats q, float scale, pb_vec3s out)
 {
     PROLOGUE(n);
-    chk c;
-    chk_init(&c);
-    out_v(&c, out, n);
-    in_q(&c, q, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = one_in_check(n, &q, NULL, NULL, &out);
+    if (st != PB_OK)
+        return st;
     K->quat_log(n, q, scale, out);
     return PB_OK;
 }
@@ -103,12 +124,9 @@ pb_status pb_quat_to_scaled_angle_axis(size_t n, pb_cquats q, pb_vec3s out)
 static pb_status exp_scaled(size_t n, pb_cvec3s v, float scale, pb_quats out)
 {
     PROLOGUE(n);
-    chk c;
-    chk_init(&c);
-    out_q(&c, out, n);
-    in_v(&c, v, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = one_in_check(n, NULL, &v, &out, NULL);
+    if (st != PB_OK)
+        return st;
     K->quat_exp(n, v, scale, out);
     return PB_OK;
 }
@@ -145,16 +163,22 @@ pb_status pb_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats ou
     return PB_OK;
 }
 
+static inline void two_q_v_list(chk *c, size_t n, const pb_cquats *a, const pb_cquats *b,
+                                const pb_vec3s *out)
+{
+    out_v(c, *out, n);
+    in_q(c, *a, n);
+    in_q(c, *b, n);
+}
+PB_CHECKED(two_q_v, n, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_vec3s *out),
+           (n, a, b, out))
+
 pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats delta, pb_vec3s out)
 {
     PROLOGUE(n);
-    chk c;
-    chk_init(&c);
-    out_v(&c, out, n);
-    in_q(&c, ref, n);
-    in_q(&c, delta, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = two_q_v_check(n, &ref, &delta, &out);
+    if (st != PB_OK)
+        return st;
     K->quat_delta_to_angular_velocity(n, ref, delta, out);
     return PB_OK;
 }
@@ -295,21 +319,12 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
     return PB_OK;
 }
 
-static inline void lerp_list(chk *c, size_t n, const pb_cquats *a, const pb_cquats *b,
-                             const pb_quats *out)
-{
-    out_q(c, *out, n);
-    in_q(c, *a, n);
-    in_q(c, *b, n);
-}
-PB_CHECKED(lerp, n, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_quats *out),
-           (n, a, b, out))
 pb_status pb_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
 {
     if (flags_ok(flags, PB_LONG_PATH) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    pb_status st = lerp_check(n, &a, &b, &out);
+    pb_status st = two_q_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
     K->quat_slerp(n, t, a, b, flags, out);
@@ -320,7 +335,7 @@ pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned fl
     if (flags_ok(flags, PB_LONG_PATH) != PB_OK)
         return PB_ERR_ARG;
     PROLOGUE(n);
-    pb_status st = lerp_check(n, &a, &b, &out);
+    pb_status st = two_q_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
     K->quat_nlerp(n, t, a, b, flags, out);
@@ -418,16 +433,22 @@ pb_status pb_quat_average_basic(size_t n, size_t k, const pb_cquats *samples, co
     return average_plain(n, k, samples, weights, out, K->average_basic);
 }
 
+static inline void sin_half_list(chk *c, size_t n, const pb_cquats *a, const pb_cquats *b,
+                                 float *out)
+{
+    out_f(c, out, n);
+    in_q_strict(c, *a, n);
+    in_q_strict(c, *b, n);
+}
+PB_CHECKED(sin_half, n, (size_t n, const pb_cquats *a, const pb_cquats *b, float *out),
+           (n, a, b, out))
+
 pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
 {
     PROLOGUE(n);
-    chk c;
-    chk_init(&c);
-    out_f(&c, out, n);
-    in_q_strict(&c, a, n);
-    in_q_strict(&c, b, n);
-    if (c.st != PB_OK)
-        return c.st;
+    pb_status st = sin_half_check(n, &a, &b, out);
+    if (st != PB_OK)
+        return st;
     K->sin_half_angle(n, a, b, out);
     return PB_OK;
 }
@@ -455,25 +476,26 @@ pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats pose
 
 /* ------------------------------------------------------ splines notebook */
 
-static pb_status three_key_check(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
-                                 pb_quats o1, pb_quats o2)
+static inline void three_key_list(chk *c, size_t n, const pb_cquats *prev, const pb_cquats *cur,
+                                  const pb_cquats *next, const pb_quats *o1, const pb_quats *o2)
 {
-    chk c;
-    chk_init(&c);
-    out_q(&c, o1, n);
-    if (!absent_q(o2))
-        out_q(&c, o2, n);
-    in_q(&c, prev, n);
-    in_q(&c, cur, n);
-    in_q(&c, next, n);
-    return c.st;
+    out_q(c, *o1, n);
+    if (!absent_q(*o2))
+        out_q(c, *o2, n);
+    in_q(c, *prev, n);
+    in_q(c, *cur, n);
+    in_q(c, *next, n);
 }
+PB_CHECKED(three_key, n,
+           (size_t n, const pb_cquats *prev, const pb_cquats *cur, const pb_cquats *next,
+            const pb_quats *o1, const pb_quats *o2),
+           (n, prev, cur, next, o1, o2))
 
 pb_status pb_quat_tangent_offset(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
                                  pb_quats offset)
 {
     PROLOGUE(n);
-    pb_status st = three_key_check(n, prev, cur, next, offset, no_q);
+    pb_status st = three_key_check(n, &prev, &cur, &next, &offset, &no_q);
     if (st != PB_OK)
         return st;
     K->tangent_offset(n, prev, cur, next, offset);
@@ -485,7 +507,7 @@ pb_status pb_quat_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cq
     PROLOGUE(n);
     if (absent_q(after))
         return PB_ERR_NULL;
-    pb_status st = three_key_check(n, prev, cur, next, before, after);
+    pb_status st = three_key_check(n, &prev, &cur, &next, &before, &after);
     if (st != PB_OK)
         return st;
     K->bezier_controls(n, prev, cur, next, before, after);
@@ -497,7 +519,7 @@ pb_status pb_quat_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_
     PROLOGUE(n);
     if (absent_q(a))
         return PB_ERR_NULL;
-    pb_status st = three_key_check(n, prev, cur, next, b, a);
+    pb_status st = three_key_check(n, &prev, &cur, &next, &b, &a);
     if (st != PB_OK)
         return st;
     K->shoemake_controls(n, prev, cur, next, b, a);
