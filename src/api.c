@@ -52,7 +52,7 @@ static inline void two_q_list(chk *c, size_t n, const pb_cquats *a, const pb_cqu
     in_q(c, *a, n);
     in_q(c, *b, n);
 }
-PB_CHECKED(two_q, n, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_quats *out),
+PB_CHECKED(two_q, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_quats *out),
            (n, a, b, out))
 
 #define BINARY_OP(fn, kern)                                                    \
@@ -83,7 +83,7 @@ static inline void one_in_list(chk *c, size_t n, const pb_cquats *q, const pb_cv
     else
         in_v(c, *v, n);
 }
-PB_CHECKED(one_in, n,
+PB_CHECKED(one_in,
            (size_t n, const pb_cquats *q, const pb_cvec3s *v, const pb_quats *oq,
             const pb_vec3s *ov),
            (n, q, v, oq, ov))
@@ -170,7 +170,7 @@ static inline void two_q_v_list(chk *c, size_t n, const pb_cquats *a, const pb_c
     in_q(c, *a, n);
     in_q(c, *b, n);
 }
-PB_CHECKED(two_q_v, n, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_vec3s *out),
+PB_CHECKED(two_q_v, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_vec3s *out),
            (n, a, b, out))
 
 pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats delta, pb_vec3s out)
@@ -197,7 +197,7 @@ static inline void keys4v_list(chk *c, size_t n, const pb_cvec3s *a, const pb_cv
     in_v(c, *c3, n);
     in_v(c, *d, n);
 }
-PB_CHECKED(keys4v, n,
+PB_CHECKED(keys4v,
            (size_t n, const pb_cvec3s *a, const pb_cvec3s *b, const pb_cvec3s *c3,
             const pb_cvec3s *d, const pb_vec3s *out, const pb_vec3s *vel),
            (n, a, b, c3, d, out, vel))
@@ -235,7 +235,7 @@ static inline void hermite_list(chk *c, size_t n, const pb_cquats *r0, const pb_
     in_v(c, *v0, n);
     in_v(c, *v1, n);
 }
-PB_CHECKED(hermite, n,
+PB_CHECKED(hermite,
            (size_t n, const pb_cquats *r0, const pb_cquats *r1, const pb_cvec3s *v0,
             const pb_cvec3s *v1, const pb_quats *rot, const pb_vec3s *vel),
            (n, r0, r1, v0, v1, rot, vel))
@@ -266,7 +266,7 @@ static inline void keys4q_list(chk *c, size_t n, const pb_cquats *r0, const pb_c
     in_q(c, *r2, n);
     in_q(c, *r3, n);
 }
-PB_CHECKED(keys4q, n,
+PB_CHECKED(keys4q,
            (size_t n, const pb_cquats *r0, const pb_cquats *r1, const pb_cquats *r2,
             const pb_cquats *r3, const pb_quats *rot, const pb_vec3s *vel, const pb_quats *vel4),
            (n, r0, r1, r2, r3, rot, vel, vel4))
@@ -358,7 +358,7 @@ static inline void average_arrays_list(chk *c, size_t n, size_t k, const pb_cqua
     if (c->st == PB_OK)
         in_f(c, weights, k, 0);
 }
-PB_CHECKED(average_arrays, n,
+PB_CHECKED(average_arrays,
            (size_t n, size_t k, const pb_cquats *ref, const pb_cquats *samples,
             const float *weights, const pb_quats *out),
            (n, k, ref, samples, weights, out))
@@ -440,7 +440,7 @@ static inline void sin_half_list(chk *c, size_t n, const pb_cquats *a, const pb_
     in_q_strict(c, *a, n);
     in_q_strict(c, *b, n);
 }
-PB_CHECKED(sin_half, n, (size_t n, const pb_cquats *a, const pb_cquats *b, float *out),
+PB_CHECKED(sin_half, (size_t n, const pb_cquats *a, const pb_cquats *b, float *out),
            (n, a, b, out))
 
 pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
@@ -486,7 +486,7 @@ static inline void three_key_list(chk *c, size_t n, const pb_cquats *prev, const
     in_q(c, *cur, n);
     in_q(c, *next, n);
 }
-PB_CHECKED(three_key, n,
+PB_CHECKED(three_key,
            (size_t n, const pb_cquats *prev, const pb_cquats *cur, const pb_cquats *next,
             const pb_quats *o1, const pb_quats *o2),
            (n, prev, cur, next, o1, o2))

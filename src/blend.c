@@ -83,7 +83,7 @@ static PB_IN_LINE void blend_arrays_list(chk *c, size_t n, size_t k, const pb_cq
     in_ref(c, ref, method, out, n);
     in_f(c, weights, k, 0);
 }
-PB_CHECKED(blend_arrays, n,
+PB_CHECKED(blend_arrays,
            (size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
             const pb_cvec3s *scale, const float *weights, pb_blend_method method,
             const pb_cpose *ref, const pb_pose *out),
@@ -164,7 +164,7 @@ static PB_IN_LINE void layers_arrays_list(chk *c, const pb_blend_desc *d, const 
     if (c->st == PB_OK)
         in_ref(c, d->ref, d->method, out, n);
 }
-PB_CHECKED(layers_arrays, d->joints, (const pb_blend_desc *d, const pb_pose *out), (d, out))
+PB_CHECKED(layers_arrays, (const pb_blend_desc *d, const pb_pose *out), (d, out))
 
 static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
 {

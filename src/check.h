@@ -28,7 +28,7 @@
  * - CHK_GLANCE (chk_glance, then chk_clear): outputs given in ascending
  *   address order, each starting at or after the end of the one before
  *   (tracks cut from one buffer in order, or allocated one after another),
- *   are disjoint and not NULL; inputs none NULL and all below or above the
+ *   are disjoint and not NULL; inputs none NULL and each below or above the
  *   outputs' hull are fine. In the usual layouts that is the whole check: a
  *   few operations per array and one branch, no table.
  * - CHK_EACH (chk_init), when the glance fails or for checks without one:
@@ -49,11 +49,9 @@ typedef struct {
     pb_status st;
     /* CHK_GLANCE: the outputs' lowest start, the last one's end, whether
      * each started at or after the end of the one before; the inputs'
-     * lowest start, highest start among those of the call's length
-     * g_len, highest end among the others */
-    uintptr_t g_lo, g_end, g_in_lo, g_in_hi, g_in_end;
-    size_t g_len;
-    int g_ok;
+     * lowest start, whether one met the outputs' hull */
+    uintptr_t g_lo, g_end, g_in_lo;
+    int g_ok, g_meet;
     /* CHK_EACH */
     uintptr_t p[CHK_SLOTS]; /* starts, sorted; UINTPTR_MAX past nout */
     size_t len[CHK_SLOTS];
@@ -71,24 +69,20 @@ static inline void chk_init(chk *c)
     c->hi = 0;
     c->st = PB_OK;
 }
-static PB_IN_LINE void chk_glance(chk *c, size_t n)
+static PB_IN_LINE void chk_glance(chk *c)
 {
-    c->g_len = n * sizeof(float);
     c->pass = CHK_GLANCE;
     c->st = PB_OK;
     c->g_lo = UINTPTR_MAX;
     c->g_end = 1; /* a NULL output fails */
     c->g_in_lo = UINTPTR_MAX;
-    c->g_in_hi = 0;
-    c->g_in_end = 0;
     c->g_ok = 1;
+    c->g_meet = 0;
 }
 /* after the glance: surely valid (else run CHK_EACH) */
 static inline int chk_clear(const chk *c)
 {
-    return c->st == PB_OK && c->g_ok && c->g_in_lo != 0 &&
-           (c->g_in_lo >= c->g_end ||
-            (c->g_in_hi + c->g_len <= c->g_lo && c->g_in_end <= c->g_lo));
+    return c->st == PB_OK && c->g_ok && c->g_in_lo != 0 && !c->g_meet;
 }
 
 static PB_IN_LINE void glance_out(chk *c, const void *p, size_t bytes)
@@ -99,28 +93,26 @@ static PB_IN_LINE void glance_out(chk *c, const void *p, size_t bytes)
     c->g_lo = u < c->g_lo ? u : c->g_lo;
     c->g_end = u + bytes;
 }
+/* an input (after every output): it meets the outputs' hull [g_lo, g_end)
+ * iff u - (g_lo - bytes + 1) < g_end - g_lo + bytes - 1, unsigned (one
+ * compare; inputs below and above the outputs alike pass) */
 static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
 {
     uintptr_t u = (uintptr_t)p;
     PB_IN_REG(u);
     c->g_in_lo = u < c->g_in_lo ? u : c->g_in_lo;
-    if (bytes == c->g_len) { /* known equal where both come from one count */
-        c->g_in_hi = u > c->g_in_hi ? u : c->g_in_hi;
-    } else {
-        uintptr_t e = u + bytes;
-        c->g_in_end = e > c->g_in_end ? e : c->g_in_end;
-    }
+    c->g_meet |= u - (c->g_lo - bytes + 1) < c->g_end - c->g_lo + bytes - 1;
 }
 
-/* PB_CHECKED(name, n, (params), (args)): from
+/* PB_CHECKED(name, (params), (args)): from
  *     static inline void name_list(chk *c, params)
- * which lists the arrays (most of them of n floats), name_check(params)
+ * which lists the arrays (outputs first), name_check(params)
  * takes them at a glance in line and, unless that clears them, calls
  * name_each(params) out of line (the array-by-array pass); both return the
  * status. Structs go by pointer (the entry point's own arguments): copying
  * them cost more than the glance. */
 #define PB_EXPAND(...) __VA_ARGS__
-#define PB_CHECKED(name, n, params, args)                                      \
+#define PB_CHECKED(name, params, args)                                         \
     static PB_OUT_OF_LINE pb_status name##_each params                         \
     {                                                                          \
         chk c;                                                                 \
@@ -131,7 +123,7 @@ static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
     static PB_IN_LINE pb_status name##_check params                            \
     {                                                                          \
         chk c;                                                                 \
-        chk_glance(&c, n);                                                     \
+        chk_glance(&c);                                                        \
         name##_list(&c, PB_EXPAND args);                                       \
         return chk_clear(&c) ? PB_OK : name##_each args;                       \
     }

@@ -44,12 +44,12 @@ static float *at(int off) { return off < 0 ? NULL : pool + off; }
  * or the whole batch moved by up to N floats either way (a partial overlap
  * or none), a NULL component, or (inputs) exactly an output batch, in order
  * or permuted. */
-/* run: the outputs instead packed in the lowest or the highest blocks, in
- * order, their arrays in order (one buffer cut track after track: the
- * layout the pose blends take at a glance), the run ending exactly where
- * the next input block starts (or starting where the one below ends), and
- * the events (as for any batch) for one batch only, its shifts half the
- * time by one float */
+/* run: the outputs instead packed in the lowest, the highest or the middle
+ * blocks, in order, their arrays in order (one buffer cut track after
+ * track: the layout the checks take at a glance), the run ending exactly
+ * where the next input block starts (or starting where the one below
+ * ends), and the events (as for any batch) for one batch only, its shifts
+ * half the time by one float */
 static void place(batch *b, int nb, int run)
 {
     int blocks[BLOCKS];
@@ -63,30 +63,30 @@ static void place(batch *b, int nb, int run)
     int nouts = 0;
     while (nouts < nb && b[nouts].out)
         nouts++;
+    int packed = 0; /* run: the next output's offset */
     if (run) {
-        int top = (int)rnd(2);
-        for (int k = 0; k < BLOCKS; k++) /* outputs k < nouts, the rest shuffled after them */
-            blocks[k] = top ? BLOCKS - 1 - k : k;
+        /* the run's blocks: the lowest, the highest or the middle ones (inputs
+         * on both sides); the other batches in the others, shuffled */
+        int where = (int)rnd(3);
+        int b0 = where == 0 ? 0 : where == 1 ? BLOCKS - nouts : BLOCKS / 2 - nouts / 2;
+        int rest = nouts;
+        for (int i = 0; i < BLOCKS; i++)
+            if (i < b0 || i >= b0 + nouts)
+                blocks[rest++] = i;
+        for (int k = 0; k < nouts; k++)
+            blocks[k] = b0 + k;
         for (int i = BLOCKS - 1; i > nouts; i--) {
             int j = nouts + (int)rnd((unsigned)(i - nouts) + 1), t = blocks[i];
             blocks[i] = blocks[j];
             blocks[j] = t;
         }
-        if (top)
-            for (int k = 0; k < nouts / 2; k++) {
-                int t = blocks[k];
-                blocks[k] = blocks[nouts - 1 - k];
-                blocks[nouts - 1 - k] = t;
-            }
-    }
-    int ev = (int)rnd((unsigned)nb); /* run: the one batch with an event */
-    int packed = 0; /* the next output's offset in the run */
-    if (run) {
+        /* packed against the block above (the one below for the highest) */
         int total = 0;
         for (int k = 0; k < nouts; k++)
             total += b[k].cnt * N;
-        packed = blocks[0] == 0 ? N + nouts * 4 * N - total : N + (BLOCKS - nouts) * 4 * N;
+        packed = where == 1 ? N + b0 * 4 * N : N + (b0 + nouts) * 4 * N - total;
     }
+    int ev = (int)rnd((unsigned)nb); /* run: the one batch with an event */
     for (int k = 0; k < nb; k++) {
         int base = N + blocks[k] * 4 * N, order = run && k < nouts ? 0 : (int)rnd(3);
         if (run && k < nouts) {
