@@ -62,7 +62,7 @@ PB_CHECKED(two_q, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_qu
         pb_status st = two_q_check(n, &a, &b, &out);                           \
         if (st != PB_OK)                                                       \
             return st;                                                         \
-        K->kern(n, a, b, out);                                                 \
+        K(n)->kern(n, a, b, out);                                              \
         return PB_OK;                                                          \
     }
 BINARY_OP(pb_quat_mul, quat_mul)
@@ -100,11 +100,11 @@ static pb_status unary_q(size_t n, pb_cquats q, pb_quats out,
 }
 pb_status pb_quat_abs(size_t n, pb_cquats q, pb_quats out)
 {
-    return unary_q(n, q, out, K->quat_abs);
+    return unary_q(n, q, out, K(n)->quat_abs);
 }
 pb_status pb_quat_normalize(size_t n, pb_cquats q, pb_quats out)
 {
-    return unary_q(n, q, out, K->quat_normalize);
+    return unary_q(n, q, out, K(n)->quat_normalize);
 }
 
 static pb_status log_scaled(size_t n, pb_cquats q, float scale, pb_vec3s out)
@@ -113,7 +113,7 @@ static pb_status log_scaled(size_t n, pb_cquats q, float scale, pb_vec3s out)
     pb_status st = one_in_check(n, &q, NULL, NULL, &out);
     if (st != PB_OK)
         return st;
-    K->quat_log(n, q, scale, out);
+    K(n)->quat_log(n, q, scale, out);
     return PB_OK;
 }
 pb_status pb_quat_log(size_t n, pb_cquats q, pb_vec3s out) { return log_scaled(n, q, 1.0f, out); }
@@ -127,7 +127,7 @@ static pb_status exp_scaled(size_t n, pb_cvec3s v, float scale, pb_quats out)
     pb_status st = one_in_check(n, NULL, &v, &out, NULL);
     if (st != PB_OK)
         return st;
-    K->quat_exp(n, v, scale, out);
+    K(n)->quat_exp(n, v, scale, out);
     return PB_OK;
 }
 pb_status pb_quat_exp(size_t n, pb_cvec3s v, pb_quats out) { return exp_scaled(n, v, 1.0f, out); }
@@ -159,7 +159,7 @@ pb_status pb_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats ou
     in_q(&c, in, total);
     if (c.st != PB_OK)
         return c.st;
-    K->quat_unroll(frames, tracks, in, out);
+    K(tracks)->quat_unroll(frames, tracks, in, out);
     return PB_OK;
 }
 
@@ -179,7 +179,7 @@ pb_status pb_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats d
     pb_status st = two_q_v_check(n, &ref, &delta, &out);
     if (st != PB_OK)
         return st;
-    K->quat_delta_to_angular_velocity(n, ref, delta, out);
+    K(n)->quat_delta_to_angular_velocity(n, ref, delta, out);
     return PB_OK;
 }
 
@@ -209,7 +209,7 @@ pb_status pb_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec
     pb_status st = keys4v_check(n, &p0, &p1, &v0, &v1, &pos, &vel);
     if (st != PB_OK)
         return st;
-    K->vec3_hermite(n, x, p0, p1, v0, v1, pos, absent_v(vel) ? no_v3 : vel);
+    K(n)->vec3_hermite(n, x, p0, p1, v0, v1, pos, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
 
@@ -220,7 +220,7 @@ pb_status pb_vec3_catmull_rom(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_
     pb_status st = keys4v_check(n, &p0, &p1, &p2, &p3, &pos, &vel);
     if (st != PB_OK)
         return st;
-    K->vec3_catmull_rom(n, x, 1.0f, p0, p1, p2, p3, pos, absent_v(vel) ? no_v3 : vel);
+    K(n)->vec3_catmull_rom(n, x, 1.0f, p0, p1, p2, p3, pos, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
 
@@ -249,7 +249,7 @@ pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec
     pb_status st = hermite_check(n, &r0, &r1, &v0, &v1, &rot, &vel);
     if (st != PB_OK)
         return st;
-    K->quat_hermite(n, x, r0, r1, v0, v1, flags, rot, absent_v(vel) ? no_v3 : vel);
+    K(n)->quat_hermite(n, x, r0, r1, v0, v1, flags, rot, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
 
@@ -280,7 +280,7 @@ pb_status pb_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_
     pb_status st = keys4q_check(n, &r0, &r1, &r2, &r3, &rot, &vel, &no_q);
     if (st != PB_OK)
         return st;
-    K->quat_catmull_rom(n, x, r0, r1, r2, r3, flags, rot, absent_v(vel) ? no_v3 : vel);
+    K(n)->quat_catmull_rom(n, x, r0, r1, r2, r3, flags, rot, absent_v(vel) ? no_v3 : vel);
     return PB_OK;
 }
 
@@ -293,7 +293,7 @@ pb_status pb_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cq
     pb_status st = keys4q_check(n, &r0, &r1, &r2, &r3, &rot, &no_v3, &vel4);
     if (st != PB_OK)
         return st;
-    K->quat_raw_cubic(n, x, r0, r1, r2, r3, flags, rot, absent_q(vel4) ? no_q : vel4);
+    K(n)->quat_raw_cubic(n, x, r0, r1, r2, r3, flags, rot, absent_q(vel4) ? no_q : vel4);
     return PB_OK;
 }
 
@@ -304,7 +304,7 @@ pb_status pb_scale_hermite(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cve
     pb_status st = keys4v_check(n, &s0, &s1, &v0, &v1, &scale, &svel);
     if (st != PB_OK)
         return st;
-    K->scale_hermite(n, x, s0, s1, v0, v1, scale, absent_v(svel) ? no_v3 : svel);
+    K(n)->scale_hermite(n, x, s0, s1, v0, v1, scale, absent_v(svel) ? no_v3 : svel);
     return PB_OK;
 }
 
@@ -315,7 +315,7 @@ pb_status pb_scale_catmull_rom(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb
     pb_status st = keys4v_check(n, &s0, &s1, &s2, &s3, &scale, &svel);
     if (st != PB_OK)
         return st;
-    K->scale_catmull_rom(n, x, 1.0f, s0, s1, s2, s3, scale, absent_v(svel) ? no_v3 : svel);
+    K(n)->scale_catmull_rom(n, x, 1.0f, s0, s1, s2, s3, scale, absent_v(svel) ? no_v3 : svel);
     return PB_OK;
 }
 
@@ -327,7 +327,7 @@ pb_status pb_quat_slerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned fl
     pb_status st = two_q_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
-    K->quat_slerp(n, t, a, b, flags, out);
+    K(n)->quat_slerp(n, t, a, b, flags, out);
     return PB_OK;
 }
 pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out)
@@ -338,7 +338,7 @@ pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned fl
     pb_status st = two_q_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
-    K->quat_nlerp(n, t, a, b, flags, out);
+    K(n)->quat_nlerp(n, t, a, b, flags, out);
     return PB_OK;
 }
 
@@ -393,22 +393,22 @@ static pb_status average_ref(size_t n, size_t k, const pb_cquats *ref, const pb_
 pb_status pb_quat_average_raw(size_t n, size_t k, const pb_cquats *samples, const float *weights,
                               pb_quats out)
 {
-    return average_ref(n, k, NULL, samples, weights, out, K->average_raw);
+    return average_ref(n, k, NULL, samples, weights, out, K(n)->average_raw);
 }
 pb_status pb_quat_average_log(size_t n, size_t k, const pb_cquats *samples, const float *weights,
                               pb_quats out)
 {
-    return average_ref(n, k, NULL, samples, weights, out, K->average_log);
+    return average_ref(n, k, NULL, samples, weights, out, K(n)->average_log);
 }
 pb_status pb_quat_average_raw_ref(size_t n, size_t k, pb_cquats ref, const pb_cquats *samples,
                                   const float *weights, pb_quats out)
 {
-    return average_ref(n, k, &ref, samples, weights, out, K->average_raw);
+    return average_ref(n, k, &ref, samples, weights, out, K(n)->average_raw);
 }
 pb_status pb_quat_average_log_ref(size_t n, size_t k, pb_cquats ref, const pb_cquats *samples,
                                   const float *weights, pb_quats out)
 {
-    return average_ref(n, k, &ref, samples, weights, out, K->average_log);
+    return average_ref(n, k, &ref, samples, weights, out, K(n)->average_log);
 }
 
 typedef void (*avg_kernel)(size_t, size_t, const pb_samples *, const float *, pb_quats);
@@ -425,12 +425,12 @@ static pb_status average_plain(size_t n, size_t k, const pb_cquats *samples, con
 pb_status pb_quat_average_accurate(size_t n, size_t k, const pb_cquats *samples,
                                    const float *weights, pb_quats out)
 {
-    return average_plain(n, k, samples, weights, out, K->average_accurate);
+    return average_plain(n, k, samples, weights, out, K(n)->average_accurate);
 }
 pb_status pb_quat_average_basic(size_t n, size_t k, const pb_cquats *samples, const float *weights,
                                 pb_quats out)
 {
-    return average_plain(n, k, samples, weights, out, K->average_basic);
+    return average_plain(n, k, samples, weights, out, K(n)->average_basic);
 }
 
 static inline void sin_half_list(chk *c, size_t n, const pb_cquats *a, const pb_cquats *b,
@@ -449,7 +449,7 @@ pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
     pb_status st = sin_half_check(n, &a, &b, out);
     if (st != PB_OK)
         return st;
-    K->sin_half_angle(n, a, b, out);
+    K(n)->sin_half_angle(n, a, b, out);
     return PB_OK;
 }
 
@@ -470,7 +470,7 @@ pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats pose
     if (c.st != PB_OK)
         return c.st;
     pb_samples s = {NULL, poses, joints};
-    K->average_accurate(joints, frames, &s, NULL, out);
+    K(joints)->average_accurate(joints, frames, &s, NULL, out);
     return PB_OK;
 }
 
@@ -498,7 +498,7 @@ pb_status pb_quat_tangent_offset(size_t n, pb_cquats prev, pb_cquats cur, pb_cqu
     pb_status st = three_key_check(n, &prev, &cur, &next, &offset, &no_q);
     if (st != PB_OK)
         return st;
-    K->tangent_offset(n, prev, cur, next, offset);
+    K(n)->tangent_offset(n, prev, cur, next, offset);
     return PB_OK;
 }
 pb_status pb_quat_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
@@ -510,7 +510,7 @@ pb_status pb_quat_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cq
     pb_status st = three_key_check(n, &prev, &cur, &next, &before, &after);
     if (st != PB_OK)
         return st;
-    K->bezier_controls(n, prev, cur, next, before, after);
+    K(n)->bezier_controls(n, prev, cur, next, before, after);
     return PB_OK;
 }
 pb_status pb_quat_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
@@ -522,7 +522,7 @@ pb_status pb_quat_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_
     pb_status st = three_key_check(n, &prev, &cur, &next, &b, &a);
     if (st != PB_OK)
         return st;
-    K->shoemake_controls(n, prev, cur, next, b, a);
+    K(n)->shoemake_controls(n, prev, cur, next, b, a);
     return PB_OK;
 }
 pb_status pb_quat_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cquats q2,
@@ -532,6 +532,6 @@ pb_status pb_quat_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb
     pb_status st = keys4q_check(n, &q0, &q1, &q2, &q3, &out, &no_v3, &no_q);
     if (st != PB_OK)
         return st;
-    K->de_casteljau(n, t, q0, q1, q2, q3, out);
+    K(n)->de_casteljau(n, t, q0, q1, q2, q3, out);
     return PB_OK;
 }

@@ -116,7 +116,7 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
     pb_status st = blend_check(joints, k, rot, pos, scale, weights, method, ref, out);
     if (st != PB_OK || joints == 0)
         return st;
-    const pb_kernels *K_ = pb_active_kernels();
+    const pb_kernels *K_ = pb_kernels_for(joints);
     pb_cpose r = used_ref(ref, method);
     pb_samples s = {rot, no_q, 0};
     if (method == PB_BLEND_ACCURATE)
@@ -195,7 +195,7 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
         o |= PB_PB_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)
         o |= PB_PB_LINEAR_SCALE;
-    pb_active_kernels()->pose_blend(desc->joints, &bl, &ad, o, used_ref(desc->ref, desc->method),
+    pb_kernels_for(desc->joints)->pose_blend(desc->joints, &bl, &ad, o, used_ref(desc->ref, desc->method),
                                     out);
     return PB_OK;
 }

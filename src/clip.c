@@ -263,7 +263,7 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
     seg_cache cache;
     if (!cache_init(&cache, src->joints))
         return PB_ERR_NOMEM;
-    const pb_kernels *k = pb_active_kernels();
+    const pb_kernels *k = pb_kernels_for(src->joints);
     /* runs pay where the per-call work is the cost, at skeleton sizes; on
      * large poses their frames' rows (a multiple of 4 KiB apart at 1024
      * joints) compete for the same L1 sets: one frame per call there */

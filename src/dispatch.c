@@ -6,6 +6,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 
 #include "internal.h"
 
@@ -119,6 +122,28 @@ int pb_backend_supported(pb_backend b)
     return built_in(b) != NULL;
 }
 
+/* the narrow companion of each backend (pb_kernels_for), or NULL */
+static const pb_kernels *narrow[PB_BACKEND_COUNT];
+
+/* AMD family 19h (Zen 4): AVX-512 executed as two 256-bit halves */
+static int zmm_in_halves(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u /* "Auth" */ ||
+        d != 0x69746e65u /* "enti" */ || c != 0x444d4163u /* "cAMD" */)
+        return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family == 0x19;
+#else
+    return 0;
+#endif
+}
+
 static void resolve(void)
 {
     pb_backend best = PB_BACKEND_SCALAR;
@@ -145,6 +170,11 @@ static void resolve(void)
     }
     for (int b = 0; b < PB_BACKEND_COUNT; b++)
         tables[b] = built_in((pb_backend)b);
+#if defined(PB_HAVE_AVX512) && defined(PB_HAVE_AVX2)
+    if (tables[PB_BACKEND_AVX512] == &pb_kernels_avx512 && tables[PB_BACKEND_AVX2] &&
+        zmm_in_halves())
+        narrow[PB_BACKEND_AVX512] = tables[PB_BACKEND_AVX2];
+#endif
     atomic_store(&active_backend, (int)best);
     atomic_store_explicit(&ready, 1, memory_order_release);
 }
@@ -160,6 +190,17 @@ const pb_kernels *pb_active_kernels(void)
     if (!atomic_load_explicit(&ready, memory_order_acquire))
         pthread_once(&resolve_once, resolve);
     return tables[atomic_load_explicit(&active_backend, memory_order_relaxed)];
+}
+
+const pb_kernels *pb_kernels_for(size_t n)
+{
+    if (!atomic_load_explicit(&ready, memory_order_acquire))
+        pthread_once(&resolve_once, resolve);
+    int b = atomic_load_explicit(&active_backend, memory_order_relaxed);
+    /* n % 16 in 1..8, at most one whole block before it */
+    if (narrow[b] && n < 32 && (n & 15) - 1 < 8)
+        return narrow[b];
+    return tables[b];
 }
 
 pb_status pb_backend_init_status(void)

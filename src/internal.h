@@ -142,5 +142,13 @@ extern const pb_kernels pb_kernels_scalar;
 
 /* The kernels of the active backend (resolves on first use). */
 const pb_kernels *pb_active_kernels(void);
+/* The kernels the active backend runs a batch of n elements with: its own,
+ * or on a CPU that executes each 512-bit operation as two 256-bit halves
+ * (AMD Zen 4), the AVX-512 backend's 256-bit ones (the AVX2 kernels) for n
+ * of at most one whole 16-lane block and a partial one of at most 8 lanes
+ * (n = 1..8 and 17..24): such a block costs a whole one there, and two
+ * 16-lane blocks cost more than three 8-lane ones. Results as from any
+ * backend (bit-identical in deterministic builds). */
+const pb_kernels *pb_kernels_for(size_t n);
 
 #endif

@@ -31,7 +31,7 @@ static pb_status from_interleaved(size_t n, const float *src, int comps, float *
     in_f(&c, src, len, 0);
     if (c.st != PB_OK)
         return c.st;
-    K->deinterleave(n, src, (size_t)comps, comps, dst);
+    K(n)->deinterleave(n, src, (size_t)comps, comps, dst);
     return PB_OK;
 }
 
@@ -48,7 +48,7 @@ static pb_status to_interleaved(size_t n, const float *const src[4], int comps, 
         in_f(&c, src[k], n, 0);
     if (c.st != PB_OK)
         return c.st;
-    K->interleave(n, src, comps, (size_t)comps, dst);
+    K(n)->interleave(n, src, comps, (size_t)comps, dst);
     return PB_OK;
 }
 
@@ -139,7 +139,7 @@ pb_status pb_pose_from_aos(size_t n, const float *aos, const pb_aos_layout *layo
     in_f(&c, aos, len, 0);
     if (c.st != PB_OK)
         return c.st;
-    const pb_kernels *kt = K;
+    const pb_kernels *kt = K(n);
     for (int p = 0; p < PARTS; p++)
         if (off[p] != PB_AOS_NONE)
             kt->deinterleave(n, aos + off[p], layout->stride, part_comps[p], dst[p]);
@@ -168,7 +168,7 @@ pb_status pb_pose_to_aos(size_t n, const pb_cpose *in, const pb_aos_layout *layo
                 in_f(&c, src[p][k], n, 0);
     if (c.st != PB_OK)
         return c.st;
-    const pb_kernels *kt = K;
+    const pb_kernels *kt = K(n);
     for (int p = 0; p < PARTS; p++)
         if (off[p] != PB_AOS_NONE)
             kt->interleave(n, src[p], part_comps[p], layout->stride, aos + off[p]);
