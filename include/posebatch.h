@@ -36,17 +36,18 @@
  *   pb_clip_resample allocate (a workspace of 9 floats per joint and 4 per
  *   joint rounded up to 16, freed before they return; PB_ERR_NOMEM if it
  *   cannot be had).
- * - Cost per call: a fixed part (argument checks, about 15-20 ns for a call
- *   with 21 arrays such as pb_quat_hermite; dispatch; the last block's
- *   latency) and the blocks of 4/8/16 joints (SSE4.1/AVX2/AVX-512), the last
- *   one partial. At real skeleton sizes the cost per joint is within 1.4x
- *   that at 1024 joints from 48 joints up for most kernels (up to 1.85x for
- *   the cheapest: nlerp, vec3, average_raw) and 1.0-3.4x at 16-33 joints
- *   (measured, every kernel); e.g. pb_quat_catmull_rom with velocity on 31
- *   joints takes about 0.22 us on one AVX2 core of an AMD EPYC (Zen 4), 0.19
- *   us with AVX-512. Calling once per skeleton per frame is the intended use;
- *   several characters in one call (n = characters x joints) amortise the
- *   fixed part.
+ * - Cost per call: a fixed part (argument checks: every array at a glance,
+ *   about 3-7 ns for a call with 21 arrays such as pb_quat_hermite when the
+ *   outputs come in address order and no input lies among them, array by
+ *   array otherwise; dispatch; the last block's latency) and the blocks of
+ *   4/8/16 joints (SSE4.1/AVX2/AVX-512), the last one partial. At real
+ *   skeleton sizes the cost per joint is within 1.4x that at 1024 joints
+ *   from 48 joints up for most kernels (up to 1.6x for vec3) and 1.0-3.5x
+ *   at 16-33 joints (measured, every kernel); e.g. pb_quat_catmull_rom with
+ *   velocity on 31 joints takes about 0.21 us on one AVX2 core of an AMD
+ *   EPYC (Zen 4), 0.16 us with AVX-512. Calling once per skeleton per frame
+ *   is the intended use; several characters in one call (n = characters x
+ *   joints) amortise the fixed part.
  *
  * Accuracy (float32, against a double-precision reference, any backend)
  * -------------------------------------------------------------------
@@ -556,8 +557,8 @@ PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned f
  * exactly a source frame. Sets dst->frame_time = 1 / fps (always finite: an
  * fps whose reciprocal is infinite is PB_ERR_ARG). Cost, measured (bench
  * cmu_resample): the shipped 31-joint CMU clip, rotations and positions, 120
- * -> 480 fps, 5.7 ns per output joint-sample on one AVX2 core of an AMD EPYC
- * (Zen 4), 4.4 with AVX-512: 15 and 11 times the time glibc's memset takes to
+ * -> 480 fps, 5.1 ns per output joint-sample on one AVX2 core of an AMD EPYC
+ * (Zen 4), 4.1 with AVX-512: 12 and 10 times the time glibc's memset takes to
  * write the same output bytes. (The output frames of one source segment are
  * computed together, up to 16 of them, for poses of up to 256 joints.) */
 PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
@@ -668,10 +669,10 @@ typedef struct pb_blend_desc {
  * 2e-6 relative plus 1e-6 per additive layer (log-space scales far from
  * the reference: plus 1.2e-7 L, as pb_pose_blend). Cost, measured: 4 layers of
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
- * about 0.25 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.18 us on
- * AVX-512 (raw_ref with log-space scales: 0.42 and 0.30 us), of which the
- * argument checks are about 40 ns; the cost per joint there is 1.4x (AVX2) and
- * 1.7x (AVX-512) that at 1024 joints, and within 1.25x / 1.4x of it from 48
+ * about 0.24 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.16 us on
+ * AVX-512 (raw_ref with log-space scales: 0.35 and 0.27 us), of which the
+ * argument checks are about 30 ns; the cost per joint there is 1.3x (AVX2) and
+ * 1.55x (AVX-512) that at 1024 joints, and within 1.25x / 1.45x of it from 48
  * joints up (the README's comparison with ozz-animation, medians of 7
  * rounds): one call per character per frame is the intended use, and
  * per-joint weights let several characters share one call. */
