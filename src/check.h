@@ -223,69 +223,9 @@ static inline void span_add(span *s, const void *p)
     s->lo = u < s->lo ? u : s->lo;
     s->hi = u > s->hi ? u : s->hi;
 }
-static inline void span_add_q(span *s, pb_cquats q)
-{
-    span_add(s, q.w);
-    span_add(s, q.x);
-    span_add(s, q.y);
-    span_add(s, q.z);
-}
-static inline void span_add_v(span *s, pb_cvec3s v)
-{
-    span_add(s, v.x);
-    span_add(s, v.y);
-    span_add(s, v.z);
-}
 static inline int span_clear(const chk *c, span s, size_t len)
 {
     return s.lo != 0 && (s.lo >= c->hi || s.hi + len <= c->lo);
-}
-
-/* Outputs at a glance: arrays of len bytes given in ascending address
- * order, each starting at or after the end of the one before (tracks cut
- * from one buffer in order, or allocated one after another), are disjoint
- * and not NULL; their hull is [lo, end). Used where a call has so many
- * arrays that registering the outputs one by one (out_f) costs as much as
- * the kernel: if ok and every input starts in a span clear of the hull
- * (run_clear), the call is valid without the table; otherwise the
- * array-by-array check runs and alone decides errors. */
-typedef struct { uintptr_t lo, end; size_t len; int ok; } out_run;
-static inline out_run out_run_start(size_t len)
-{
-    out_run r = {UINTPTR_MAX, 1, len, 1}; /* end 1: a NULL output fails */
-    return r;
-}
-static inline void out_run_add(out_run *r, const void *p)
-{
-    uintptr_t u = (uintptr_t)p;
-    PB_IN_REG(u);
-    r->ok &= u >= r->end;
-    r->lo = u < r->lo ? u : r->lo;
-    r->end = u + r->len;
-}
-static inline void out_run_q(out_run *r, pb_quats q)
-{
-    out_run_add(r, q.w);
-    out_run_add(r, q.x);
-    out_run_add(r, q.y);
-    out_run_add(r, q.z);
-}
-static inline void out_run_v(out_run *r, pb_vec3s v)
-{
-    out_run_add(r, v.x);
-    out_run_add(r, v.y);
-    out_run_add(r, v.z);
-}
-/* inputs of r.len bytes starting in s, none NULL, clear of r's hull */
-static inline int run_clear(out_run r, span s)
-{
-    return r.ok && s.lo != 0 && (s.lo >= r.end || s.hi + r.len <= r.lo);
-}
-/* one input of any length, not NULL, clear of r's hull */
-static inline int run_clear_bytes(out_run r, const void *p, size_t bytes)
-{
-    uintptr_t u = (uintptr_t)p;
-    return r.ok && u != 0 && (u >= r.end || u + bytes <= r.lo);
 }
 
 static PB_IN_LINE void out_q(chk *c, pb_quats q, size_t n)
@@ -314,49 +254,35 @@ static PB_IN_LINE void opt_out_q(chk *c, pb_quats q, size_t n)
 }
 /* exact: as in in_f; the _strict forms allow no overlap with an output at
  * all (the glance allows no overlap either way). */
-static inline void in_q_each(chk *c, pb_cquats q, size_t n, int exact)
+/* a batch's cnt arrays (a quaternion's 4, a vec3's 3) */
+static inline void in_batch_each(chk *c, const float *const *p, int cnt, size_t n, int exact)
 {
     span s = span_none();
-    span_add_q(&s, q);
+    for (int i = 0; i < cnt; i++)
+        span_add(&s, p[i]);
     if (span_clear(c, s, n * sizeof(float)))
         return;
-    in_f_each(c, q.w, n, exact);
-    in_f_each(c, q.x, n, exact);
-    in_f_each(c, q.y, n, exact);
-    in_f_each(c, q.z, n, exact);
+    for (int i = 0; i < cnt; i++)
+        in_f_each(c, p[i], n, exact);
 }
-static inline void in_v_each(chk *c, pb_cvec3s v, size_t n, int exact)
+static PB_IN_LINE void in_batch(chk *c, const float *const *p, int cnt, size_t n, int exact)
 {
-    span s = span_none();
-    span_add_v(&s, v);
-    if (span_clear(c, s, n * sizeof(float)))
+    if (c->pass == CHK_EACH) {
+        in_batch_each(c, p, cnt, n, exact);
         return;
-    in_f_each(c, v.x, n, exact);
-    in_f_each(c, v.y, n, exact);
-    in_f_each(c, v.z, n, exact);
+    }
+    for (int i = 0; i < cnt; i++)
+        glance_in(c, p[i], n * sizeof(float));
 }
 static PB_IN_LINE void in_q_exact(chk *c, pb_cquats q, size_t n, int exact)
 {
-    if (c->pass == CHK_EACH) {
-        in_q_each(c, q, n, exact);
-        return;
-    }
-    size_t bytes = n * sizeof(float);
-    glance_in(c, q.w, bytes);
-    glance_in(c, q.x, bytes);
-    glance_in(c, q.y, bytes);
-    glance_in(c, q.z, bytes);
+    const float *p[4] = {q.w, q.x, q.y, q.z};
+    in_batch(c, p, 4, n, exact);
 }
 static PB_IN_LINE void in_v_exact(chk *c, pb_cvec3s v, size_t n, int exact)
 {
-    if (c->pass == CHK_EACH) {
-        in_v_each(c, v, n, exact);
-        return;
-    }
-    size_t bytes = n * sizeof(float);
-    glance_in(c, v.x, bytes);
-    glance_in(c, v.y, bytes);
-    glance_in(c, v.z, bytes);
+    const float *p[3] = {v.x, v.y, v.z};
+    in_batch(c, p, 3, n, exact);
 }
 static PB_IN_LINE void in_q(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 1); }
 static PB_IN_LINE void in_q_strict(chk *c, pb_cquats q, size_t n) { in_q_exact(c, q, n, 0); }
