@@ -154,7 +154,8 @@ pb_status pb_quat_unroll(size_t frames, size_t tracks, pb_cquats in, pb_quats ou
     if (total == 0)
         return PB_OK;
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     out_q(&c, out, total);
     in_q(&c, in, total);
     if (c.st != PB_OK)
@@ -464,7 +465,8 @@ pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats pose
     if (joints == 0)
         return PB_OK;
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     out_q(&c, out, joints);
     in_q_strict(&c, poses, total);
     if (c.st != PB_OK)

@@ -52,25 +52,30 @@ typedef struct {
      * lowest start, whether one met the outputs' hull */
     uintptr_t g_lo, g_end, g_in_lo;
     int g_ok, g_meet;
-    /* CHK_EACH */
+    struct chk_tab *t; /* CHK_EACH: the outputs' table (NULL at a glance) */
+} chk;
+typedef struct chk_tab {
     uintptr_t p[CHK_SLOTS]; /* starts, sorted; UINTPTR_MAX past nout */
     size_t len[CHK_SLOTS];
     int nout;
     uintptr_t lo, hi;
-} chk;
+} chk_tab;
 
-static inline void chk_init(chk *c)
+/* start the CHK_EACH pass, its table in t */
+static inline void chk_init(chk *c, chk_tab *t)
 {
     c->pass = CHK_EACH;
+    c->t = t;
     for (int i = 0; i < CHK_SLOTS; i++)
-        c->p[i] = UINTPTR_MAX;
-    c->nout = 0;
-    c->lo = UINTPTR_MAX;
-    c->hi = 0;
+        t->p[i] = UINTPTR_MAX;
+    t->nout = 0;
+    t->lo = UINTPTR_MAX;
+    t->hi = 0;
     c->st = PB_OK;
 }
 static PB_IN_LINE void chk_glance(chk *c)
 {
+    c->t = NULL;
     c->pass = CHK_GLANCE;
     c->st = PB_OK;
     c->g_lo = UINTPTR_MAX;
@@ -116,7 +121,8 @@ static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
     static PB_OUT_OF_LINE pb_status name##_each params                         \
     {                                                                          \
         chk c;                                                                 \
-        chk_init(&c);                                                          \
+        chk_tab tab_;                                                          \
+        chk_init(&c, &tab_);                                                   \
         name##_list(&c, PB_EXPAND args);                                       \
         return c.st;                                                           \
     }                                                                          \
@@ -137,22 +143,24 @@ static inline void chk_fail(chk *c, pb_status s)
  * start and length) when exact_ok */
 static inline int meets_output(const chk *c, uintptr_t u, size_t len, int exact_ok)
 {
-    if (len == 0 || u >= c->hi || u + len <= c->lo)
+    const chk_tab *t = c->t;
+    if (len == 0 || u >= t->hi || u + len <= t->lo)
         return 0;
     uintptr_t end = u + len;
     size_t i = 0; /* outputs starting before end */
     for (size_t h = CHK_SLOTS / 2; h; h >>= 1)
-        i += c->p[i + h - 1] < end ? h : 0;
+        i += t->p[i + h - 1] < end ? h : 0;
     if (i == 0)
         return 0;
-    uintptr_t op = c->p[i - 1];
-    size_t ol = c->len[i - 1];
+    uintptr_t op = t->p[i - 1];
+    size_t ol = t->len[i - 1];
     if (op + ol <= u)
         return 0;
     return !(exact_ok && op == u && ol == len);
 }
 static inline void out_f_each(chk *c, float *p, size_t n)
 {
+    chk_tab *t = c->t;
     if (!p) {
         chk_fail(c, PB_ERR_NULL);
         return;
@@ -161,17 +169,17 @@ static inline void out_f_each(chk *c, float *p, size_t n)
     size_t len = n * sizeof(float);
     if (meets_output(c, u, len, 0))
         chk_fail(c, PB_ERR_ALIAS);
-    if (len == 0 || c->nout == MAX_OUT)
+    if (len == 0 || t->nout == MAX_OUT)
         return;
-    int i = c->nout++;
-    for (; i > 0 && c->p[i - 1] > u; i--) {
-        c->p[i] = c->p[i - 1];
-        c->len[i] = c->len[i - 1];
+    int i = t->nout++;
+    for (; i > 0 && t->p[i - 1] > u; i--) {
+        t->p[i] = t->p[i - 1];
+        t->len[i] = t->len[i - 1];
     }
-    c->p[i] = u;
-    c->len[i] = len;
-    c->lo = u < c->lo ? u : c->lo;
-    c->hi = u + len > c->hi ? u + len : c->hi;
+    t->p[i] = u;
+    t->len[i] = len;
+    t->lo = u < t->lo ? u : t->lo;
+    t->hi = u + len > t->hi ? u + len : t->hi;
 }
 static inline void in_f_each(chk *c, const float *p, size_t n, int exact_ok)
 {
@@ -225,7 +233,7 @@ static inline void span_add(span *s, const void *p)
 }
 static inline int span_clear(const chk *c, span s, size_t len)
 {
-    return s.lo != 0 && (s.lo >= c->hi || s.hi + len <= c->lo);
+    return s.lo != 0 && (s.lo >= c->t->hi || s.hi + len <= c->t->lo);
 }
 
 static PB_IN_LINE void out_q(chk *c, pb_quats q, size_t n)

@@ -66,7 +66,8 @@ static pb_status sample_check(const pb_clip *src, size_t count, const double *ti
     if ((has_pos && absent_v(src->pos)) || (has_scale && absent_v(src->scale)))
         return PB_ERR_NULL;
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     out_q(&c, dst->rot, dn);
     if (has_pos)
         out_v(&c, dst->pos, dn);

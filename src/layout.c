@@ -25,7 +25,8 @@ static pb_status from_interleaved(size_t n, const float *src, int comps, float *
     if (len == 0)
         return PB_ERR_SIZE;
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     for (int k = 0; k < comps; k++)
         out_f(&c, dst[k], n);
     in_f(&c, src, len, 0);
@@ -42,7 +43,8 @@ static pb_status to_interleaved(size_t n, const float *const src[4], int comps, 
     if (len == 0)
         return PB_ERR_SIZE;
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     out_f(&c, dst, len);
     for (int k = 0; k < comps; k++)
         in_f(&c, src[k], n, 0);
@@ -131,7 +133,8 @@ pb_status pb_pose_from_aos(size_t n, const float *aos, const pb_aos_layout *layo
                                   {out->rot.x, out->rot.y, out->rot.z, out->rot.w},
                                   {out->scale.x, out->scale.y, out->scale.z, NULL}};
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     for (int p = 0; p < PARTS; p++)
         if (off[p] != PB_AOS_NONE)
             for (int k = 0; k < part_comps[p]; k++)
@@ -160,7 +163,8 @@ pb_status pb_pose_to_aos(size_t n, const pb_cpose *in, const pb_aos_layout *layo
                                         {in->rot.x, in->rot.y, in->rot.z, in->rot.w},
                                         {in->scale.x, in->scale.y, in->scale.z, NULL}};
     chk c;
-    chk_init(&c);
+    chk_tab tab;
+    chk_init(&c, &tab);
     out_f(&c, aos, len);
     for (int p = 0; p < PARTS; p++)
         if (off[p] != PB_AOS_NONE)
