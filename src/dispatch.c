@@ -125,6 +125,7 @@ int pb_backend_supported(pb_backend b)
 /* the narrow companion of each backend (pb_kernels_for), or NULL */
 static const pb_kernels *narrow[PB_BACKEND_COUNT];
 
+#if defined(PB_HAVE_AVX512) && defined(PB_HAVE_AVX2)
 /* AMD family 19h (Zen 4): AVX-512 executed as two 256-bit halves */
 static int zmm_in_halves(void)
 {
@@ -143,6 +144,7 @@ static int zmm_in_halves(void)
     return 0;
 #endif
 }
+#endif
 
 static void resolve(void)
 {
