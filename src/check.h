@@ -260,9 +260,9 @@ static PB_IN_LINE void opt_out_q(chk *c, pb_quats q, size_t n)
     if (q.w || q.x || q.y || q.z)
         out_q(c, q, n);
 }
-/* exact: as in in_f; the _strict forms allow no overlap with an output at
- * all (the glance allows no overlap either way). */
-/* a batch's cnt arrays (a quaternion's 4, a vec3's 3) */
+/* a batch's cnt arrays (a quaternion's 4, a vec3's 3); exact: as in in_f.
+ * The _strict forms below allow no overlap with an output at all (the
+ * glance allows no overlap either way). */
 static inline void in_batch_each(chk *c, const float *const *p, int cnt, size_t n, int exact)
 {
     span s = span_none();

@@ -187,13 +187,6 @@ pb_backend pb_backend_active(void)
     return (pb_backend)atomic_load(&active_backend);
 }
 
-const pb_kernels *pb_active_kernels(void)
-{
-    if (!atomic_load_explicit(&ready, memory_order_acquire))
-        pthread_once(&resolve_once, resolve);
-    return tables[atomic_load_explicit(&active_backend, memory_order_relaxed)];
-}
-
 const pb_kernels *pb_kernels_for(size_t n)
 {
     if (!atomic_load_explicit(&ready, memory_order_acquire))

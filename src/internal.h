@@ -140,9 +140,8 @@ typedef struct pb_backend_entry {
 
 extern const pb_kernels pb_kernels_scalar;
 
-/* The kernels of the active backend (resolves on first use). */
-const pb_kernels *pb_active_kernels(void);
-/* The kernels the active backend runs a batch of n elements with: its own,
+/* The kernels the active backend (resolved on first use) runs a batch of n
+ * elements with: its own,
  * or on a CPU that executes each 512-bit operation as two 256-bit halves
  * (AMD Zen 4), the AVX-512 backend's 256-bit ones (the AVX2 kernels) for n
  * of at most one whole 16-lane block and a partial one of at most 8 lanes

@@ -81,7 +81,7 @@ pb_status pb_quat_spline_eval(size_t keys, size_t n, pb_cquats track, float t, u
             u = 1.0f;
         }
     }
-    const pb_kernels *k = pb_active_kernels();
+    const pb_kernels *k = pb_kernels_for(n);
     if (keys == 1) {
         for (int i = 0; i < 4; i++)
             memcpy(outs[i], ins[i], ob);
