@@ -47,6 +47,7 @@ static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
 #define PB_PB_POS 2u          /* blend translations */
 #define PB_PB_SCALE 4u        /* blend scales */
 #define PB_PB_LINEAR_SCALE 8u /* scales linearly (else in log space) */
+#define PB_PB_UNIFORM 16u     /* (kernel-internal) no joint weights, weight total > 0 */
 
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL

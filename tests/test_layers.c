@@ -26,6 +26,11 @@
  *     scales (any weight, any mask) leaves the blend bit for bit.
  * layers/additive_minus_one_removes_plus_one
  *     an additive layer applied with +1 and then with -1 returns the blend.
+ * layers/no_joint_weights_equal_joint_weights_of_one
+ *     layers without joint weights (the kernel's path for them) give the
+ *     bits of joint weights all one: k 3 and 20, weight totals positive,
+ *     zero, negative, infinite, NaN and tiny, every method and scale mode,
+ *     0 or 1 additive layer, joint counts 1..40, 71, 150.
  * layers/errors
  *     every documented error returns its code and writes nothing.
  */
@@ -423,6 +428,74 @@ Test(layers, additive_minus_one_removes_plus_one)
                       1e-6 * (fabs(base[10 * j + 4]) + 1.0),
                   "joint %zu translation", j);
     }
+    data_free(&d);
+}
+
+/* Layers without joint weights take their own path in the kernel (the
+ * weight total once per call); joint weights of exactly one must give the
+ * same bits as none: k = 3 and k = 20 (compensated sums), totals positive,
+ * zero, negative, infinite and NaN (the reference pose, or whatever the
+ * formula gives, either way), 0 or 1 additive layer, every method and scale
+ * mode, every joint count 1..40, 71, 150. */
+#define UK 20
+Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
+{
+    rng_t r = rng_seed(7074);
+    layer_data d;
+    data_new(&d, &r);
+    float *ones = falloc(LJ);
+    for (size_t j = 0; j < LJ; j++)
+        ones[j] = 1.0f;
+    static float a[10 * LJ], b[10 * LJ];
+    const float wsets[][3] = {{0.5f, 1.25f, 3.0f}, {1.0f, -1.0f, 0.0f}, {0.0f, 0.0f, 0.0f},
+                              {-1.0f, 0.5f, 0.25f}, {INFINITY, 1.0f, 2.0f}, {NAN, 1.0f, 1.0f},
+                              {1e-30f, 2e-30f, 1e-45f}};
+    const size_t ks[2] = {LK, UK};
+    size_t sizes[48], ns = 0;
+    for (size_t n = 1; n <= 40; n++)
+        sizes[ns++] = n;
+    sizes[ns++] = 71;
+    sizes[ns++] = 150;
+    for (int m = 0; m < 4; m++)
+        for (int linear = 0; linear < 2; linear++)
+            for (size_t ws = 0; ws < sizeof wsets / sizeof wsets[0]; ws++)
+                for (int ki = 0; ki < 2; ki++)
+                    for (int nadd = 0; nadd < 2; nadd++) {
+                        size_t k = ks[ki];
+                        pb_blend_layer bl[UK], al[1];
+                        for (size_t i = 0; i < k; i++) {
+                            memset(&bl[i], 0, sizeof bl[i]);
+                            bl[i].weight = wsets[ws][i % 3] * (1.0f + 0.125f * (float)(i / 3));
+                            bl[i].pose.rot = pb_cq(d.rot[i % LK]);
+                            bl[i].pose.pos = pb_cv(d.pos[i % LK]);
+                            bl[i].pose.scale = pb_cv(d.scale[i % LK]);
+                        }
+                        memset(al, 0, sizeof al);
+                        al[0].weight = 0.75f;
+                        al[0].pose.rot = pb_cq(d.rot[LK]);
+                        al[0].pose.pos = pb_cv(d.pos[LK]);
+                        al[0].pose.scale = pb_cv(d.scale[LK]);
+                        pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref), pb_cv(d.sref)};
+                        pb_blend_desc desc = {0, bl, k, al, (size_t)nadd, (pb_blend_method)m,
+                                              linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+                        pb_pose out = {d.orot, d.opos, d.oscl};
+                        for (size_t si = 0; si < ns; si++) {
+                            desc.joints = sizes[si];
+                            for (size_t i = 0; i < k; i++)
+                                bl[i].joint_weights = NULL;
+                            cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
+                            snapshot(&d, a);
+                            for (size_t i = 0; i < k; i++)
+                                bl[i].joint_weights = ones;
+                            cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
+                            snapshot(&d, b);
+                            cr_expect(!memcmp(a, b, sizeof(float) * 10 * sizes[si]),
+                                      "%s linear %d weights %zu k %zu nadd %d n=%zu: joint "
+                                      "weights of one changed the blend",
+                                      mname((pb_blend_method)m), linear, ws, k, nadd, sizes[si]);
+                        }
+                    }
+    free(ones);
     data_free(&d);
 }
 

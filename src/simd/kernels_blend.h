@@ -3,18 +3,21 @@
  * e_i (times the joint weights) and their sum T, and the finish divides by
  * T once per joint instead of once per layer: translations and linear
  * scales sum e_i p_i, logs sum e_i l_i, raw rotations need no division at
- * all; where T is not > 0 the finish takes the reference. Per chunk of
- * PB_CHUNK joints the logs (log rotations, log-space scales) are summed
- * sample-major (as PB_SAMPLE_MAJOR), so that the logs of neighbouring
- * blocks overlap; then per block everything cheap per layer (raw
- * rotations, translations, linear scales, weights) is summed block-major in
- * registers, and the finish, the additive layers and the stores follow. (pb_pose_blend, weights as
- * given, runs the averages' and the vec3 blend's kernels: with per-call
- * costs this small they are the faster way for it.) Every sum over the
- * blended layers runs in blocks of PB_SUM_BLOCK layers, compensated across
- * blocks (as the averages), and the blended layers' weights are scaled by
- * 2^-E (wscale_of over the layer weights): any layer count, any weight
- * units. */
+ * all; where T is not > 0 the finish takes the reference. Without joint
+ * weights T is one number, summed once per call: where it is > 0 the
+ * blend runs an instance that neither sums T per joint nor selects the
+ * reference (PB_PB_UNIFORM). Per chunk of PB_CHUNK joints the logs (log
+ * rotations, log-space scales) are summed sample-major (as
+ * PB_SAMPLE_MAJOR), so that the logs of neighbouring blocks overlap; then
+ * per block everything cheap per layer (raw rotations, translations, linear
+ * scales, weights) is summed block-major in registers, the finish follows
+ * and stores; the additive layers then run over the stored chunk, layer by
+ * layer. (pb_pose_blend, weights as given, runs the averages' and the vec3
+ * blend's kernels: with per-call costs this small they are the faster way
+ * for it.) Every sum over the blended layers runs in blocks of PB_SUM_BLOCK
+ * layers, compensated across blocks (as the averages), and the blended
+ * layers' weights are scaled by 2^-E (wscale_of over the layer weights): any
+ * layer count, any weight units. */
 #ifndef PB_KERNELS_BLEND_H
 #define PB_KERNELS_BLEND_H
 
@@ -103,29 +106,36 @@ static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t 
     }
 }
 
-/* The additive layers on top of the blended block (rotation r, position p,
- * scale sc): q <- exp(a log|d|) q, p <- p + a d, s <- s d^a (or s (1 + a (d -
- * 1)) with linear scales); the rotation comes out with w >= 0. */
-PB_INLINE void additive_apply(const pb_layer_set *ad, size_t c, unsigned o, vq *r, v3 *p, v3 *sc,
-                              pb_blk blk)
+/* The additive layers on top of the blended chunk (out at c, m joints):
+ * q <- exp(a log|d|) q, p <- p + a d, s <- s d^a (or s (1 + a (d - 1)) with
+ * linear scales); the rotation comes out with w >= 0. A pass of its own over
+ * what the finish stored (no input overlaps an output): in line in the
+ * finish, its logarithms and exponentials made every instance of the blend
+ * twice as large. */
+static __attribute__((noinline)) void additive_pass(const pb_layer_set *ad, size_t c, size_t m,
+                                                    unsigned o, const pb_pose *out)
 {
     const v3 one = v3_splat(1.0f);
-    for (size_t i = 0; i < ad->k; i++) {
-        blend_src s = layer_at(ad, i, c, o);
-        vf wa = src_weight(&s, blk);
-        v3 l = q_log_abs(q_ld(s.rot, blk));
-        *r = q_mul(q_exp(v3_scale(l, wa)), *r);
-        if (s.pos.x)
-            *p = v3_fma(v3_ld(s.pos, blk), wa, *p);
-        if (s.scale.x) {
-            v3 d = v3_ld(s.scale, blk);
-            if (o & PB_PB_LINEAR_SCALE)
-                *sc = v3_mul(*sc, v3_fma(v3_sub(d, one), wa, one));
-            else
-                *sc = v3_mul(*sc, v3_exp(v3_scale(v3_ln(d), wa)));
-        }
+    const pb_quats ro = q_offset(out->rot, c);
+    const pb_cquats rc = {ro.w, ro.x, ro.y, ro.z};
+    const pb_vec3s po = v3_offset(out->pos, c), so = v3_offset(out->scale, c);
+    const pb_cvec3s pc = {po.x, po.y, po.z}, sc = {so.x, so.y, so.z};
+    const int lin = (o & PB_PB_LINEAR_SCALE) != 0;
+    for (size_t i = 0; i < ad->k; i++) { /* layer by layer (the abs: exact, as sign flips are) */
+        const blend_src a = layer_at(ad, i, c, o);
+        PB_BLOCKS(m, blk, {
+            vf wa = src_weight(&a, blk);
+            v3 l = q_log_abs(q_ld(a.rot, blk));
+            q_st(ro, q_abs(q_mul(q_exp(v3_scale(l, wa)), q_ld(rc, blk))), blk);
+            if (a.pos.x)
+                v3_st(po, v3_fma(v3_ld(a.pos, blk), wa, v3_ld(pc, blk)), blk);
+            if (a.scale.x) {
+                v3 d = v3_ld(a.scale, blk);
+                d = lin ? v3_fma(v3_sub(d, one), wa, one) : v3_exp(v3_scale(v3_ln(d), wa));
+                v3_st(so, v3_mul(v3_ld(sc, blk), d), blk);
+            }
+        });
     }
-    *r = q_abs(*r);
 }
 
 /* The block's sums: raw rotation sum (log: x, y, z hold the log sum),
@@ -137,14 +147,17 @@ typedef struct {
 } blend_sums;
 
 /* The block's finish: rotation by the method, translation and scale (with
- * the reference), the additive layers, the stores. */
-PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cquats rc,
-                            pb_cvec3s pr, pb_cvec3s sr, blend_sums a, const pb_pose *out,
-                            pb_blk blk)
+ * the reference), the stores. */
+PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb_cvec3s sr,
+                            blend_sums a, vf inv_u, const pb_pose *out, pb_blk blk)
 {
-    /* 1 / T, and 0 where T is not > 0 (the reference there) */
+    /* 1 / T, and 0 where T is not > 0 (the reference there); with uniform
+     * weights (PB_PB_UNIFORM) T > 0 at every joint, 1 / T is inv_u and no
+     * joint takes the reference */
+    const int uni = (o & PB_PB_UNIFORM) != 0;
     vm live = vm_gt(a.t, vf_zero());
-    vf inv = vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, a.t, vf_set(1.0f))), vf_zero());
+    vf inv = uni ? inv_u
+                 : vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, a.t, vf_set(1.0f))), vf_zero());
     vq r;
     if (o & PB_PB_LOG) {
         v3 l = {a.r.x, a.r.y, a.r.z};
@@ -152,23 +165,27 @@ PB_INLINE void blend_finish(const pb_layer_set *ad, size_t c, unsigned o, pb_cqu
         r = rc.w ? q_abs(q_mul(q_ld(rc, blk), m)) : m;
     } else {
         r = raw_finish(a.r, rc, blk);
-        r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
+        if (!uni)
+            r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
     }
     v3 p = v3_splat(0.0f), sc = v3_splat(1.0f);
-    if (o & PB_PB_POS)
-        p = v3_sel(live, v3_scale(a.p, inv), pr.x ? v3_ld(pr, blk) : v3_splat(0.0f));
+    if (o & PB_PB_POS) {
+        p = v3_scale(a.p, inv);
+        if (!uni)
+            p = v3_sel(live, p, pr.x ? v3_ld(pr, blk) : v3_splat(0.0f));
+    }
     if (o & PB_PB_SCALE) {
         sc = a.s;
         if (o & PB_PB_LINEAR_SCALE) {
-            sc = v3_sel(live, v3_scale(sc, inv), sr.x ? v3_ld(sr, blk) : v3_splat(1.0f));
+            sc = v3_scale(sc, inv);
+            if (!uni)
+                sc = v3_sel(live, sc, sr.x ? v3_ld(sr, blk) : v3_splat(1.0f));
         } else {
             sc = v3_exp(v3_scale(sc, inv));
             if (sr.x)
                 sc = v3_mul(sc, v3_ld(sr, blk));
         }
     }
-    if (ad->k)
-        additive_apply(ad, c, o, &r, &p, &sc, blk);
     q_st(q_offset(out->rot, c), r, blk);
     if (o & PB_PB_POS)
         v3_st(v3_offset(out->pos, c), p, blk);
@@ -210,7 +227,7 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
         blend_sums a = sums_zero();
         for (size_t i = i0; i < i1; i++) {
             blend_src s = blended_at(bl, i, c, o, ws);
-            vf wi = src_weight(&s, blk);
+            vf wi = (o & PB_PB_UNIFORM) ? vf_set(s.w) : src_weight(&s, blk);
             if (raw_rot) {
                 vq q = q_ld(s.rot, blk);
                 a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
@@ -219,7 +236,8 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
                 a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
             if (lin_scale)
                 a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
-            a.t = vf_add(a.t, wi);
+            if (!(o & PB_PB_UNIFORM))
+                a.t = vf_add(a.t, wi);
         }
         if (i0 == 0)
             S = a;
@@ -238,8 +256,10 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
 /* The whole blend for options o; instantiated with o constant for the
  * common option sets (k_pose_blend), so that no block tests them. */
 PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad,
-                               unsigned o, pb_cpose ref, const pb_pose *out)
+                               unsigned o, pb_wscale ws, float tu, pb_cpose ref,
+                               const pb_pose *out)
 {
+    const vf inv_u = vf_set(1.0f / tu);
     float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK], cbuf[12][PB_CHUNK];
     const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
                          {sbuf[0], sbuf[1], sbuf[2]},
@@ -248,7 +268,6 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                          {cbuf[3], cbuf[4], cbuf[5]},
                          {cbuf[6], cbuf[7], cbuf[8]},
                          {cbuf[9], cbuf[10], cbuf[11]}};
-    const pb_wscale ws = layer_wscale(bl);
     const pb_cvec3s none = {0, 0, 0};
     const int log_rot = (o & PB_PB_LOG) != 0;
     const int log_scale = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE);
@@ -286,29 +305,63 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
             }
             if (log_scale)
                 sums.s = v3_sum_total(a.scale, a.ss, a.sc, bl->k, blk);
-            blend_finish(ad, c, o, rc, pr, sr, sums, out, blk);
+            blend_finish(c, o, rc, pr, sr, sums, inv_u, out, blk);
         });
+        if (ad->k)
+            additive_pass(ad, c, m, o, out);
     }
 }
 
 #define PB_PB_TRACKS (PB_PB_POS | PB_PB_SCALE)
 #define PB_PB_BODY_CASE(opts)                                                  \
     case (opts):                                                               \
-        pose_blend_body(n, bl, ad, (opts), ref, out);                          \
+        pose_blend_body(n, bl, ad, (opts), ws, tu, ref, out);                  \
         return
+/* The blended layers' weight total when no blended layer has joint weights
+ * (the same sums as block_sums' weight sums, in the same order), else NaN. */
+static float uniform_total(const pb_layer_set *bl, pb_wscale ws)
+{
+    const size_t k = bl->k;
+    float S = 0.0f, C = 0.0f;
+    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+        size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
+        float a = 0.0f;
+        for (size_t i = i0; i < i1; i++) {
+            if (ls_joint_weights(bl, i))
+                return NAN;
+            a = a + ls_weight(bl, i) * ws.a * ws.b;
+        }
+        if (i0 == 0) {
+            S = a;
+        } else { /* two_sum */
+            float t = S + a, bp = t - S;
+            C = C + ((S - (t - bp)) + (a - bp));
+            S = t;
+        }
+    }
+    return k > PB_SUM_BLOCK ? S + C : S;
+}
 static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned o,
                          pb_cpose ref, const pb_pose *out)
 {
+    const pb_wscale ws = layer_wscale(bl);
+    const float tu = uniform_total(bl, ws);
+    if (tu > 0.0f) /* T > 0 at every joint: no joint takes the reference */
+        o |= PB_PB_UNIFORM;
 #if defined(PB_EMULATED) /* test-only backends: the same body, options at run time */
-    pose_blend_body(n, bl, ad, o, ref, out);
+    pose_blend_body(n, bl, ad, o, ws, tu, ref, out);
 #else
     switch (o) { /* full transforms */
         PB_PB_BODY_CASE(PB_PB_TRACKS);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG);
     default:
-        pose_blend_body(n, bl, ad, o, ref, out);
+        pose_blend_body(n, bl, ad, o, ws, tu, ref, out);
     }
 #endif
 }
