@@ -17,15 +17,16 @@ PB_INLINE vf weight_at(const float *w, size_t i) { return vf_set(w ? w[i] : 1.0f
  * factor is a power of two (exact), as two factors when 2^-E is outside the
  * float range. Weights all zero or not finite: no scaling. */
 typedef struct { float a, b; } pb_wscale;
-static pb_wscale wscale_of(size_t k, const float *w)
+/* the running largest finite |w| */
+PB_INLINE float wscale_max(float mx, float w)
+{
+    float a = fabsf(w);
+    return a > mx && a <= 3.4028235e38f ? a : mx;
+}
+/* the scale for the largest finite |w_i| mx */
+PB_INLINE pb_wscale wscale_for(float mx)
 {
     pb_wscale r = {1.0f, 1.0f};
-    float mx = 0.0f;
-    for (size_t i = 0; w && i < k; i++) {
-        float a = fabsf(w[i]);
-        if (a > mx && a <= 3.4028235e38f)
-            mx = a;
-    }
     if (mx == 0.0f)
         return r;
     /* E from the bits (no libm call: this runs once per call) */
@@ -47,6 +48,13 @@ static pb_wscale wscale_of(size_t k, const float *w)
     memcpy(&r.a, &ua, 4);
     memcpy(&r.b, &ub, 4);
     return r;
+}
+static pb_wscale wscale_of(size_t k, const float *w)
+{
+    float mx = 0.0f;
+    for (size_t i = 0; w && i < k; i++)
+        mx = wscale_max(mx, w[i]);
+    return wscale_for(mx);
 }
 PB_INLINE vf weight_scaled(const float *w, size_t i, pb_wscale s)
 {

@@ -51,16 +51,6 @@ PB_INLINE blend_src blended_at(const pb_layer_set *ls, size_t i, size_t c, unsig
     s.w = s.w * ws.a * ws.b;
     return s;
 }
-static pb_wscale layer_wscale(const pb_layer_set *ls)
-{
-    float mx = 0.0f; /* the largest finite |weight| decides, as in wscale_of */
-    for (size_t i = 0; i < ls->k; i++) {
-        float a = fabsf(ls_weight(ls, i));
-        if (a > mx && a <= 3.4028235e38f)
-            mx = a;
-    }
-    return wscale_of(1, &mx);
-}
 PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
 {
     return s->jw ? vf_mul(vf_set(s->w), ld(s->jw, blk)) : vf_set(s->w);
@@ -317,20 +307,25 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
     case (opts):                                                               \
         pose_blend_body(n, bl, ad, (opts), ws, tu, ref, out);                  \
         return
-/* The blended layers' weight total when no blended layer has joint weights
- * (the same sums as block_sums' weight sums, in the same order), else NaN. */
-static float uniform_total(const pb_layer_set *bl, pb_wscale ws)
+/* The blended layers' weight scale (as wscale_of over the layer weights)
+ * and, when no blended layer has joint weights, their weight total (the
+ * same sums as block_sums' weight sums, in the same order), else NaN. */
+static pb_wscale layer_weights(const pb_layer_set *bl, float *total)
 {
     const size_t k = bl->k;
-    float S = 0.0f, C = 0.0f;
-    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+    float mx = 0.0f;
+    int uniform = 1;
+    for (size_t i = 0; i < k; i++) {
+        mx = wscale_max(mx, ls_weight(bl, i));
+        uniform &= ls_joint_weights(bl, i) == NULL;
+    }
+    const pb_wscale ws = wscale_for(mx);
+    float S = NAN, C = 0.0f;
+    for (size_t i0 = 0; uniform && i0 < k; i0 += PB_SUM_BLOCK) {
         size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
         float a = 0.0f;
-        for (size_t i = i0; i < i1; i++) {
-            if (ls_joint_weights(bl, i))
-                return NAN;
+        for (size_t i = i0; i < i1; i++)
             a = a + ls_weight(bl, i) * ws.a * ws.b;
-        }
         if (i0 == 0) {
             S = a;
         } else { /* two_sum */
@@ -339,13 +334,14 @@ static float uniform_total(const pb_layer_set *bl, pb_wscale ws)
             S = t;
         }
     }
-    return k > PB_SUM_BLOCK ? S + C : S;
+    *total = k > PB_SUM_BLOCK ? S + C : S;
+    return ws;
 }
 static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned o,
                          pb_cpose ref, const pb_pose *out)
 {
-    const pb_wscale ws = layer_wscale(bl);
-    const float tu = uniform_total(bl, ws);
+    float tu;
+    const pb_wscale ws = layer_weights(bl, &tu);
     if (tu > 0.0f) /* T > 0 at every joint: no joint takes the reference */
         o |= PB_PB_UNIFORM;
 #if defined(PB_EMULATED) /* test-only backends: the same body, options at run time */
