@@ -44,11 +44,20 @@ PB_INLINE blend_src layer_at(const pb_layer_set *ls, size_t i, size_t c, unsigne
         s.jw += c;
     return s;
 }
-/* a blended layer: its weight scaled by ws (additive layers keep theirs) */
+/* a blended layer: its weight scaled by ws (additive layers keep theirs);
+ * a blended layer has every track the output has (pb_pose_blend_layers
+ * checks), and none has joint weights in the PB_PB_UNIFORM instances */
 PB_INLINE blend_src blended_at(const pb_layer_set *ls, size_t i, size_t c, unsigned o, pb_wscale ws)
 {
-    blend_src s = layer_at(ls, i, c, o);
-    s.w = s.w * ws.a * ws.b;
+    const pb_cvec3s none = {0, 0, 0};
+    blend_src s;
+    s.rot = cq_offset(ls_rot(ls, i), c);
+    s.pos = (o & PB_PB_POS) ? cv3_offset(ls_pos(ls, i), c) : none;
+    s.scale = (o & PB_PB_SCALE) ? cv3_offset(ls_scale(ls, i), c) : none;
+    s.w = ls_weight(ls, i) * ws.a * ws.b;
+    s.jw = (o & PB_PB_UNIFORM) ? NULL : ls_joint_weights(ls, i);
+    if (s.jw)
+        s.jw += c;
     return s;
 }
 PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
@@ -205,41 +214,45 @@ PB_INLINE void sums_fold(blend_sums *S, blend_sums *C, blend_sums b)
     two_sum(&S->s.z, &C->s.z, b.s.z);
     two_sum(&S->t, &C->t, b.t);
 }
+/* layers i0 .. i1-1 summed from zero */
+PB_INLINE blend_sums block_part(const pb_layer_set *bl, size_t i0, size_t i1, size_t c, unsigned o,
+                                int raw_rot, pb_cquats rc, vq ref, pb_wscale ws, pb_blk blk)
+{
+    const int lin_scale = (o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE);
+    blend_sums a = sums_zero();
+    for (size_t i = i0; i < i1; i++) {
+        blend_src s = blended_at(bl, i, c, o, ws);
+        vf wi = (o & PB_PB_UNIFORM) ? vf_set(s.w) : src_weight(&s, blk);
+        if (raw_rot) {
+            vq q = q_ld(s.rot, blk);
+            a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
+        }
+        if (o & PB_PB_POS)
+            a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
+        if (lin_scale)
+            a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
+        if (!(o & PB_PB_UNIFORM))
+            a.t = vf_add(a.t, wi);
+    }
+    return a;
+}
 PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, int raw_rot,
                                 pb_cquats rc, pb_wscale ws, pb_blk blk)
 {
-    blend_sums S = sums_zero(), C = sums_zero();
-    const int lin_scale = (o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE);
     vq ref = rc.w ? q_ld(rc, blk) : q_identity();
     const size_t k = bl->k;
-    for (size_t i0 = 0; i0 < k; i0 += PB_SUM_BLOCK) {
+    if (k <= PB_SUM_BLOCK) /* one block: the plain sum */
+        return block_part(bl, 0, k, c, o, raw_rot, rc, ref, ws, blk);
+    blend_sums S = block_part(bl, 0, PB_SUM_BLOCK, c, o, raw_rot, rc, ref, ws, blk);
+    blend_sums C = sums_zero();
+    for (size_t i0 = PB_SUM_BLOCK; i0 < k; i0 += PB_SUM_BLOCK) {
         size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
-        blend_sums a = sums_zero();
-        for (size_t i = i0; i < i1; i++) {
-            blend_src s = blended_at(bl, i, c, o, ws);
-            vf wi = (o & PB_PB_UNIFORM) ? vf_set(s.w) : src_weight(&s, blk);
-            if (raw_rot) {
-                vq q = q_ld(s.rot, blk);
-                a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
-            }
-            if (o & PB_PB_POS)
-                a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
-            if (lin_scale)
-                a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
-            if (!(o & PB_PB_UNIFORM))
-                a.t = vf_add(a.t, wi);
-        }
-        if (i0 == 0)
-            S = a;
-        else
-            sums_fold(&S, &C, a);
+        sums_fold(&S, &C, block_part(bl, i0, i1, c, o, raw_rot, rc, ref, ws, blk));
     }
-    if (k > PB_SUM_BLOCK) {
-        S.r = q_add(S.r, C.r);
-        S.p = v3_add(S.p, C.p);
-        S.s = v3_add(S.s, C.s);
-        S.t = vf_add(S.t, C.t);
-    }
+    S.r = q_add(S.r, C.r);
+    S.p = v3_add(S.p, C.p);
+    S.s = v3_add(S.s, C.s);
+    S.t = vf_add(S.t, C.t);
     return S;
 }
 
