@@ -33,17 +33,23 @@ static PB_IN_LINE void in_ref(chk *c, const pb_cpose *ref, pb_blend_method metho
 {
     if (!ref)
         return;
+    const int use_rot = by_ref(method);
+    const int use_pos = !absent_cv(ref->pos) && !absent_v(out->pos);
+    const int use_scale = !absent_cv(ref->scale) && !absent_v(out->scale);
     /* a track given with some of its pointers NULL is malformed, used or not
-     * (never silently taken as absent) */
-    if (partial_cv(ref->pos) || partial_cv(ref->scale) || partial_cq(ref->rot)) {
+     * (never silently taken as absent); at a glance, a track it tests below
+     * needs no such test (a NULL among its pointers fails the glance) */
+    const int g = c->pass == CHK_GLANCE;
+    if ((!(g && use_pos) && partial_cv(ref->pos)) || (!(g && use_scale) && partial_cv(ref->scale)) ||
+        (!(g && use_rot) && partial_cq(ref->rot))) {
         chk_fail(c, PB_ERR_NULL);
         return;
     }
-    if (by_ref(method))
+    if (use_rot)
         in_q_strict(c, ref->rot, n);
-    if (!absent_cv(ref->pos) && !absent_v(out->pos))
+    if (use_pos)
         in_v_strict(c, ref->pos, n);
-    if (!absent_cv(ref->scale) && !absent_v(out->scale))
+    if (use_scale)
         in_v_strict(c, ref->scale, n);
 }
 
@@ -166,34 +172,31 @@ static PB_IN_LINE void layers_arrays_list(chk *c, const pb_blend_desc *d, const 
 }
 PB_CHECKED(layers_arrays, (const pb_blend_desc *d, const pb_pose *out), (d, out))
 
-/* The glance (CHK_GLANCE) by hand: a blended layer's tracks are all
- * tested with no test for their presence first (an absent one is NULL, which
- * fails the glance, and the array-by-array pass names the error); the
- * rest as layers_arrays_list. */
-static PB_IN_LINE int layers_glance(const pb_blend_desc *d, const pb_pose *out)
+/* The glance (CHK_GLANCE) by hand: the blended layers through the kernels'
+ * layers_glance (a layer's pointers in vector registers; an absent track of
+ * a blended layer is NULL and fails it, and the array-by-array pass names
+ * the error); the rest as layers_arrays_list. */
+static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d,
+                                    const pb_pose *out)
 {
     chk c;
-    size_t n = d->joints;
-    const int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
+    const size_t n = d->joints, bytes = n * sizeof(float);
+    const unsigned tracks = (absent_v(out->pos) ? 0u : 1u) | (absent_v(out->scale) ? 0u : 2u);
     chk_glance(&c);
     out_pose(&c, out, n);
-    for (size_t i = 0; i < d->layer_count; i++) {
-        const pb_blend_layer *l = &d->layers[i];
-        in_q_strict(&c, l->pose.rot, n);
-        if (want_pos)
-            in_v_strict(&c, l->pose.pos, n);
-        if (want_scale)
-            in_v_strict(&c, l->pose.scale, n);
-        if (l->joint_weights)
-            in_f(&c, l->joint_weights, n, 0);
-    }
+    /* (the kernels' signed arithmetic wants the outputs below 2^62) */
+    if ((sizeof(uintptr_t) == 8 && c.g_end > UINTPTR_MAX / 4) ||
+        K->layers_glance(d->layer_count, d->layers, c.g_lo - bytes + 1,
+                         c.g_end - c.g_lo + bytes - 1, tracks))
+        return 0;
     for (size_t i = 0; i < d->additive_count; i++)
         layer_list(&c, &d->additive[i], 1, out, n);
     in_ref(&c, d->ref, d->method, out, n);
     return chk_clear(&c);
 }
 
-static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
+/* the checks, and the kernels for the batch in *K when they pass */
+static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out, const pb_kernels **K)
 {
     if (!d || !out)
         return PB_ERR_NULL;
@@ -207,12 +210,14 @@ static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out)
         return PB_OK;
     if (!d->layers || (d->additive_count && !d->additive) || (by_ref(d->method) && !d->ref))
         return PB_ERR_NULL;
-    return layers_glance(d, out) ? PB_OK : layers_arrays_each(d, out);
+    *K = pb_kernels_for(d->joints);
+    return layers_glance(*K, d, out) ? PB_OK : layers_arrays_each(d, out);
 }
 
 pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
 {
-    pb_status st = layers_check(desc, out);
+    const pb_kernels *K = NULL;
+    pb_status st = layers_check(desc, out, &K);
     if (st != PB_OK || desc->joints == 0)
         return st;
     pb_layer_set bl = {desc->layer_count, desc->layers};
@@ -222,7 +227,7 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
         o |= PB_PB_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)
         o |= PB_PB_LINEAR_SCALE;
-    pb_kernels_for(desc->joints)->pose_blend(desc->joints, &bl, &ad, o, used_ref(desc->ref, desc->method),
-                                    out);
+    const pb_cpose ref = used_ref(desc->ref, desc->method);
+    K->pose_blend(desc->joints, &bl, &ad, o, &ref, out);
     return PB_OK;
 }

@@ -899,6 +899,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 }
 
 #include "kernels_blend.h"
+#include "kernels_glance.h"
 #include "kernels_clip.h"
 #include "kernels_layout.h"
 
@@ -917,7 +918,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_tangent_offset, k_bezier_controls, k_de_casteljau,                   \
         k_shoemake_controls,                                                   \
         k_quat_offset, k_quat_cr_run, k_vec3_cr_run, k_scale_cr_run,           \
-        k_vec3_blend, k_pose_blend,                                            \
+        k_vec3_blend, k_pose_blend, k_layers_glance,                           \
         PB_LAYOUT_KERNELS                                                      \
     }
 

@@ -351,8 +351,9 @@ static pb_wscale layer_weights(const pb_layer_set *bl, float *total)
     return ws;
 }
 static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned o,
-                         pb_cpose ref, const pb_pose *out)
+                         const pb_cpose *refp, const pb_pose *out)
 {
+    const pb_cpose ref = *refp;
     float tu;
     const pb_wscale ws = layer_weights(bl, &tu);
     if (tu > 0.0f) /* T > 0 at every joint: no joint takes the reference */
