@@ -172,9 +172,10 @@ static PB_IN_LINE void layers_arrays_list(chk *c, const pb_blend_desc *d, const 
 }
 PB_CHECKED(layers_arrays, (const pb_blend_desc *d, const pb_pose *out), (d, out))
 
-/* The glance (CHK_GLANCE) by hand: the blended layers through the kernels'
- * layers_glance (a layer's pointers in vector registers; an absent track of
- * a blended layer is NULL and fails it, and the array-by-array pass names
+/* The glance (CHK_GLANCE) by hand: the blended layers and the reference
+ * through the kernels' layers_glance (a layer's pointers in vector
+ * registers; an absent track of a blended layer, or a partial one of the
+ * reference, has a NULL that fails it, and the array-by-array pass names
  * the error); the rest as layers_arrays_list. */
 static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d,
                                     const pb_pose *out)
@@ -182,16 +183,25 @@ static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d,
     chk c;
     const size_t n = d->joints, bytes = n * sizeof(float);
     const unsigned tracks = (absent_v(out->pos) ? 0u : 1u) | (absent_v(out->scale) ? 0u : 2u);
+    const pb_cpose *ref = d->ref;
+    unsigned rtracks = 0; /* the reference's tracks the output uses (as in_ref) */
+    if (ref) {
+        const int use_rot = by_ref(d->method), use_pos = !absent_cv(ref->pos) && (tracks & 1u),
+                  use_scale = !absent_cv(ref->scale) && (tracks & 2u);
+        if ((!use_pos && partial_cv(ref->pos)) || (!use_scale && partial_cv(ref->scale)) ||
+            (!use_rot && partial_cq(ref->rot)))
+            return 0;
+        rtracks = (use_rot ? 4u : 0u) | (use_pos ? 1u : 0u) | (use_scale ? 2u : 0u);
+    }
     chk_glance(&c);
     out_pose(&c, out, n);
     /* (the kernels' signed arithmetic wants the outputs below 2^62) */
     if ((sizeof(uintptr_t) == 8 && c.g_end > UINTPTR_MAX / 4) ||
-        K->layers_glance(d->layer_count, d->layers, c.g_lo - bytes + 1,
+        K->layers_glance(d->layer_count, d->layers, ref, rtracks, c.g_lo - bytes + 1,
                          c.g_end - c.g_lo + bytes - 1, tracks))
         return 0;
     for (size_t i = 0; i < d->additive_count; i++)
         layer_list(&c, &d->additive[i], 1, out, n);
-    in_ref(&c, d->ref, d->method, out, n);
     return chk_clear(&c);
 }
 
