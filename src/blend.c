@@ -220,7 +220,7 @@ static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out, const 
         return PB_OK;
     if (!d->layers || (d->additive_count && !d->additive) || (by_ref(d->method) && !d->ref))
         return PB_ERR_NULL;
-    *K = pb_kernels_for(d->joints);
+    *K = pb_kernels_for_blend(d->joints);
     return layers_glance(*K, d, out) ? PB_OK : layers_arrays_each(d, out);
 }
 

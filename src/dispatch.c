@@ -187,16 +187,20 @@ pb_backend pb_backend_active(void)
     return (pb_backend)atomic_load(&active_backend);
 }
 
-const pb_kernels *pb_kernels_for(size_t n)
+/* the active backend's table, or its narrow companion for n below `below`
+ * with n % 16 in 1..8 (1..8, and 17..24 when below is 32) */
+static const pb_kernels *kernels_for(size_t n, size_t below)
 {
     if (!atomic_load_explicit(&ready, memory_order_acquire))
         pthread_once(&resolve_once, resolve);
     int b = atomic_load_explicit(&active_backend, memory_order_relaxed);
     /* n % 16 in 1..8, at most one whole block before it */
-    if (narrow[b] && n < 32 && (n & 15) - 1 < 8)
+    if (narrow[b] && n < below && (n & 15) - 1 < 8)
         return narrow[b];
     return tables[b];
 }
+const pb_kernels *pb_kernels_for(size_t n) { return kernels_for(n, 32); }
+const pb_kernels *pb_kernels_for_blend(size_t n) { return kernels_for(n, 16); }
 
 pb_status pb_backend_init_status(void)
 {

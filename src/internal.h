@@ -157,5 +157,9 @@ extern const pb_kernels pb_kernels_scalar;
  * 16-lane blocks cost more than three 8-lane ones. Results as from any
  * backend (bit-identical in deterministic builds). */
 const pb_kernels *pb_kernels_for(size_t n);
+/* the same for pb_pose_blend_layers, whose 16-lane kernel there wins from
+ * 17 elements up (measured per call: 0.91-0.93x of the 8-lane kernel's time
+ * at 18 and 22 joints, level at 24): the 256-bit one for n = 1..8 only */
+const pb_kernels *pb_kernels_for_blend(size_t n);
 
 #endif

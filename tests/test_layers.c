@@ -5,8 +5,9 @@
  * layers/matches_double_reference
  *     Every joint count 1..40 (every tail length 1..lanes-1 of every backend,
  *     as the first block and after whole blocks: AVX-512 on a CPU that
- *     splits 512-bit operations runs 1..8 and 17..24 with its 256-bit
- *     kernels, 33..40 with its own tails), 64 + 7 and 150 (several chunks), methods log_ref,
+ *     splits 512-bit operations runs 1..8 with its 256-bit kernel, 17..24
+ *     and 33..40 with its own tails), 64 + 7 and 150 (several chunks),
+ *     methods log_ref,
  *     raw_ref, log, raw, log-space and linear scales, plain layer weights or
  *     joint weights (some joints masked out entirely: the reference pose
  *     there), 0, 1 or 2 additive layers (with joint weights; one without
