@@ -193,13 +193,14 @@ static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d,
             return 0;
         rtracks = (use_rot ? 4u : 0u) | (use_pos ? 1u : 0u) | (use_scale ? 2u : 0u);
     }
-    chk_glance(&c);
-    out_pose(&c, out, n);
-    /* (the kernels' signed arithmetic wants the outputs below 2^62) */
-    if ((sizeof(uintptr_t) == 8 && c.g_end > UINTPTR_MAX / 4) ||
-        K->layers_glance(d->layer_count, d->layers, ref, rtracks, c.g_lo - bytes + 1,
-                         c.g_end - c.g_lo + bytes - 1, tracks))
+    uintptr_t hull[2];
+    if (!K->layers_glance(d->layer_count, d->layers, ref, rtracks, out, bytes, tracks, hull))
         return 0;
+    if (!d->additive_count)
+        return 1;
+    chk_glance(&c); /* the additive layers against the same hull */
+    c.g_lo = hull[0];
+    c.g_end = hull[1];
     for (size_t i = 0; i < d->additive_count; i++)
         layer_list(&c, &d->additive[i], 1, out, n);
     return chk_clear(&c);

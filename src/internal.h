@@ -124,13 +124,12 @@ typedef struct pb_kernels {
      * NULL: none (ref by pointer: by value it was copied to the stack) */
     void (*pose_blend)(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned opts,
                        const pb_cpose *ref, const pb_pose *out);
-    /* the glance of pb_pose_blend_layers' check over its blended layers and
-     * its reference (simd/kernels_glance.h): 1 when an array may be NULL or
-     * meet the outputs' hull (start u with u - a < b, unsigned); tracks bit
-     * 0 positions, bit 1 scales, bit 2 rotations (the reference's); exact
-     * only in the direction that matters */
+    /* the glance of pb_pose_blend_layers' check over its outputs, blended
+     * layers and reference (simd/kernels_glance.h): 1 when they surely
+     * pass, the outputs' hull in hull[]; tracks bit 0 positions, bit 1
+     * scales, bit 2 rotations (the reference's) */
     int (*layers_glance)(size_t k, const pb_blend_layer *l, const pb_cpose *ref, unsigned rtracks,
-                         uintptr_t a, uintptr_t b, unsigned tracks);
+                         const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2]);
 
     /* layout converters (simd/kernels_layout.h): dst[c][i] = src[i*stride + c]
      * and back, c < comps (3 or 4); the other floats of a stride untouched */

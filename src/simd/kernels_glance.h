@@ -25,16 +25,68 @@ PB_INLINE pb_i64x4 glance_bad(pb_i64x4 u, pb_i64x4 a, pb_i64x4 b, pb_i64x4 nul)
 }
 #endif
 
-/* Whether any blended layer's pose pointer (rotations always, positions if
- * tracks & 1, scales if tracks & 2), its joint weights when not NULL, or a
- * used track of the reference (ref may be NULL; its rotation if rtracks & 4,
- * positions if rtracks & 1, scales if rtracks & 2) may be NULL or meet the
- * outputs' hull (a, b as above; inputs `bytes` long): 1 sends the check to
- * the array-by-array pass, which alone decides (this may answer 1 where
- * that pass finds nothing). */
-static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *ref,
-                           unsigned rtracks, uintptr_t a, uintptr_t b, unsigned tracks)
+/* The outputs (rotations, positions if tracks & 1, scales if tracks & 2,
+ * in that order, every array `bytes` long) at a glance, as glance_out:
+ * whether each starts at or after the end of the one before and the first
+ * is not NULL; hull[0] the first's start, hull[1] the last's end. */
+PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2])
 {
+#if defined(PB_GLANCE_VEC)
+    if (tracks == 3 && sizeof(pb_pose) == 80) {
+        /* the 10 starts as words o[0..9]: o[j+1] - o[j] >= bytes for j =
+         * 0..8 (lanes 0-3, 4-7, 5-8), o[0] not NULL, every word below 2^62
+         * (so that the differences are exact) */
+        const char *p = (const char *)out;
+        pb_i64x4 o0, o1, o4, o5, o6;
+        memcpy(&o0, p, 32);
+        memcpy(&o1, p + 8, 32);
+        memcpy(&o4, p + 32, 32);
+        memcpy(&o5, p + 40, 32);
+        memcpy(&o6, p + 48, 32);
+        const int64_t nb = (int64_t)bytes;
+        const pb_i64x4 vb = {nb, nb, nb, nb};
+        pb_i64x4 neg = (o1 - o0 - vb) | (o5 - o4 - vb) | (o6 - o5 - vb);
+        pb_i64x4 all = o0 | o4 | o6;
+        uint64_t first = (uint64_t)o0[0], last = (uint64_t)o6[3];
+        hull[0] = (uintptr_t)first;
+        hull[1] = (uintptr_t)(last + bytes);
+        return ((neg[0] | neg[1] | neg[2] | neg[3]) >= 0) && first != 0 &&
+               ((uint64_t)(all[0] | all[1] | all[2] | all[3]) >> 62) == 0;
+    }
+#endif
+    const float *p[10] = {out->rot.w, out->rot.x, out->rot.y, out->rot.z, out->pos.x,
+                          out->pos.y, out->pos.z, out->scale.x, out->scale.y, out->scale.z};
+    uintptr_t end = 1; /* a NULL first output fails */
+    int ok = 1;
+    hull[0] = (uintptr_t)p[0];
+    for (int j = 0; j < 10; j++)
+        if (j < 4 || (tracks & (j < 7 ? 1u : 2u))) {
+            uintptr_t u = (uintptr_t)p[j];
+            ok &= u >= end;
+            end = u + bytes;
+        }
+    hull[1] = end;
+    return ok;
+}
+
+/* Whether pb_pose_blend_layers' arrays pass at a glance (1) or go to the
+ * array-by-array pass, which alone decides (0; this may answer 0 where that
+ * pass finds nothing): the outputs as outputs_glance, then every blended
+ * layer's pose pointer (rotations always, positions if tracks & 1, scales if
+ * tracks & 2), its joint weights when not NULL, and each used track of the
+ * reference (ref may be NULL; its rotation if rtracks & 4, positions if
+ * rtracks & 1, scales if rtracks & 2) neither NULL nor meeting the outputs'
+ * hull, returned in hull[] (every input `bytes` long). */
+static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *ref,
+                           unsigned rtracks, const pb_pose *out, size_t bytes, unsigned tracks,
+                           uintptr_t hull[2])
+{
+    if (!outputs_glance(out, bytes, tracks, hull))
+        return 0;
+    const uintptr_t a = hull[0] - bytes + 1, b = hull[1] - hull[0] + bytes - 1;
+    /* (the signed arithmetic below wants the outputs below 2^62) */
+    if (sizeof(uintptr_t) == 8 && hull[1] > UINTPTR_MAX / 4)
+        return 0;
 #if defined(PB_GLANCE_VEC)
     /* a pb_blend_layer as 12 words: weight (and padding), joint_weights,
      * rot w x y z, pos x y z, scale x y z; a pb_cpose as its last 10 */
@@ -69,7 +121,7 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
             acc |= (glance_bad(v0, va, vb, r0) & r0) | (glance_bad(v1, va, vb, r1) & r1) |
                    (glance_bad(v2, va, vb, r2) & r2);
         }
-        return (acc[0] | acc[1] | acc[2] | acc[3]) < 0;
+        return (acc[0] | acc[1] | acc[2] | acc[3]) >= 0;
     }
 #endif
     int bad = 0;
@@ -88,7 +140,7 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
         if (i < k && l[i].joint_weights)
             bad |= (uintptr_t)l[i].joint_weights - a < b;
     }
-    return bad;
+    return !bad;
 }
 
 #endif
