@@ -10,17 +10,19 @@
 
 #if UINTPTR_MAX == UINT64_MAX && defined(__GNUC__)
 #define PB_GLANCE_VEC 1
-typedef int64_t pb_i64x4 __attribute__((vector_size(32)));
+/* unsigned, so that every operation wraps; the tests read sign bits (bit 63) */
+typedef uint64_t pb_u64x4 __attribute__((vector_size(32)));
 
 /* For u an array's start, x = u - a with a = lo - bytes + 1, b = hi - lo +
  * bytes - 1 (the outputs' hull [lo, hi), every array `bytes` long, hi below
- * 2^62: the caller's condition): the array meets the hull iff 0 <= x < b,
- * i.e. x's sign clear and x - b's set; u | (u - 1) has its sign set iff u is
- * NULL or at or above 2^63 (lanes where nul is set). A lane's sign marks it. */
-PB_INLINE pb_i64x4 glance_bad(pb_i64x4 u, pb_i64x4 a, pb_i64x4 b, pb_i64x4 nul)
+ * 2^62: the caller's condition; "sign" below is bit 63, the words taken as
+ * two's complement): the array meets the hull iff 0 <= x < b, i.e. x's sign
+ * clear and x - b's set; u | (u - 1) has its sign set iff u is NULL or at or
+ * above 2^63 (lanes where nul is set). A lane's sign marks it. */
+PB_INLINE pb_u64x4 glance_bad(pb_u64x4 u, pb_u64x4 a, pb_u64x4 b, pb_u64x4 nul)
 {
-    const pb_i64x4 one = {1, 1, 1, 1};
-    pb_i64x4 x = u - a;
+    const pb_u64x4 one = {1, 1, 1, 1};
+    pb_u64x4 x = u - a;
     return (~x & (x - b)) | ((u | (u - one)) & nul);
 }
 #endif
@@ -37,21 +39,20 @@ PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, 
          * 0..8 (lanes 0-3, 4-7, 5-8), o[0] not NULL, every word below 2^62
          * (so that the differences are exact) */
         const char *p = (const char *)out;
-        pb_i64x4 o0, o1, o4, o5, o6;
+        pb_u64x4 o0, o1, o4, o5, o6;
         memcpy(&o0, p, 32);
         memcpy(&o1, p + 8, 32);
         memcpy(&o4, p + 32, 32);
         memcpy(&o5, p + 40, 32);
         memcpy(&o6, p + 48, 32);
-        const int64_t nb = (int64_t)bytes;
-        const pb_i64x4 vb = {nb, nb, nb, nb};
-        pb_i64x4 neg = (o1 - o0 - vb) | (o5 - o4 - vb) | (o6 - o5 - vb);
-        pb_i64x4 all = o0 | o4 | o6;
-        uint64_t first = (uint64_t)o0[0], last = (uint64_t)o6[3];
+        const pb_u64x4 vb = {bytes, bytes, bytes, bytes};
+        pb_u64x4 neg = (o1 - o0 - vb) | (o5 - o4 - vb) | (o6 - o5 - vb);
+        pb_u64x4 all = o0 | o4 | o6;
+        uint64_t first = o0[0], last = o6[3];
         hull[0] = (uintptr_t)first;
         hull[1] = (uintptr_t)(last + bytes);
-        return ((neg[0] | neg[1] | neg[2] | neg[3]) >= 0) && first != 0 &&
-               ((uint64_t)(all[0] | all[1] | all[2] | all[3]) >> 62) == 0;
+        return ((neg[0] | neg[1] | neg[2] | neg[3]) >> 63) == 0 && first != 0 &&
+               ((all[0] | all[1] | all[2] | all[3]) >> 62) == 0;
     }
 #endif
     const float *p[10] = {out->rot.w, out->rot.x, out->rot.y, out->rot.z, out->pos.x,
@@ -92,16 +93,15 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
      * rot w x y z, pos x y z, scale x y z; a pb_cpose as its last 10 */
     if (sizeof(pb_blend_layer) == 96 && offsetof(pb_blend_layer, joint_weights) == 8 &&
         offsetof(pb_blend_layer, pose) == 16 && sizeof(pb_cpose) == 80) {
-        const int64_t P = (tracks & 1) ? -1 : 0, S = (tracks & 2) ? -1 : 0;
+        const uint64_t P = (tracks & 1) ? ~0ull : 0, S = (tracks & 2) ? ~0ull : 0, F = ~0ull;
         /* the lanes tested, and (n0) those NULL-tested in the first word
          * group: not the weight, joint_weights against the hull only */
-        const pb_i64x4 m0 = {0, -1, -1, -1}, n0 = {0, 0, -1, -1};
-        const pb_i64x4 m1 = {-1, -1, P, P}, m2 = {P, S, S, S};
-        const pb_i64x4 va = {(int64_t)a, (int64_t)a, (int64_t)a, (int64_t)a};
-        const pb_i64x4 vb = {(int64_t)b, (int64_t)b, (int64_t)b, (int64_t)b};
-        pb_i64x4 acc = {0, 0, 0, 0};
+        const pb_u64x4 m0 = {0, F, F, F}, n0 = {0, 0, F, F};
+        const pb_u64x4 m1 = {F, F, P, P}, m2 = {P, S, S, S};
+        const pb_u64x4 va = {a, a, a, a}, vb = {b, b, b, b};
+        pb_u64x4 acc = {0, 0, 0, 0};
         for (size_t i = 0; i < k; i++) {
-            pb_i64x4 v0, v1, v2;
+            pb_u64x4 v0, v1, v2;
             const char *p = (const char *)&l[i];
             memcpy(&v0, p, 32);
             memcpy(&v1, p + 32, 32);
@@ -110,10 +110,10 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
                    (glance_bad(v2, va, vb, m2) & m2);
         }
         if (ref) { /* words 0-3 rot, 4-7 pos and scale.x, 6-9 pos.y .. scale.z */
-            const int64_t R = (rtracks & 4) ? -1 : 0, RP = (rtracks & 1) ? -1 : 0,
-                          RS = (rtracks & 2) ? -1 : 0;
-            const pb_i64x4 r0 = {R, R, R, R}, r1 = {RP, RP, RP, RS}, r2 = {RP, RS, RS, RS};
-            pb_i64x4 v0, v1, v2;
+            const uint64_t R = (rtracks & 4) ? ~0ull : 0, RP = (rtracks & 1) ? ~0ull : 0,
+                           RS = (rtracks & 2) ? ~0ull : 0;
+            const pb_u64x4 r0 = {R, R, R, R}, r1 = {RP, RP, RP, RS}, r2 = {RP, RS, RS, RS};
+            pb_u64x4 v0, v1, v2;
             const char *p = (const char *)ref;
             memcpy(&v0, p, 32);
             memcpy(&v1, p + 32, 32);
@@ -121,7 +121,7 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
             acc |= (glance_bad(v0, va, vb, r0) & r0) | (glance_bad(v1, va, vb, r1) & r1) |
                    (glance_bad(v2, va, vb, r2) & r2);
         }
-        return (acc[0] | acc[1] | acc[2] | acc[3]) >= 0;
+        return ((acc[0] | acc[1] | acc[2] | acc[3]) >> 63) == 0;
     }
 #endif
     int bad = 0;
