@@ -671,12 +671,12 @@ typedef struct pb_blend_desc {
  * 2e-6 relative plus 1e-6 per additive layer (log-space scales far from
  * the reference: plus 1.2e-7 L, as pb_pose_blend). Cost, measured: 4 layers of
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
- * about 0.24 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.16 us on
- * AVX-512 (raw_ref with log-space scales: 0.35 and 0.27 us), of which the
- * argument checks are about 30-45 ns; the cost per joint there is 1.3x (AVX2) and
- * 1.55x (AVX-512) that at 1024 joints, and within 1.25x / 1.45x of it from 48
- * joints up (the README's comparison with ozz-animation, medians of 7
- * rounds): one call per character per frame is the intended use, and
+ * about 0.16 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.12 us on
+ * AVX-512 (raw_ref with log-space scales: 0.31 and 0.24 us), of which the
+ * argument checks are about 20 ns; the cost per joint there is 1.4x (AVX2)
+ * and 1.65x (AVX-512) that at 1024 joints, and within 1.05x / 1.35x of it
+ * from 48 joints up (the README's comparison with ozz-animation, medians of
+ * 7 rounds): one call per character per frame is the intended use, and
  * per-joint weights let several characters share one call. */
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
