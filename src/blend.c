@@ -28,28 +28,41 @@ static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
 /* ref's tracks as inputs: those the output uses */
 static int partial_cv(pb_cvec3s v) { return !absent_cv(v) && (!v.x || !v.y || !v.z); }
 static int partial_cq(pb_cquats q) { return (q.w || q.x || q.y || q.z) && (!q.w || !q.x || !q.y || !q.z); }
+#define TRK_POS 1u /* track bits, as the kernels' layers_glance takes them */
+#define TRK_SCALE 2u
+#define TRK_ROT 4u
+/* the tracks of ref (not NULL) the output uses */
+static unsigned ref_use(const pb_cpose *ref, pb_blend_method method, const pb_pose *out)
+{
+    return (by_ref(method) ? TRK_ROT : 0u) |
+           (!absent_cv(ref->pos) && !absent_v(out->pos) ? TRK_POS : 0u) |
+           (!absent_cv(ref->scale) && !absent_v(out->scale) ? TRK_SCALE : 0u);
+}
+/* a track given with some of its pointers NULL is malformed, used or not
+ * (never silently taken as absent): whether one outside `tested` is (a
+ * glance needs no such test of the tracks it tests: a NULL among their
+ * pointers fails it) */
+static int ref_partial(const pb_cpose *ref, unsigned tested)
+{
+    return (!(tested & TRK_POS) && partial_cv(ref->pos)) ||
+           (!(tested & TRK_SCALE) && partial_cv(ref->scale)) ||
+           (!(tested & TRK_ROT) && partial_cq(ref->rot));
+}
 static PB_IN_LINE void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
                           const pb_pose *out, size_t n)
 {
     if (!ref)
         return;
-    const int use_rot = by_ref(method);
-    const int use_pos = !absent_cv(ref->pos) && !absent_v(out->pos);
-    const int use_scale = !absent_cv(ref->scale) && !absent_v(out->scale);
-    /* a track given with some of its pointers NULL is malformed, used or not
-     * (never silently taken as absent); at a glance, a track it tests below
-     * needs no such test (a NULL among its pointers fails the glance) */
-    const int g = c->pass == CHK_GLANCE;
-    if ((!(g && use_pos) && partial_cv(ref->pos)) || (!(g && use_scale) && partial_cv(ref->scale)) ||
-        (!(g && use_rot) && partial_cq(ref->rot))) {
+    const unsigned use = ref_use(ref, method, out);
+    if (ref_partial(ref, c->pass == CHK_GLANCE ? use : 0u)) {
         chk_fail(c, PB_ERR_NULL);
         return;
     }
-    if (use_rot)
+    if (use & TRK_ROT)
         in_q_strict(c, ref->rot, n);
-    if (use_pos)
+    if (use & TRK_POS)
         in_v_strict(c, ref->pos, n);
-    if (use_scale)
+    if (use & TRK_SCALE)
         in_v_strict(c, ref->scale, n);
 }
 
@@ -170,7 +183,7 @@ static PB_IN_LINE void layers_arrays_list(chk *c, const pb_blend_desc *d, const 
     if (c->st == PB_OK)
         in_ref(c, d->ref, d->method, out, n);
 }
-PB_CHECKED(layers_arrays, (const pb_blend_desc *d, const pb_pose *out), (d, out))
+PB_CHECKED_EACH(layers_arrays, (const pb_blend_desc *d, const pb_pose *out), (d, out))
 
 /* The glance (CHK_GLANCE) by hand: the blended layers and the reference
  * through the kernels' layers_glance (a layer's pointers in vector
@@ -182,17 +195,12 @@ static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d,
 {
     chk c;
     const size_t n = d->joints, bytes = n * sizeof(float);
-    const unsigned tracks = (absent_v(out->pos) ? 0u : 1u) | (absent_v(out->scale) ? 0u : 2u);
+    const unsigned tracks =
+        (absent_v(out->pos) ? 0u : TRK_POS) | (absent_v(out->scale) ? 0u : TRK_SCALE);
     const pb_cpose *ref = d->ref;
-    unsigned rtracks = 0; /* the reference's tracks the output uses (as in_ref) */
-    if (ref) {
-        const int use_rot = by_ref(d->method), use_pos = !absent_cv(ref->pos) && (tracks & 1u),
-                  use_scale = !absent_cv(ref->scale) && (tracks & 2u);
-        if ((!use_pos && partial_cv(ref->pos)) || (!use_scale && partial_cv(ref->scale)) ||
-            (!use_rot && partial_cq(ref->rot)))
-            return 0;
-        rtracks = (use_rot ? 4u : 0u) | (use_pos ? 1u : 0u) | (use_scale ? 2u : 0u);
-    }
+    const unsigned rtracks = ref ? ref_use(ref, d->method, out) : 0u; /* as in_ref */
+    if (ref && ref_partial(ref, rtracks))
+        return 0;
     uintptr_t hull[2];
     if (!K->layers_glance(d->layer_count, d->layers, ref, rtracks, out, bytes, tracks, hull))
         return 0;

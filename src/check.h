@@ -115,9 +115,10 @@ static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
  * takes them at a glance in line and, unless that clears them, calls
  * name_each(params) out of line (the array-by-array pass); both return the
  * status. Structs go by pointer (the entry point's own arguments): copying
- * them cost more than the glance. */
+ * them cost more than the glance. PB_CHECKED_EACH builds name_each alone,
+ * for a check whose glance is written by hand. */
 #define PB_EXPAND(...) __VA_ARGS__
-#define PB_CHECKED(name, params, args)                                         \
+#define PB_CHECKED_EACH(name, params, args)                                    \
     static PB_OUT_OF_LINE pb_status name##_each params                         \
     {                                                                          \
         chk c;                                                                 \
@@ -125,7 +126,9 @@ static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
         chk_init(&c, &tab_);                                                   \
         name##_list(&c, PB_EXPAND args);                                       \
         return c.st;                                                           \
-    }                                                                          \
+    }
+#define PB_CHECKED(name, params, args)                                         \
+    PB_CHECKED_EACH(name, params, args)                                        \
     static PB_IN_LINE pb_status name##_check params                            \
     {                                                                          \
         chk c;                                                                 \
