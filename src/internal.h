@@ -42,6 +42,34 @@ static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
 /* the most output frames of one kernel run over a source segment */
 #define PB_RUN_MAX 16
 
+/* ----------------------------------------------------- cubic bases */
+/* Factored forms: the expanded polynomials (x^3 - 2x^2 + x, ...) cancel near
+ * x = 1, which large tangents turn into visible rotation error. The weights
+ * are per call, not per lane: evaluated in double and rounded once, so each
+ * carries half an ulp instead of the two or three a float evaluation adds
+ * (they multiply the tangents, which may be huge). The derivative weights
+ * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
+ * poses) for the same reason, and k scales the tangent weights and 1/k the
+ * offset's derivative weight (1/2: hermite_basis_half). */
+typedef struct { float w1, w2, w3, q1, q2, q3; } pb_hermite_w;
+static inline pb_hermite_w hermite_w_k(float xs, double dscale, double k)
+{
+    double x = xs, x2 = x * x, xm1 = x - 1.0;
+    pb_hermite_w w;
+    w.w1 = (float)(x2 * (3.0 - 2.0 * x));
+    w.w2 = (float)(k * x * xm1 * xm1);
+    w.w3 = (float)(k * x2 * xm1);
+    w.q1 = (float)(dscale / k * 6.0 * x * (1.0 - x));
+    w.q2 = (float)(dscale * (3.0 * x - 1.0) * xm1);
+    w.q3 = (float)(dscale * x * (3.0 * x - 2.0));
+    return w;
+}
+/* The weights of a run's frames, formed once per run by clip.c for every
+ * track: half for the rotations (k = 1/2), full for positions and scales */
+typedef struct {
+    pb_hermite_w half[PB_RUN_MAX], full[PB_RUN_MAX];
+} pb_run_w;
+
 /* pose_blend options */
 #define PB_PB_LOG 1u          /* log average of the rotations (else raw) */
 #define PB_PB_POS 2u          /* blend translations */
@@ -101,21 +129,20 @@ typedef struct pb_kernels {
 
     /* clips (clip.c): offsets of consecutive frames as logs (half the scaled
      * angle-axis); runs of m <= PB_RUN_MAX output frames in one source
-     * segment, frame k at element offset k*n of the outputs with parameter
-     * x[k] (simd/kernels_clip.h): the Catmull-Rom rotations from the
+     * segment, frame k at element offset k*n of the outputs with weights
+     * w->half[k] (rotations) or w->full[k] (simd/kernels_clip.h): the Catmull-Rom rotations from the
      * offsets (each put in the previous frame's hemisphere: the frame before
      * the run is prev when prev.w, its tail block also in keep, padded
      * scratch), positions and log-space scales; vec3 pose blend (linear or
      * log space) */
     void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
-    void (*quat_cr_run)(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
-                        pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
-                        pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel);
-    void (*vec3_cr_run)(size_t n, size_t m, const float *x, float vscale, pb_cvec3s p0,
-                        pb_cvec3s p1, pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
-    void (*scale_cr_run)(size_t n, size_t m, const float *x, float vscale, pb_cvec3s s0,
-                         pb_cvec3s s1, pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale,
-                         pb_vec3s svel);
+    void (*quat_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cquats r1, pb_cvec3s l01,
+                        pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
+                        pb_quats keep, pb_quats rot, pb_vec3s vel);
+    void (*vec3_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cvec3s p0, pb_cvec3s p1,
+                        pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
+    void (*scale_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cvec3s s0, pb_cvec3s s1,
+                         pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel);
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);
     /* the layered pose blend (weights relative per joint): blended layers

@@ -1,7 +1,8 @@
 /* The resampler's kernels (clip.c), written once over the lane layer and
  * included by kernels.h: a run of m output frames that fall in one source
  * segment, frame k at element offset k*n of the outputs (frame-major
- * clips) with parameter x[k]. Per block the segment's loads and everything
+ * clips) with the weights of its parameter x[k] (pb_run_w, formed once per
+ * run for every track). Per block the segment's loads and everything
  * that depends on the segment alone (the rotation offsets' sums, the vec3
  * differences and tangents, the scales' log ratios) are formed once and the
  * m frames follow from registers; a rotation is put in the hemisphere of
@@ -12,12 +13,6 @@
 #ifndef PB_KERNELS_CLIP_H
 #define PB_KERNELS_CLIP_H
 
-/* the bases of a run's frames (hermite_w_k), formed once per frame */
-static void hermite_w_run(size_t m, const float *x, double dscale, double k, pb_hermite_w *w)
-{
-    for (size_t i = 0; i < m; i++)
-        w[i] = hermite_w_k(x[i], dscale, k);
-}
 /* frame k of a frame-major output of n joints (an absent one stays absent) */
 PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
 {
@@ -29,12 +24,13 @@ PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
  * the frame before the run; keep: the padded copy of its tail block). One
  * frame (large poses) keeps its basis in registers: the run's loop over
  * bases in memory cost 10% there. */
-static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cquats r1,
+static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1,
                           pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
                           pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
 {
+    const pb_hermite_w *w = rw->half;
     if (m == 1) {
-        pb_hermite_basis h = hermite_basis_half(x[0], vscale);
+        pb_hermite_basis h = hermite_of(&w[0]);
         PB_BLOCKS(n, blk, {
             v3 l = v3_ld(l12, blk);
             v3 a = v3_add(v3_ld(l01, blk), l);
@@ -49,8 +45,6 @@ static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_c
         });
         return;
     }
-    pb_hermite_w w[PB_RUN_MAX];
-    hermite_w_run(m, x, vscale, 0.5, w);
     PB_BLOCKS(n, blk, {
         v3 l = v3_ld(l12, blk);
         v3 a = v3_add(v3_ld(l01, blk), l);
@@ -74,11 +68,10 @@ static void k_quat_cr_run(size_t n, size_t m, const float *x, float vscale, pb_c
 }
 
 /* Catmull-Rom of positions p0..p3 */
-static void k_vec3_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cvec3s p0,
-                          pb_cvec3s p1, pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
+static void k_vec3_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cvec3s p0, pb_cvec3s p1,
+                          pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel)
 {
-    pb_hermite_w w[PB_RUN_MAX];
-    hermite_w_run(m, x, vscale, 1.0, w);
+    const pb_hermite_w *w = rw->full;
     PB_BLOCKS(n, blk, {
         v3 a = v3_ld(p0, blk), b = v3_ld(p1, blk), c = v3_ld(p2, blk), d = v3_ld(p3, blk);
         v3 d12 = v3_sub(c, b), t1, t2;
@@ -93,12 +86,10 @@ static void k_vec3_cr_run(size_t n, size_t m, const float *x, float vscale, pb_c
 }
 
 /* Catmull-Rom of scales s0..s3 in log space */
-static void k_scale_cr_run(size_t n, size_t m, const float *x, float vscale, pb_cvec3s s0,
-                           pb_cvec3s s1, pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale,
-                           pb_vec3s svel)
+static void k_scale_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cvec3s s0, pb_cvec3s s1,
+                           pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel)
 {
-    pb_hermite_w w[PB_RUN_MAX];
-    hermite_w_run(m, x, vscale, 1.0, w);
+    const pb_hermite_w *w = rw->full;
     PB_BLOCKS(n, blk, {
         v3 a = v3_ld(s0, blk), b = v3_ld(s1, blk), c = v3_ld(s2, blk), d = v3_ld(s3, blk);
         v3 d12 = v3_ln_ratio(c, b), t1, t2;

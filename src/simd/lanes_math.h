@@ -513,27 +513,6 @@ PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, vf half_sinc, vf half_c)
  * derivatives q1..q3 at x. */
 typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
 
-/* Factored forms: the expanded polynomials (x^3 - 2x^2 + x, ...) cancel near
- * x = 1, which large tangents turn into visible rotation error. The weights
- * are per call, not per lane: evaluated in double and rounded once, so each
- * carries half an ulp instead of the two or three a float evaluation adds
- * (they multiply the tangents, which may be huge). The derivative weights
- * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
- * poses) for the same reason, and k scales the tangent weights and 1/k the
- * offset's derivative weight (hermite_basis_half). */
-typedef struct { float w1, w2, w3, q1, q2, q3; } pb_hermite_w;
-PB_INLINE pb_hermite_w hermite_w_k(float xs, double dscale, double k)
-{
-    double x = xs, x2 = x * x, xm1 = x - 1.0;
-    pb_hermite_w w;
-    w.w1 = (float)(x2 * (3.0 - 2.0 * x));
-    w.w2 = (float)(k * x * xm1 * xm1);
-    w.w3 = (float)(k * x2 * xm1);
-    w.q1 = (float)(dscale / k * 6.0 * x * (1.0 - x));
-    w.q2 = (float)(dscale * (3.0 * x - 1.0) * xm1);
-    w.q3 = (float)(dscale * x * (3.0 * x - 2.0));
-    return w;
-}
 /* the basis broadcast from its floats */
 PB_INLINE pb_hermite_basis hermite_of(const pb_hermite_w *w)
 {
