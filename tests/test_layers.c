@@ -32,6 +32,12 @@
  *     bits of joint weights all one: k 3 and 20, weight totals positive,
  *     zero, negative, infinite, NaN and tiny, every method and scale mode,
  *     0 or 1 additive layer, joint counts 1..40, 71, 150.
+ * layers/unit_scales_as_any_scales
+ *     blended layers whose scales all equal the reference's (or 1: the
+ *     kernel's shortcut for them) give the bits of the full log-space path
+ *     (taken with joint weights of one), and exactly 1 without a reference
+ *     scale: k 3 and 20, weights positive, mixed, infinite and NaN, one
+ *     joint off by an ulp, joint counts 1..40, 71, 150.
  * layers/errors
  *     every documented error returns its code and writes nothing.
  */
@@ -496,6 +502,88 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
                                       mname((pb_blend_method)m), linear, ws, k, nadd, sizes[si]);
                         }
                     }
+    free(ones);
+    data_free(&d);
+}
+
+/* Log-space scales where every blended layer's scale is the reference's (1
+ * without one): the kernel then skips the logarithms and takes exp(0) = 1
+ * times the reference. The bits must be the full path's (joint weights of
+ * one take it); with weights infinite or NaN the terms w ln 1 are NaN there,
+ * and so must be the result. The reference scales include values whose
+ * reciprocal does not bring them back to 1 exactly (those joints take the
+ * logarithms), and one joint of one layer an ulp off sends its chunk down the
+ * full path. */
+Test(layers, unit_scales_as_any_scales, .timeout = 60)
+{
+    rng_t r = rng_seed(7075);
+    layer_data d;
+    data_new(&d, &r);
+    float *ones = falloc(LJ);
+    pb_vec3s same[UK];
+    for (size_t j = 0; j < LJ; j++)
+        ones[j] = 1.0f;
+    /* every layer's scales: the reference's (3, 0.7, powers of two, random) */
+    const float picks[5] = {3.0f, 0.7f, 0.5f, 1.0f, 1.1f};
+    for (size_t j = 0; j < LJ; j++)
+        fv_set(d.sref, j, rv3_make(picks[j % 5], picks[(j / 5) % 5], rng_logrange(&r, 0.8, 1.25)));
+    static float a[10 * LJ], b[10 * LJ];
+    const float wsets[][3] = {{0.5f, 1.25f, 3.0f}, {1.0f, -0.5f, 0.0f}, {INFINITY, 1.0f, 2.0f},
+                              {NAN, 1.0f, 1.0f}};
+    const size_t ks[2] = {LK, UK};
+    size_t sizes[48], ns = 0;
+    for (size_t n = 1; n <= 40; n++)
+        sizes[ns++] = n;
+    sizes[ns++] = 71;
+    sizes[ns++] = 150;
+    for (size_t i = 0; i < UK; i++)
+        same[i] = fv_alloc(LJ);
+    for (int with_ref = 0; with_ref < 2; with_ref++)
+        for (int off = 0; off < 2; off++)
+            for (size_t ws = 0; ws < sizeof wsets / sizeof wsets[0]; ws++)
+                for (int ki = 0; ki < 2; ki++) {
+                    size_t k = ks[ki];
+                    pb_blend_layer bl[UK];
+                    for (size_t i = 0; i < k; i++) {
+                        for (size_t j = 0; j < LJ; j++)
+                            fv_set(same[i], j, with_ref ? fv_get(d.sref, j) : rv3_make(1, 1, 1));
+                        memset(&bl[i], 0, sizeof bl[i]);
+                        bl[i].weight = wsets[ws][i % 3] * (1.0f + 0.125f * (float)(i / 3));
+                        bl[i].pose.rot = pb_cq(d.rot[i % LK]);
+                        bl[i].pose.pos = pb_cv(d.pos[i % LK]);
+                        bl[i].pose.scale = pb_cv(same[i]);
+                    }
+                    if (off) /* joint 37 of the last layer an ulp above */
+                        same[k - 1].y[37] = nextafterf(same[k - 1].y[37], 2.0f);
+                    pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref),
+                                    with_ref ? pb_cv(d.sref) : (pb_cvec3s){0, 0, 0}};
+                    pb_blend_desc desc = {0, bl, k, NULL, 0, PB_BLEND_RAW_REF, 0u, &ref};
+                    pb_pose out = {d.orot, d.opos, d.oscl};
+                    for (size_t si = 0; si < ns; si++) {
+                        size_t n = sizes[si];
+                        desc.joints = n;
+                        for (size_t i = 0; i < k; i++)
+                            bl[i].joint_weights = NULL;
+                        cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
+                        snapshot(&d, a);
+                        for (size_t i = 0; i < k; i++)
+                            bl[i].joint_weights = ones;
+                        cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
+                        snapshot(&d, b);
+                        cr_expect(!memcmp(a, b, sizeof(float) * 10 * n),
+                                  "ref %d off %d weights %zu k %zu n=%zu: unit scales differ "
+                                  "from the full path", with_ref, off, ws, k, n);
+                        if (!with_ref && ws == 0)
+                            for (size_t j = 0; j < n; j++)
+                                if (!(off && k >= 1 && j == 37))
+                                    cr_expect(a[10 * j + 7] == 1.0f && a[10 * j + 8] == 1.0f &&
+                                                  a[10 * j + 9] == 1.0f,
+                                              "off %d k %zu n=%zu joint %zu: scale not 1", off, k,
+                                              n, j);
+                    }
+                }
+    for (size_t i = 0; i < UK; i++)
+        fv_free(same[i]);
     free(ones);
     data_free(&d);
 }

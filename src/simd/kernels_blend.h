@@ -105,6 +105,32 @@ static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t 
     }
 }
 
+/* Whether every blended layer's scale over the chunk is exactly the
+ * reference's (ratio 1 as scale_step forms it; 1 itself without a
+ * reference): then each log-space term is ln 1 = 0 exactly, and with finite
+ * weights the blended scale comes out as exp(0) = 1 times the reference,
+ * which the finish takes directly (bit-identical). The common case of real
+ * rigs, whose scales are mostly 1 in every pose; the test stops at the
+ * first block that fails it. */
+static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, pb_cvec3s sr,
+                       const blend_acc *a, pb_wscale ws)
+{
+    int unit = 1;
+    for (size_t i = 0; i < bl->k && unit; i++) {
+        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
+        PB_BLOCKS(m, blk, {
+            if (unit) {
+                v3 sc = v3_ld(s.scale, blk);
+                if (sr.x)
+                    sc = v3_mul(sc, v3_ldb(a->sinv, blk));
+                vf one = vf_set(1.0f);
+                unit = vm_all(vm_and(vm_eq(sc.x, one), vm_and(vm_eq(sc.y, one), vm_eq(sc.z, one))));
+            }
+        });
+    }
+    return unit;
+}
+
 /* The additive layers on top of the blended chunk (out at c, m joints):
  * q <- exp(a log|d|) q, p <- p + a d, s <- s d^a (or s (1 + a (d - 1)) with
  * linear scales); the rotation comes out with w >= 0. A pass of its own over
@@ -148,7 +174,7 @@ typedef struct {
 /* The block's finish: rotation by the method, translation and scale (with
  * the reference), the stores. */
 PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb_cvec3s sr,
-                            blend_sums a, vf inv_u, const pb_pose *out, pb_blk blk)
+                            int unit_s, blend_sums a, vf inv_u, const pb_pose *out, pb_blk blk)
 {
     /* 1 / T, and 0 where T is not > 0 (the reference there); with uniform
      * weights (PB_PB_UNIFORM) T > 0 at every joint, 1 / T is inv_u and no
@@ -179,6 +205,8 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb
             sc = v3_scale(sc, inv);
             if (!uni)
                 sc = v3_sel(live, sc, sr.x ? v3_ld(sr, blk) : v3_splat(1.0f));
+        } else if (unit_s) { /* exp(0) times the reference (scales_unit) */
+            sc = sr.x ? v3_ld(sr, blk) : v3_splat(1.0f);
         } else {
             sc = v3_exp(v3_scale(sc, inv));
             if (sr.x)
@@ -274,6 +302,8 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
     const pb_cvec3s none = {0, 0, 0};
     const int log_rot = (o & PB_PB_LOG) != 0;
     const int log_scale = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE);
+    /* finite weights: no term w * ln 1 is NaN (tu is their sum) */
+    const int finite_w = (o & PB_PB_UNIFORM) && tu <= FLT_MAX;
     for (size_t c = 0; c < n; c += PB_CHUNK) {
         size_t m = chunk_len(n, c);
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
@@ -286,6 +316,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                 blend_src s = blended_at(bl, i, c, 0, ws);
                 PB_BLOCKS(m, blk, log_step(&s, i, bl->k, rc, &a, blk));
             }
+        int unit_s = 0;
         if (log_scale) {
             if (sr.x) /* one division per joint, as k_vec3_blend */
                 PB_BLOCKS(m, blk, {
@@ -294,7 +325,9 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                     v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
                     v3_stb(a.sinv, ir, blk);
                 });
-            scale_pass(bl, c, m, sr, &a, ws);
+            unit_s = finite_w && scales_unit(bl, c, m, sr, &a, ws);
+            if (!unit_s)
+                scale_pass(bl, c, m, sr, &a, ws);
         }
         /* the rest block-major, then the finish */
         PB_BLOCKS(m, blk, {
@@ -306,9 +339,9 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                 sums.r.y = l.y;
                 sums.r.z = l.z;
             }
-            if (log_scale)
+            if (log_scale && !unit_s)
                 sums.s = v3_sum_total(a.scale, a.ss, a.sc, bl->k, blk);
-            blend_finish(c, o, rc, pr, sr, sums, inv_u, out, blk);
+            blend_finish(c, o, rc, pr, sr, unit_s, sums, inv_u, out, blk);
         });
         if (ad->k)
             additive_pass(ad, c, m, o, out);
