@@ -671,10 +671,10 @@ typedef struct pb_blend_desc {
  * 2e-6 relative plus 1e-6 per additive layer (log-space scales far from
  * the reference: plus 1.2e-7 L, as pb_pose_blend). Where, over a chunk of 64
  * joints, every blended layer's scale is the reference's (1 without one: a
- * rig's usual unit scales) and the weights have a finite positive total
- * without joint weights, log-space scales take no logarithms (ln 1 = 0:
- * the result is bitwise the same, the reference's scale); raw_ref then costs
- * 0.55-0.69x its time with other scales. Cost, measured: 4 layers of
+ * rig's usual unit scales) and every weight (times its joint weight) is
+ * finite, log-space scales take no logarithms (ln 1 = 0: the result is
+ * bitwise the same, the reference's scale); raw_ref then costs 0.55-0.69x
+ * its time with other scales. Cost, measured: 4 layers of
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
  * about 0.16 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.12 us on
  * AVX-512 (raw_ref with log-space scales: 0.31 and 0.24 us), of which the

@@ -35,9 +35,10 @@
  * layers/unit_scales_as_any_scales
  *     blended layers whose scales all equal the reference's (or 1: the
  *     kernel's shortcut for them) give the bits of the full log-space path
- *     (taken with joint weights of one), and exactly 1 without a reference
- *     scale: k 3 and 20, weights positive, mixed, infinite and NaN, one
- *     joint off by an ulp, joint counts 1..40, 71, 150.
+ *     (taken where one joint of the chunk is an ulp off), and exactly 1
+ *     without a reference scale: k 3 and 20, weights positive, mixed,
+ *     infinite and NaN, with and without joint weights and masks, joint
+ *     counts 1..40, 71, 150.
  * layers/errors
  *     every documented error returns its code and writes nothing.
  */
@@ -507,23 +508,31 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
 }
 
 /* Log-space scales where every blended layer's scale is the reference's (1
- * without one): the kernel then skips the logarithms and takes exp(0) = 1
- * times the reference. The bits must be the full path's (joint weights of
- * one take it); with weights infinite or NaN the terms w ln 1 are NaN there,
- * and so must be the result. The reference scales include values whose
- * reciprocal does not bring them back to 1 exactly (those joints take the
- * logarithms), and one joint of one layer an ulp off sends its chunk down the
- * full path. */
-Test(layers, unit_scales_as_any_scales, .timeout = 60)
+ * without one) and every weight is finite: the kernel then skips the
+ * logarithms over the chunk (64 joints) and takes exp(0) = 1 times the
+ * reference. The bits must be the full path's: one joint of each chunk off
+ * (the last layer's x, y or z scale times 1.25) sends the chunk down the
+ * full path, and every other joint must come out as it did without it (and
+ * that joint not). Weights positive, mixed, infinite and NaN (the terms
+ * w ln 1 are NaN there, and so must be the result), with no joint weights,
+ * all one, masks (zeros: the reference where every layer is masked), any,
+ * and some NaN or infinite; reference scales include values
+ * whose reciprocal does not bring them back to 1 exactly (those joints take
+ * the logarithms either way); k 3 and 20, every joint count 1..40, 71, 150.
+ * Without a reference scale and with positive finite weights the scale
+ * is 1. */
+Test(layers, unit_scales_as_any_scales, .timeout = 120)
 {
     rng_t r = rng_seed(7075);
     layer_data d;
     data_new(&d, &r);
-    float *ones = falloc(LJ);
+    /* ones; masks and partial weights; some NaN and infinite */
+    float *jws[4] = {falloc(LJ), d.jw[0], d.jw[1], falloc(LJ)};
     pb_vec3s same[UK];
-    for (size_t j = 0; j < LJ; j++)
-        ones[j] = 1.0f;
-    /* every layer's scales: the reference's (3, 0.7, powers of two, random) */
+    for (size_t j = 0; j < LJ; j++) {
+        jws[0][j] = 1.0f;
+        jws[3][j] = j % 13 == 5 ? NAN : j % 17 == 3 ? INFINITY : 1.0f;
+    }
     const float picks[5] = {3.0f, 0.7f, 0.5f, 1.0f, 1.1f};
     for (size_t j = 0; j < LJ; j++)
         fv_set(d.sref, j, rv3_make(picks[j % 5], picks[(j / 5) % 5], rng_logrange(&r, 0.8, 1.25)));
@@ -539,7 +548,7 @@ Test(layers, unit_scales_as_any_scales, .timeout = 60)
     for (size_t i = 0; i < UK; i++)
         same[i] = fv_alloc(LJ);
     for (int with_ref = 0; with_ref < 2; with_ref++)
-        for (int off = 0; off < 2; off++)
+        for (int jk = 0; jk < 5; jk++) /* joint weights: none, ones, masks, any, NaN */
             for (size_t ws = 0; ws < sizeof wsets / sizeof wsets[0]; ws++)
                 for (int ki = 0; ki < 2; ki++) {
                     size_t k = ks[ki];
@@ -549,42 +558,66 @@ Test(layers, unit_scales_as_any_scales, .timeout = 60)
                             fv_set(same[i], j, with_ref ? fv_get(d.sref, j) : rv3_make(1, 1, 1));
                         memset(&bl[i], 0, sizeof bl[i]);
                         bl[i].weight = wsets[ws][i % 3] * (1.0f + 0.125f * (float)(i / 3));
+                        bl[i].joint_weights = jk == 0   ? NULL
+                                              : jk == 1 ? jws[0]
+                                              : jk == 2 ? jws[1 + i % 2]
+                                              : jk == 3 ? (i % 2 ? d.jw[2] : NULL)
+                                                        : (i == 1 ? jws[3] : NULL);
                         bl[i].pose.rot = pb_cq(d.rot[i % LK]);
                         bl[i].pose.pos = pb_cv(d.pos[i % LK]);
                         bl[i].pose.scale = pb_cv(same[i]);
                     }
-                    if (off) /* joint 37 of the last layer an ulp above */
-                        same[k - 1].y[37] = nextafterf(same[k - 1].y[37], 2.0f);
                     pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref),
                                     with_ref ? pb_cv(d.sref) : (pb_cvec3s){0, 0, 0}};
                     pb_blend_desc desc = {0, bl, k, NULL, 0, PB_BLEND_RAW_REF, 0u, &ref};
                     pb_pose out = {d.orot, d.opos, d.oscl};
                     for (size_t si = 0; si < ns; si++) {
+                        /* the last layer's x, y or z scale a quarter up */
+                        float *y = si % 3 == 0 ? same[k - 1].x : si % 3 == 1 ? same[k - 1].y
+                                                                              : same[k - 1].z;
+                        const float *yr = si % 3 == 0 ? d.sref.x : si % 3 == 1 ? d.sref.y
+                                                                               : d.sref.z;
                         size_t n = sizes[si];
                         desc.joints = n;
-                        for (size_t i = 0; i < k; i++)
-                            bl[i].joint_weights = NULL;
                         cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
                         snapshot(&d, a);
-                        for (size_t i = 0; i < k; i++)
-                            bl[i].joint_weights = ones;
+                        /* joint 37 of each chunk (its last if shorter) off */
+                        size_t off[3], no = 0;
+                        for (size_t c = 0; c < n; c += 64)
+                            off[no++] = c + (n - c > 37 ? 37 : n - c - 1);
+                        for (size_t o = 0; o < no; o++)
+                            y[off[o]] *= 1.25f;
                         cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
                         snapshot(&d, b);
-                        cr_expect(!memcmp(a, b, sizeof(float) * 10 * n),
-                                  "ref %d off %d weights %zu k %zu n=%zu: unit scales differ "
-                                  "from the full path", with_ref, off, ws, k, n);
-                        if (!with_ref && ws == 0)
-                            for (size_t j = 0; j < n; j++)
-                                if (!(off && k >= 1 && j == 37))
-                                    cr_expect(a[10 * j + 7] == 1.0f && a[10 * j + 8] == 1.0f &&
-                                                  a[10 * j + 9] == 1.0f,
-                                              "off %d k %zu n=%zu joint %zu: scale not 1", off, k,
-                                              n, j);
+                        for (size_t o = 0; o < no; o++)
+                            y[off[o]] = with_ref ? yr[off[o]] : 1.0f;
+                        for (size_t j = 0, o = 0; j < n; j++) {
+                            if (o < no && j == off[o]) {
+                                o++;
+                                /* (positive weights, no masks: it moved) */
+                                if (ws == 0 && jk < 2)
+                                    cr_expect(a[10 * j + 7 + si % 3] != b[10 * j + 7 + si % 3],
+                                              "ref %d k %zu n=%zu joint %zu: a scale off "
+                                              "by 1.25 left the blend as it was",
+                                              with_ref, k, n, j);
+                                continue;
+                            }
+                            cr_expect(!memcmp(a + 10 * j, b + 10 * j, 10 * sizeof(float)),
+                                      "ref %d joint weights %d weights %zu k %zu n=%zu joint "
+                                      "%zu: unit scales differ from the full path",
+                                      with_ref, jk, ws, k, n, j);
+                            if (!with_ref && ws == 0 && jk < 4)
+                                cr_expect(a[10 * j + 7] == 1.0f && a[10 * j + 8] == 1.0f &&
+                                              a[10 * j + 9] == 1.0f,
+                                          "joint weights %d k %zu n=%zu joint %zu: scale not 1",
+                                          jk, k, n, j);
+                        }
                     }
                 }
     for (size_t i = 0; i < UK; i++)
         fv_free(same[i]);
-    free(ones);
+    free(jws[0]);
+    free(jws[3]);
     data_free(&d);
 }
 

@@ -4,8 +4,6 @@
 #ifndef PB_KERNELS_H
 #define PB_KERNELS_H
 
-#include <float.h>
-
 #include "internal.h"
 #include "lanes_math.h"
 

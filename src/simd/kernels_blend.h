@@ -107,24 +107,27 @@ static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t 
 
 /* Whether every blended layer's scale over the chunk is exactly the
  * reference's (ratio 1 as scale_step forms it; 1 itself without a
- * reference): then each log-space term is ln 1 = 0 exactly, and with finite
- * weights the blended scale comes out as exp(0) = 1 times the reference,
- * which the finish takes directly (bit-identical). The common case of real
- * rigs, whose scales are mostly 1 in every pose; the test stops at the
- * first block that fails it. */
-static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, pb_cvec3s sr,
+ * reference) with a finite weight (times the joint weight, as src_weight
+ * forms it): then each log-space term w ln 1 is 0 exactly, and the blended
+ * scale comes out as exp(0) = 1 times the reference, whatever T (a masked
+ * joint's too), which the finish takes directly (bit-identical). The common
+ * case of real rigs, whose scales are mostly 1 in every pose; the test stops
+ * at the first block that fails it. */
+static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, unsigned o, pb_cvec3s sr,
                        const blend_acc *a, pb_wscale ws)
 {
     int unit = 1;
     for (size_t i = 0; i < bl->k && unit; i++) {
-        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
+        blend_src s = blended_at(bl, i, c, PB_PB_SCALE | (o & PB_PB_UNIFORM), ws);
         PB_BLOCKS(m, blk, {
             if (unit) {
                 v3 sc = v3_ld(s.scale, blk);
                 if (sr.x)
                     sc = v3_mul(sc, v3_ldb(a->sinv, blk));
-                vf one = vf_set(1.0f);
-                unit = vm_all(vm_and(vm_eq(sc.x, one), vm_and(vm_eq(sc.y, one), vm_eq(sc.z, one))));
+                vf one = vf_set(1.0f), zero = vf_zero();
+                vm ok = vm_eq(vf_mul(src_weight(&s, blk), zero), zero); /* finite */
+                ok = vm_and(ok, vm_and(vm_eq(sc.x, one), vm_and(vm_eq(sc.y, one), vm_eq(sc.z, one))));
+                unit = vm_all(ok);
             }
         });
     }
@@ -302,8 +305,6 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
     const pb_cvec3s none = {0, 0, 0};
     const int log_rot = (o & PB_PB_LOG) != 0;
     const int log_scale = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE);
-    /* finite weights: no term w * ln 1 is NaN (tu is their sum) */
-    const int finite_w = (o & PB_PB_UNIFORM) && tu <= FLT_MAX;
     for (size_t c = 0; c < n; c += PB_CHUNK) {
         size_t m = chunk_len(n, c);
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
@@ -325,7 +326,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                     v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
                     v3_stb(a.sinv, ir, blk);
                 });
-            unit_s = finite_w && scales_unit(bl, c, m, sr, &a, ws);
+            unit_s = scales_unit(bl, c, m, o, sr, &a, ws);
             if (!unit_s)
                 scale_pass(bl, c, m, sr, &a, ws);
         }
