@@ -25,6 +25,10 @@
  * layers/identity_additive_changes_nothing
  *     an additive layer of identity rotations, zero translations and unit
  *     scales (any weight, any mask) leaves the blend bit for bit.
+ * layers/unit_additive_scales_keep_the_blend
+ *     additive scale deltas of exactly 1 leave the scales bit for bit, but
+ *     for a joint whose delta is not 1 and for NaN or infinite weights (all
+ *     NaN): both scale modes, masks or not, joint counts 1..40, 71, 150.
  * layers/additive_minus_one_removes_plus_one
  *     an additive layer applied with +1 and then with -1 returns the blend.
  * layers/no_joint_weights_equal_joint_weights_of_one
@@ -403,6 +407,63 @@ Test(layers, identity_additive_changes_nothing)
                       "%s linear %d: identity additive layer changed the blend",
                       mname((pb_blend_method)m), linear);
         }
+    data_free(&d);
+}
+
+/* Additive scale deltas of exactly 1 (the kernel skips them block by block)
+ * leave the blended scales bit for bit, except where a joint's delta is not
+ * 1 (joint 5: 1.25 on x, y or z) or the weight is not finite (NaN: every
+ * scale NaN, as exp(NaN ln 1) and 1 + NaN (1 - 1) are); both scale modes,
+ * masks or not, every joint count 1..40, 71, 150. */
+Test(layers, unit_additive_scales_keep_the_blend, .timeout = 60)
+{
+    rng_t r = rng_seed(7076);
+    layer_data d;
+    data_new(&d, &r);
+    static float before[10 * LJ], after[10 * LJ];
+    for (size_t j = 0; j < LJ; j++)
+        fv_set(d.scale[LK], j, rv3_make(1, 1, 1));
+    size_t sizes[48], ns = 0;
+    for (size_t n = 1; n <= 40; n++)
+        sizes[ns++] = n;
+    sizes[ns++] = 71;
+    sizes[ns++] = 150;
+    const float wa[4] = {0.75f, -1.0f, NAN, INFINITY};
+    for (int linear = 0; linear < 2; linear++)
+        for (int masks = 0; masks < 2; masks++)
+            for (int wi = 0; wi < 4; wi++)
+                for (size_t si = 0; si < ns; si++) {
+                    size_t n = sizes[si], c = si % 3;
+                    float *dc = c == 0 ? d.scale[LK].x : c == 1 ? d.scale[LK].y : d.scale[LK].z;
+                    int moved = n > 5 && si % 2;
+                    lcase cs = {PB_BLEND_RAW_REF, linear, masks, 0, 1, {1.0f, 2.0f, 0.5f, wa[wi], 0}};
+                    cr_assert_eq(run_case(&d, &cs, n), PB_OK);
+                    snapshot(&d, before);
+                    cs.nadd = 1;
+                    if (moved)
+                        dc[5] = 1.25f;
+                    cr_assert_eq(run_case(&d, &cs, n), PB_OK);
+                    dc[5] = 1.0f;
+                    snapshot(&d, after);
+                    for (size_t j = 0; j < n; j++)
+                        for (size_t e = 7; e < 10; e++) {
+                            float b = before[10 * j + e], a = after[10 * j + e];
+                            /* the delta's joint weight 0 there: no change */
+                            int live = !masks || d.jw[LK][j] != 0.0f;
+                            int off = moved && j == 5 && e == 7 + c;
+                            if (wi >= 2 && !off) /* (NaN times a joint weight of 0 too) */
+                                cr_expect(isnan(a), "linear %d masks %d w %g n=%zu joint %zu: "
+                                          "scale %g, not NaN", linear, masks, (double)wa[wi], n, j,
+                                          (double)a);
+                            else if (off && live && wi < 2)
+                                cr_expect(a != b, "linear %d masks %d w %g n=%zu: a delta of "
+                                          "1.25 left the scale", linear, masks, (double)wa[wi], n);
+                            else if (wi < 2)
+                                cr_expect(!memcmp(&a, &b, sizeof a), "linear %d masks %d w %g "
+                                          "n=%zu joint %zu: a unit delta changed the scale",
+                                          linear, masks, (double)wa[wi], n, j);
+                        }
+                }
     data_free(&d);
 }
 

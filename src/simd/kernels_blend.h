@@ -159,8 +159,15 @@ static __attribute__((noinline)) void additive_pass(const pb_layer_set *ad, size
                 v3_st(po, v3_fma(v3_ld(a.pos, blk), wa, v3_ld(pc, blk)), blk);
             if (a.scale.x) {
                 v3 d = v3_ld(a.scale, blk);
-                d = lin ? v3_fma(v3_sub(d, one), wa, one) : v3_exp(v3_scale(v3_ln(d), wa));
-                v3_st(so, v3_mul(v3_ld(sc, blk), d), blk);
+                /* deltas of exactly 1 with finite weights (the usual: additive
+                 * animations rarely scale) give a factor of exactly 1 either
+                 * way (ln 1 = 0, exp 0 = 1; 1 + wa 0): s stays as stored */
+                vm u = vm_and(vm_eq(vf_mul(wa, vf_zero()), vf_zero()),
+                              vm_and(vm_eq(d.x, one.x), vm_and(vm_eq(d.y, one.x), vm_eq(d.z, one.x))));
+                if (!vm_all(u)) {
+                    d = lin ? v3_fma(v3_sub(d, one), wa, one) : v3_exp(v3_scale(v3_ln(d), wa));
+                    v3_st(so, v3_mul(v3_ld(sc, blk), d), blk);
+                }
             }
         });
     }
