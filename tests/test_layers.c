@@ -114,6 +114,18 @@ static void data_new(layer_data *d, rng_t *r)
     d->oscl = fv_alloc(LJ);
 }
 
+/* the joint counts the tests run: every tail 1..40 (two whole 16-lane
+ * blocks and more), several chunks (71, 150); returns how many */
+static size_t joint_counts(size_t sizes[48])
+{
+    size_t ns = 0;
+    for (size_t n = 1; n <= 40; n++)
+        sizes[ns++] = n;
+    sizes[ns++] = 71;
+    sizes[ns++] = 150;
+    return ns;
+}
+
 static void data_free(layer_data *d)
 {
     for (size_t i = 0; i < LK + LA; i++) {
@@ -254,11 +266,7 @@ Test(layers, matches_double_reference, .timeout = 120)
     rt_init(&tr, "layered blend rotation (rad, tol 2e-6 + 4e-7 per additive layer)");
     rt_init(&tp, "layered blend translation (tol 1e-6 of the term magnitudes)");
     rt_init(&ts, "layered blend scale (relative, tol 2e-6 + 1e-6 per additive layer)");
-    size_t sizes[48], ns = 0;
-    for (size_t n = 1; n <= 40; n++)
-        sizes[ns++] = n;
-    sizes[ns++] = 71;
-    sizes[ns++] = 150;
+    size_t sizes[48], ns = joint_counts(sizes);
     size_t cnum = 0;
     for (int m = 0; m < 4; m++)
         for (int linear = 0; linear < 2; linear++)
@@ -423,11 +431,7 @@ Test(layers, unit_additive_scales_keep_the_blend, .timeout = 60)
     static float before[10 * LJ], after[10 * LJ];
     for (size_t j = 0; j < LJ; j++)
         fv_set(d.scale[LK], j, rv3_make(1, 1, 1));
-    size_t sizes[48], ns = 0;
-    for (size_t n = 1; n <= 40; n++)
-        sizes[ns++] = n;
-    sizes[ns++] = 71;
-    sizes[ns++] = 150;
+    size_t sizes[48], ns = joint_counts(sizes);
     const float wa[4] = {0.75f, -1.0f, NAN, INFINITY};
     for (int linear = 0; linear < 2; linear++)
         for (int masks = 0; masks < 2; masks++)
@@ -520,11 +524,7 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
                               {-1.0f, 0.5f, 0.25f}, {INFINITY, 1.0f, 2.0f}, {NAN, 1.0f, 1.0f},
                               {1e-30f, 2e-30f, 1e-45f}};
     const size_t ks[2] = {LK, UK};
-    size_t sizes[48], ns = 0;
-    for (size_t n = 1; n <= 40; n++)
-        sizes[ns++] = n;
-    sizes[ns++] = 71;
-    sizes[ns++] = 150;
+    size_t sizes[48], ns = joint_counts(sizes);
     for (int m = 0; m < 4; m++)
         for (int linear = 0; linear < 2; linear++)
             for (size_t ws = 0; ws < sizeof wsets / sizeof wsets[0]; ws++)
@@ -601,11 +601,7 @@ Test(layers, unit_scales_as_any_scales, .timeout = 120)
     const float wsets[][3] = {{0.5f, 1.25f, 3.0f}, {1.0f, -0.5f, 0.0f}, {INFINITY, 1.0f, 2.0f},
                               {NAN, 1.0f, 1.0f}};
     const size_t ks[2] = {LK, UK};
-    size_t sizes[48], ns = 0;
-    for (size_t n = 1; n <= 40; n++)
-        sizes[ns++] = n;
-    sizes[ns++] = 71;
-    sizes[ns++] = 150;
+    size_t sizes[48], ns = joint_counts(sizes);
     for (size_t i = 0; i < UK; i++)
         same[i] = fv_alloc(LJ);
     for (int with_ref = 0; with_ref < 2; with_ref++)
