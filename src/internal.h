@@ -130,11 +130,11 @@ typedef struct pb_kernels {
     /* clips (clip.c): offsets of consecutive frames as logs (half the scaled
      * angle-axis); runs of m <= PB_RUN_MAX output frames in one source
      * segment, frame k at element offset k*n of the outputs with weights
-     * w->half[k] (rotations) or w->full[k] (simd/kernels_clip.h): the Catmull-Rom rotations from the
-     * offsets (each put in the previous frame's hemisphere: the frame before
-     * the run is prev when prev.w, its tail block also in keep, padded
-     * scratch), positions and log-space scales; vec3 pose blend (linear or
-     * log space) */
+     * w->half[k] (rotations) or w->full[k] (simd/kernels_clip.h): the
+     * Catmull-Rom rotations from the offsets (each put in the previous
+     * frame's hemisphere: the frame before the run is prev when prev.w, its
+     * tail block also in keep, padded scratch), positions and log-space
+     * scales; vec3 pose blend (linear or log space) */
     void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
     void (*quat_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cquats r1, pb_cvec3s l01,
                         pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,

@@ -440,7 +440,8 @@ Test(layers, unit_additive_scales_keep_the_blend, .timeout = 60)
                     size_t n = sizes[si], c = si % 3;
                     float *dc = c == 0 ? d.scale[LK].x : c == 1 ? d.scale[LK].y : d.scale[LK].z;
                     int moved = n > 5 && si % 2;
-                    lcase cs = {PB_BLEND_RAW_REF, linear, masks, 0, 1, {1.0f, 2.0f, 0.5f, wa[wi], 0}};
+                    lcase cs = {PB_BLEND_RAW_REF, linear, masks, 0, 1,
+                                {1.0f, 2.0f, 0.5f, wa[wi], 0}};
                     cr_assert_eq(run_case(&d, &cs, n), PB_OK);
                     snapshot(&d, before);
                     cs.nadd = 1;

@@ -105,6 +105,14 @@ static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t 
     }
 }
 
+/* lanes where a is (1, 1, 1) exactly, and where w is finite (w 0 = 0) */
+PB_INLINE vm v3_is_one(v3 a)
+{
+    vf one = vf_set(1.0f);
+    return vm_and(vm_eq(a.x, one), vm_and(vm_eq(a.y, one), vm_eq(a.z, one)));
+}
+PB_INLINE vm vf_finite(vf w) { return vm_eq(vf_mul(w, vf_zero()), vf_zero()); }
+
 /* Whether every blended layer's scale over the chunk is exactly the
  * reference's (ratio 1 as scale_step forms it; 1 itself without a
  * reference) with a finite weight (times the joint weight, as src_weight
@@ -124,10 +132,7 @@ static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, unsigned o, p
                 v3 sc = v3_ld(s.scale, blk);
                 if (sr.x)
                     sc = v3_mul(sc, v3_ldb(a->sinv, blk));
-                vf one = vf_set(1.0f), zero = vf_zero();
-                vm ok = vm_eq(vf_mul(src_weight(&s, blk), zero), zero); /* finite */
-                ok = vm_and(ok, vm_and(vm_eq(sc.x, one), vm_and(vm_eq(sc.y, one), vm_eq(sc.z, one))));
-                unit = vm_all(ok);
+                unit = vm_all(vm_and(vf_finite(src_weight(&s, blk)), v3_is_one(sc)));
             }
         });
     }
@@ -162,9 +167,7 @@ static __attribute__((noinline)) void additive_pass(const pb_layer_set *ad, size
                 /* deltas of exactly 1 with finite weights (the usual: additive
                  * animations rarely scale) give a factor of exactly 1 either
                  * way (ln 1 = 0, exp 0 = 1; 1 + wa 0): s stays as stored */
-                vm u = vm_and(vm_eq(vf_mul(wa, vf_zero()), vf_zero()),
-                              vm_and(vm_eq(d.x, one.x), vm_and(vm_eq(d.y, one.x), vm_eq(d.z, one.x))));
-                if (!vm_all(u)) {
+                if (!vm_all(vm_and(vf_finite(wa), v3_is_one(d)))) {
                     d = lin ? v3_fma(v3_sub(d, one), wa, one) : v3_exp(v3_scale(v3_ln(d), wa));
                     v3_st(so, v3_mul(v3_ld(sc, blk), d), blk);
                 }
