@@ -104,8 +104,8 @@ typedef struct {
 } seg_pos;
 
 /* nearbyint and floor for 0 < u < 2^52 without a libm call (the baseline
- * x86-64 build has no rounding instruction: the calls were a third of
- * locate's time): u + 2^52 keeps no fraction bits, so it rounds u as
+ * x86-64 build has no rounding instruction: nearbyint, floor and fmax were
+ * calls, per output frame): u + 2^52 keeps no fraction bits, so it rounds u as
  * nearbyint does, in any rounding mode (not folded: the sum is inexact); a
  * truncating conversion is floor for positive u. Other u, or evaluation in
  * a wider format (x87), take libm's functions. */
