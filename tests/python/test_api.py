@@ -323,9 +323,13 @@ def _speedup(work, calls):
 
 def test_threads_speed_up(rng):
     """4 threads on a large batch against 1 thread doing the same calls: > 1.3x
-    (the CI machine has 2 cores). Skipped, saying so, when the host has no
-    spare core at that moment: numpy's own GIL-free np.sort does not reach
-    1.4x there either (measured first)."""
+    (the CI machine has 2 cores). numpy's own GIL-free np.sort is measured
+    just before each try, to tell a host without a spare core at that moment
+    (np.sort below 1.4x too) from a held GIL. Up to three tries: the spare
+    core of a shared host comes and goes within a second, so one
+    calibration may not hold for the measurement after it. Fails when a try
+    had the spare core (np.sort 1.4x or more) and no try reached 1.3x;
+    skipped, saying so, when no try had it."""
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one CPU")
     n = 1 << 18
@@ -340,13 +344,19 @@ def test_threads_speed_up(rng):
         for _ in range(k):
             pb.quat_catmull_rom(*r, 0.37, velocity=True)
 
-    _, _, np_s = _speedup(np_work, 8)
-    t1, t4, s = _speedup(pb_work, 16)
-    msg = f"posebatch: 1 thread {t1:.3f} s, 4 threads {t4:.3f} s: {s:.2f}x (numpy sort: {np_s:.2f}x)"
-    print(msg)
-    if np_s < 1.4 and s <= 1.3:
-        pytest.skip("host saturated, no spare core: " + msg)
-    assert s > 1.3, msg
+    msgs, spare = [], False
+    for _ in range(3):
+        _, _, np_s = _speedup(np_work, 8)
+        t1, t4, s = _speedup(pb_work, 16)
+        msgs.append(f"posebatch: 1 thread {t1:.3f} s, 4 threads {t4:.3f} s: {s:.2f}x "
+                    f"(numpy sort: {np_s:.2f}x)")
+        print(msgs[-1])
+        if s > 1.3:
+            return
+        spare = spare or np_s >= 1.4
+    if not spare:
+        pytest.skip("host saturated, no spare core: " + "; ".join(msgs))
+    assert False, "; ".join(msgs)
 
 
 def test_gil_released_during_call(rng):
