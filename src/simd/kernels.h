@@ -94,9 +94,12 @@ PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x +
 /* Internal scratch (padded to a multiple of every lane count: the chunk sums
  * of the averages, the resampler's previous frame): whole vectors even in
  * the tail block, so a value stored is read back by a load of the same
- * width (a masked store cannot forward to a later load). */
-PB_INLINE vf ldb(const float *p, pb_blk b) { return vf_load(p + b.i); }
-PB_INLINE void stb(float *p, vf v, pb_blk b) { vf_store(p + b.i, v); }
+ * width (a masked store cannot forward to a later load). A tail takes the
+ * slot after the last whole block's, i + lo, as a block of its own (a back
+ * tail's lanes as they are: the slot is its alone, and no load meets a
+ * store of the block before's slot). */
+PB_INLINE vf ldb(const float *p, pb_blk b) { return vf_load(p + b.i + b.lo); }
+PB_INLINE void stb(float *p, vf v, pb_blk b) { vf_store(p + b.i + b.lo, v); }
 PB_INLINE vq q_ldb(pb_quats q, pb_blk b) { vq r = {ldb(q.w, b), ldb(q.x, b), ldb(q.y, b), ldb(q.z, b)}; return r; }
 PB_INLINE void q_stb(pb_quats q, vq v, pb_blk b) { stb(q.w, v.w, b); stb(q.x, v.x, b); stb(q.y, v.y, b); stb(q.z, v.z, b); }
 PB_INLINE v3 v3_ldb(pb_vec3s v, pb_blk b) { v3 r = {ldb(v.x, b), ldb(v.y, b), ldb(v.z, b)}; return r; }

@@ -36,7 +36,7 @@ static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1,
             v3 a = v3_add(v3_ld(l01, blk), l);
             v3 b = v3_add(l, v3_ld(l23, blk));
             vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, blk);
-            const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
+            const int tail = blk_tail(blk);
             if (prev.w)
                 r = q_align(tail ? q_ldb(keep, blk) : q_ld(prev, blk), r);
             if (tail)
@@ -50,7 +50,7 @@ static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1,
         v3 a = v3_add(v3_ld(l01, blk), l);
         v3 b = v3_add(l, v3_ld(l23, blk));
         vq q1 = q_ld(r1, blk);
-        const int tail = PB_LANES > 1 && blk.cnt < PB_LANES;
+        const int tail = blk_tail(blk);
         vq last = q1;
         if (prev.w)
             last = tail ? q_ldb(keep, blk) : q_ld(prev, blk);

@@ -29,19 +29,6 @@ PB_INLINE vf vf_load_part(const float *p, size_t cnt)
     return simde_mm256_blendv_ps(simde_mm256_set1_ps(p[0]), simde_mm256_maskload_ps(p, m),
                                  simde_mm256_castsi256_ps(m));
 }
-/* the same lanes from one whole load ending at p + cnt, moved down by a
- * permutation (the 8 - cnt floats before p must be readable: a tail block
- * after a whole one); cheaper than the masked load and its blend */
-#define PB_HAVE_LOAD_BACK 1
-PB_INLINE vf vf_load_back(const float *p, size_t cnt)
-{
-    static const int32_t t[8][8] = {
-        {0, 0, 0, 0, 0, 0, 0, 0}, {7, 7, 7, 7, 7, 7, 7, 7}, {6, 7, 6, 6, 6, 6, 6, 6},
-        {5, 6, 7, 5, 5, 5, 5, 5}, {4, 5, 6, 7, 4, 4, 4, 4}, {3, 4, 5, 6, 7, 3, 3, 3},
-        {2, 3, 4, 5, 6, 7, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 1}};
-    simde__m256i idx = simde_mm256_loadu_si256((const simde__m256i *)(const void *)t[cnt & 7]);
-    return simde_mm256_permutevar8x32_ps(simde_mm256_loadu_ps(p + cnt - 8), idx);
-}
 /* lane-wise (at most three stores): a masked store (vmaskmovps) is
  * microcoded on AMD Zen, several times a whole block's stores */
 PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
@@ -59,6 +46,25 @@ PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
     }
     if (cnt & 1)
         simde_mm_store_ss(p, h);
+}
+/* the same from the top: lanes lo .. 7 to p + lo .. p + 7 */
+#define PB_HAVE_STORE_HIGH 1
+PB_INLINE void vf_store_high(float *p, vf v, size_t lo)
+{
+    const size_t cnt = 8 - lo;
+    simde__m128 h = simde_mm256_extractf128_ps(v, 1);
+    float *end = p + 8; /* the kept lanes of h end here */
+    if (cnt & 4) {
+        simde_mm_storeu_ps(p + 4, h);
+        h = simde_mm256_castps256_ps128(v);
+        end = p + 4;
+    }
+    if (cnt & 2)
+        simde_mm_storeh_pi((simde__m64 *)(void *)(end - 2), h);
+    if ((cnt & 3) == 1)
+        simde_mm_store_ss(end - 1, simde_mm_shuffle_ps(h, h, SIMDE_MM_SHUFFLE(3, 3, 3, 3)));
+    else if ((cnt & 3) == 3)
+        simde_mm_store_ss(end - 3, simde_mm_shuffle_ps(h, h, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
 }
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm256_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm256_sub_ps(a, b); }

@@ -23,6 +23,8 @@ PB_INLINE void vf_store(float *p, vf v) { simde_mm512_storeu_ps(p, v); }
 #define PB_HAVE_PART 1
 PB_INLINE vf vf_load_part(const float *p, size_t cnt) { return _mm512_mask_loadu_ps(_mm512_set1_ps(p[0]), (__mmask16)((1u << cnt) - 1u), p); }
 PB_INLINE void vf_store_part(float *p, vf v, size_t cnt) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << cnt) - 1u), v); }
+#define PB_HAVE_STORE_HIGH 1
+PB_INLINE void vf_store_high(float *p, vf v, size_t lo) { _mm512_mask_storeu_ps(p, (__mmask16)(0xffffu << lo), v); }
 #endif
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }

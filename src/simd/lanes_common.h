@@ -10,14 +10,14 @@
 
 PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_set(f); }
 
-/* Tails: a layer that defines PB_HAVE_PART has its own vf_load_part /
- * vf_store_part (masked or lane-wise, no stack round trip: a vector load of
- * a buffer just written by narrower stores stalls on store forwarding).
- * Otherwise they go through a small buffer. Unused lanes load as copies of
- * element 0, so they compute what a real element does: zero lanes would
- * send every tail block down the kernels' rare-case paths (zero or tiny
- * angles, opposite quaternions), several times slower. Nothing past cnt
- * elements is read or written. */
+/* Partial blocks (n < PB_LANES: lanes_math.h's blocks): a layer that
+ * defines PB_HAVE_PART has its own vf_load_part / vf_store_part (masked or
+ * lane-wise, no stack round trip: a vector load of a buffer just written by
+ * narrower stores stalls on store forwarding). Otherwise they go through a
+ * small buffer. Unused lanes load as copies of element 0, so they compute
+ * what a real element does: zero lanes would send every tail block down the
+ * kernels' rare-case paths (zero or tiny angles, opposite quaternions),
+ * several times slower. Nothing past cnt elements is read or written. */
 #ifndef PB_HAVE_PART
 /* (cnt < PB_LANES, a power of two: the mask says so to the compiler, whose
  * bounds warning otherwise sees a path with cnt beyond the buffer) */
@@ -34,6 +34,18 @@ PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
     float b[PB_LANES];
     vf_store(b, v);
     memcpy(p, b, (cnt & (PB_LANES - 1)) * sizeof(float));
+}
+#endif
+/* A back tail's store (lanes_math.h): lanes lo .. PB_LANES-1 of v to p + lo
+ * .. p + PB_LANES-1, 0 < lo < PB_LANES. A layer that defines
+ * PB_HAVE_STORE_HIGH has its own; this one goes through a small buffer. */
+#ifndef PB_HAVE_STORE_HIGH
+PB_INLINE void vf_store_high(float *p, vf v, size_t lo)
+{
+    float b[PB_LANES];
+    vf_store(b, v);
+    lo &= PB_LANES - 1;
+    memcpy(p + lo, b + lo, (PB_LANES - lo) * sizeof(float));
 }
 #endif
 

@@ -13,37 +13,47 @@ typedef struct { vf w, x, y, z; } vq;
 typedef struct { vf x, y, z; } v3;
 
 /* -------------------------------------------------------------- blocks */
-/* A block is PB_LANES consecutive elements starting at i, or the cnt < PB_LANES
- * elements of the tail; kernels are written per block and run by PB_BLOCKS,
- * which instantiates the full-block path (cnt constant) and the tail path. */
-typedef struct { size_t i, cnt; } pb_blk;
+/* A block is PB_LANES consecutive elements starting at i; kernels are
+ * written per block and run by PB_BLOCKS, which instantiates the whole-block
+ * path (cnt PB_LANES and lo 0: constants) and the tail's. The elements past
+ * the last whole block, where there is one, run as a whole block ending at n
+ * (the back tail, lo > 0): its lanes 0 .. lo-1 hold elements of the block
+ * before (their inputs, or in place its results), computed and never
+ * stored; lanes lo .. PB_LANES-1 are the tail's, the only ones stored. Every
+ * lane's result comes from its own inputs alone, so those are what a block
+ * of their own gives, and the tail's loads are whole (a masked load costs
+ * twice a whole one on Zen 4, a lane permutation as much). Only n <
+ * PB_LANES takes partial loads (cnt < PB_LANES elements at i = 0, lo 0). */
+typedef struct { size_t i, cnt, lo; } pb_blk;
 
 PB_INLINE vf ld(const float *p, pb_blk b)
 {
     if (PB_LANES == 1 || b.cnt == PB_LANES)
         return vf_load(p + b.i);
-#if defined(PB_HAVE_LOAD_BACK)
-    if (b.i >= PB_LANES) /* a tail after a whole block: the floats before it are the array's */
-        return vf_load_back(p + b.i, b.cnt);
-#endif
     return vf_load_part(p + b.i, b.cnt);
 }
 PB_INLINE void st(float *p, vf v, pb_blk b)
 {
-    if (PB_LANES == 1 || b.cnt == PB_LANES)
+    if (PB_LANES == 1 || (b.cnt == PB_LANES && b.lo == 0))
         vf_store(p + b.i, v);
+    else if (b.cnt == PB_LANES)
+        vf_store_high(p + b.i, v, b.lo);
     else
         vf_store_part(p + b.i, v, b.cnt);
 }
+/* whether blk is a tail (back or partial): its stores are not whole */
+PB_INLINE int blk_tail(pb_blk b) { return PB_LANES > 1 && (b.cnt < PB_LANES || b.lo); }
 #define PB_BLOCKS(n, blk, ...)                                                 \
     do {                                                                       \
         size_t pb_i_ = 0, pb_n_ = (n);                                         \
         for (; pb_i_ + PB_LANES <= pb_n_; pb_i_ += PB_LANES) {                 \
-            const pb_blk blk = {pb_i_, PB_LANES};                              \
+            const pb_blk blk = {pb_i_, PB_LANES, 0};                           \
             __VA_ARGS__;                                                       \
         }                                                                      \
-        if (PB_LANES > 1 && pb_i_ < pb_n_) {                                  \
-            const pb_blk blk = {pb_i_, pb_n_ - pb_i_};                         \
+        if (PB_LANES > 1 && pb_i_ < pb_n_) {                                   \
+            const size_t pb_c_ = pb_n_ - pb_i_;                                \
+            const pb_blk blk = {pb_i_ ? pb_n_ - PB_LANES : 0, pb_i_ ? PB_LANES : pb_c_, \
+                                pb_i_ ? PB_LANES - pb_c_ : 0};                 \
             __VA_ARGS__;                                                       \
         }                                                                      \
     } while (0)

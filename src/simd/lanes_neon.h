@@ -39,6 +39,16 @@ PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
     if (cnt > 2)
         simde_vst1q_lane_f32(p + 2, v, 2);
 }
+/* a back tail's lanes lo .. 3 to p + lo .. p + 3 */
+#define PB_HAVE_STORE_HIGH 1
+PB_INLINE void vf_store_high(float *p, vf v, size_t lo)
+{
+    if (lo < 2)
+        simde_vst1q_lane_f32(p + 1, v, 1);
+    if (lo < 3)
+        simde_vst1q_lane_f32(p + 2, v, 2);
+    simde_vst1q_lane_f32(p + 3, v, 3);
+}
 PB_INLINE vf vf_add(vf a, vf b) { return simde_vaddq_f32(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_vsubq_f32(a, b); }
 PB_INLINE vf vf_mul(vf a, vf b) { return simde_vmulq_f32(a, b); }

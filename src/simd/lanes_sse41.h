@@ -30,6 +30,17 @@ PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
     if (cnt > 2)
         p[2] = simde_mm_cvtss_f32(simde_mm_movehl_ps(v, v));
 }
+/* a back tail's lanes lo .. 3 to p + lo .. p + 3 */
+#define PB_HAVE_STORE_HIGH 1
+PB_INLINE void vf_store_high(float *p, vf v, size_t lo)
+{
+    if (lo < 3)
+        simde_mm_storeh_pi((simde__m64 *)(void *)(p + 2), v);
+    else
+        p[3] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(3, 3, 3, 3)));
+    if (lo == 1)
+        p[1] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
+}
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
 PB_INLINE vf vf_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }
