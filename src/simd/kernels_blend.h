@@ -277,11 +277,30 @@ PB_INLINE blend_sums block_part(const pb_layer_set *bl, size_t i0, size_t i1, si
     }
     return a;
 }
+/* The same with uniform weights (PB_PB_UNIFORM) and raw rotations: the
+ * rotations in a loop of their own, the same sums in the same order. Fewer
+ * values live at once (AVX2 spilled the reference), and a layer's weight is
+ * one broadcast, cheap to take twice. */
+PB_INLINE blend_sums block_part_apart(const pb_layer_set *bl, size_t i0, size_t i1, size_t c,
+                                      unsigned o, pb_cquats rc, vq ref, pb_wscale ws, pb_blk blk)
+{
+    vq r = q_zero();
+    for (size_t i = i0; i < i1; i++) {
+        blend_src s = blended_at(bl, i, c, 0, ws);
+        vq q = q_ld(s.rot, blk);
+        r = q_add_weighted(r, q, vf_xorsign(vf_set(s.w), rc.w ? q_dot(ref, q) : q.w));
+    }
+    blend_sums a = block_part(bl, i0, i1, c, o, 0, rc, ref, ws, blk);
+    a.r = r;
+    return a;
+}
 PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, int raw_rot,
                                 pb_cquats rc, pb_wscale ws, pb_blk blk)
 {
     vq ref = rc.w ? q_ld(rc, blk) : q_identity();
     const size_t k = bl->k;
+    if (raw_rot && (o & PB_PB_UNIFORM) && k <= PB_SUM_BLOCK)
+        return block_part_apart(bl, 0, k, c, o, rc, ref, ws, blk);
     if (k <= PB_SUM_BLOCK) /* one block: the plain sum */
         return block_part(bl, 0, k, c, o, raw_rot, rc, ref, ws, blk);
     blend_sums S = block_part(bl, 0, PB_SUM_BLOCK, c, o, raw_rot, rc, ref, ws, blk);
