@@ -40,10 +40,12 @@
  *   about 3-7 ns for a call with 21 arrays such as pb_quat_hermite when the
  *   outputs come in address order and no input lies among them, array by
  *   array otherwise; dispatch; the last block's latency) and the blocks of
- *   4/8/16 joints (SSE4.1/AVX2/AVX-512), the last one partial. At real
- *   skeleton sizes the cost per joint is within 1.4x that at 1024 joints
- *   from 48 joints up for most kernels (up to 1.6x for vec3) and 1.0-3.5x
- *   at 16-33 joints (measured, every kernel); e.g. pb_quat_catmull_rom with
+ *   4/8/16 joints (SSE4.1/AVX2/AVX-512); joints past the last whole block
+ *   run as a whole block ending at the last joint (partial only below one
+ *   block). At real skeleton sizes the cost per joint is within 1.4x that
+ *   at 1024 joints from 48 joints up for most kernels (up to 1.6x for vec3
+ *   and the raw average) and 0.8-3.2x at 16-33 joints (measured, every
+ *   kernel); e.g. pb_quat_catmull_rom with
  *   velocity on 31 joints takes about 0.21 us on one AVX2 core of an AMD
  *   EPYC (Zen 4), 0.16 us with AVX-512. Calling once per skeleton per frame
  *   is the intended use; several characters in one call (n = characters x
