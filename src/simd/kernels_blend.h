@@ -278,10 +278,10 @@ PB_INLINE blend_sums block_part(const pb_layer_set *bl, size_t i0, size_t i1, si
     return a;
 }
 /* The same with uniform weights (PB_PB_UNIFORM), raw rotations and one
- * block of layers (k <= PB_SUM_BLOCK): the rotations in a loop of their
- * own, the same sums in the same order. Fewer
- * values live at once (AVX2 spilled the reference), and a layer's weight is
- * one broadcast, cheap to take twice. */
+ * block of layers (k <= PB_SUM_BLOCK): the rotations in a loop of their own,
+ * the same sums in the same order. Fewer values live at once (AVX2 spilled
+ * the reference), and a layer's weight is one broadcast, cheap to take
+ * twice. */
 PB_INLINE blend_sums block_part_apart(const pb_layer_set *bl, size_t i0, size_t i1, size_t c,
                                       unsigned o, pb_cquats rc, vq ref, pb_wscale ws, pb_blk blk)
 {

@@ -50,9 +50,10 @@ PB_INLINE int blk_tail(pb_blk b) { return PB_LANES > 1 && (b.cnt < PB_LANES || b
             const pb_blk blk = {pb_i_, PB_LANES, 0};                           \
             __VA_ARGS__;                                                       \
         }                                                                      \
-        if (PB_LANES > 1 && pb_i_ < pb_n_) {                                   \
+        if (PB_LANES > 1 && pb_i_ < pb_n_) { /* the back or partial tail */   \
             const size_t pb_c_ = pb_n_ - pb_i_;                                \
-            const pb_blk blk = {pb_i_ ? pb_n_ - PB_LANES : 0, pb_i_ ? PB_LANES : pb_c_, \
+            const pb_blk blk = {pb_i_ ? pb_n_ - PB_LANES : 0,                  \
+                                pb_i_ ? PB_LANES : pb_c_,                      \
                                 pb_i_ ? PB_LANES - pb_c_ : 0};                 \
             __VA_ARGS__;                                                       \
         }                                                                      \
