@@ -445,6 +445,77 @@ Test(average, sizes_and_tails)
         }
 }
 
+/* an array's n floats copied into a fresh one */
+static pb_quats fq_dup(pb_quats a, size_t n)
+{
+    pb_quats b = fq_alloc(n);
+    memcpy(b.w, a.w, n * sizeof(float));
+    memcpy(b.x, a.x, n * sizeof(float));
+    memcpy(b.y, a.y, n * sizeof(float));
+    memcpy(b.z, a.z, n * sizeof(float));
+    return b;
+}
+/* the first index where a and b differ bitwise, or n */
+static size_t fq_first_diff(pb_quats a, pb_quats b, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (memcmp(&a.w[j], &b.w[j], 4) || memcmp(&a.x[j], &b.x[j], 4) ||
+            memcmp(&a.y[j], &b.y[j], 4) || memcmp(&a.z[j], &b.z[j], 4))
+            return j;
+    return n;
+}
+
+/* Every count 1..40 and 64 + 1..40 (every tail length of every lane width,
+ * as the first block, after whole blocks, and in a second chunk of the
+ * sample-major sums), k = 3 and 20 (20: sums in two compensated blocks,
+ * through the chunk scratch): within the bounds of the double reference,
+ * and in place (out exactly sample 0, or exactly the reference for the _ref
+ * kinds) bitwise the out-of-place result. A
+ * tail after whole blocks loads whole vectors ending at n, whose first
+ * lanes hold the block before's results there, and must store only its own
+ * lanes (and keep its scratch apart from that block's). */
+Test(average, in_place_every_tail)
+{
+    static const size_t ks[] = {3, 20};
+    rng_t r = rng_seed(78);
+    for (int kind = 0; kind < AV_COUNT; kind++)
+        for (size_t ki = 0; ki < 2; ki++)
+            for (size_t n = 1; n <= 104; n++) {
+                if (n > 40 && n <= 64)
+                    continue;
+                const size_t k = ks[ki];
+                av_set d;
+                set_alloc(&d, n, k);
+                gen_weights(&r, k, W_NORM, d.w);
+                gen_data(&r, &d, DATA_NEAR);
+                cr_assert_eq(av_call((av_kind)kind, n, k, pb_cq(d.ref), d.cs, d.w, d.out), PB_OK);
+                av_stats st; /* out of place: against the double reference */
+                memset(&st, 0, sizeof st);
+                check_set((av_kind)kind, &d, &st, "every tail");
+                cr_expect(st.fails == 0 && st.sign_fails == 0, "%s k=%zu n=%zu: %zu failures",
+                          av_name[kind], k, n, st.fails);
+                for (int on_ref = 0; on_ref <= uses_ref((av_kind)kind); on_ref++) {
+                    pb_quats src = on_ref ? d.ref : d.s[0];
+                    pb_quats io = fq_dup(src, n);
+                    pb_cquats cs[MAXK];
+                    memcpy(cs, d.cs, k * sizeof cs[0]);
+                    pb_cquats ref = pb_cq(d.ref);
+                    if (on_ref)
+                        ref = pb_cq(io);
+                    else
+                        cs[0] = pb_cq(io);
+                    cr_assert_eq(av_call((av_kind)kind, n, k, ref, cs, d.w, io), PB_OK);
+                    size_t bad = fq_first_diff(io, d.out, n);
+                    cr_expect(bad == n,
+                              "%s k=%zu n=%zu in place on the %s: element %zu differs from "
+                              "out of place",
+                              av_name[kind], k, n, on_ref ? "reference" : "first sample", bad);
+                    fq_free(io);
+                }
+                set_free(&d);
+            }
+}
+
 /* ---- properties --------------------------------------------------------------- */
 
 static double angle_out(pb_quats a, pb_quats b, size_t j)
