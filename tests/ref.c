@@ -256,6 +256,27 @@ void fv_fill_nan(pb_vec3s v, size_t n)
 {
     for (size_t i = 0; i < n; i++) v.x[i] = v.y[i] = v.z[i] = NAN;
 }
+pb_quats fq_dup(pb_quats q, size_t n)
+{
+    pb_quats c = fq_alloc(n);
+    memcpy(c.w, q.w, n * sizeof(float));
+    memcpy(c.x, q.x, n * sizeof(float));
+    memcpy(c.y, q.y, n * sizeof(float));
+    memcpy(c.z, q.z, n * sizeof(float));
+    return c;
+}
+int fq_same_at(pb_quats a, pb_quats b, size_t i)
+{
+    return !memcmp(&a.w[i], &b.w[i], 4) && !memcmp(&a.x[i], &b.x[i], 4) &&
+           !memcmp(&a.y[i], &b.y[i], 4) && !memcmp(&a.z[i], &b.z[i], 4);
+}
+size_t fq_first_diff(pb_quats a, pb_quats b, size_t n)
+{
+    size_t i = 0;
+    while (i < n && fq_same_at(a, b, i))
+        i++;
+    return i;
+}
 
 /* ---- reference algorithms ------------------------------------------------- */
 

@@ -107,6 +107,11 @@ rv3 fcv_get(pb_cvec3s v, size_t i);
 /* fills a batch with float quaternions (NaN) so untouched outputs are visible */
 void fq_fill_nan(pb_quats q, size_t n);
 void fv_fill_nan(pb_vec3s v, size_t n);
+pb_quats fq_dup(pb_quats q, size_t n); /* a fresh copy of q's n elements */
+/* whether element i of a and b is the same bit for bit (NaN payloads, -0) */
+int fq_same_at(pb_quats a, pb_quats b, size_t i);
+/* the first element of n where a and b differ bit for bit, or n */
+size_t fq_first_diff(pb_quats a, pb_quats b, size_t n);
 
 /* ---- reference algorithms (double) ------------------------------------- */
 /* Offset-form Hermite basis: w = (w1, w2, w3), q = (q1, q2, q3) = derivatives. */

@@ -445,35 +445,15 @@ Test(average, sizes_and_tails)
         }
 }
 
-/* an array's n floats copied into a fresh one */
-static pb_quats fq_dup(pb_quats a, size_t n)
-{
-    pb_quats b = fq_alloc(n);
-    memcpy(b.w, a.w, n * sizeof(float));
-    memcpy(b.x, a.x, n * sizeof(float));
-    memcpy(b.y, a.y, n * sizeof(float));
-    memcpy(b.z, a.z, n * sizeof(float));
-    return b;
-}
-/* the first index where a and b differ bitwise, or n */
-static size_t fq_first_diff(pb_quats a, pb_quats b, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        if (memcmp(&a.w[j], &b.w[j], 4) || memcmp(&a.x[j], &b.x[j], 4) ||
-            memcmp(&a.y[j], &b.y[j], 4) || memcmp(&a.z[j], &b.z[j], 4))
-            return j;
-    return n;
-}
-
 /* Every count 1..40 and 64 + 1..40 (every tail length of every lane width,
  * as the first block, after whole blocks, and in a second chunk of the
  * sample-major sums), k = 3 and 20 (20: sums in two compensated blocks,
  * through the chunk scratch): within the bounds of the double reference,
  * and in place (out exactly sample 0, or exactly the reference for the _ref
- * kinds) bitwise the out-of-place result. A
- * tail after whole blocks loads whole vectors ending at n, whose first
- * lanes hold the block before's results there, and must store only its own
- * lanes (and keep its scratch apart from that block's). */
+ * kinds) bitwise the out-of-place result. A tail after whole blocks loads
+ * whole vectors ending at n, whose first lanes hold the block before's
+ * results there, and must store only its own lanes (and keep its scratch
+ * apart from that block's). */
 Test(average, in_place_every_tail)
 {
     static const size_t ks[] = {3, 20};

@@ -507,11 +507,7 @@ Test(primitives, mul_in_place_every_tail)
         }
         cr_assert_eq(pb_quat_mul(n, pb_cq(a), pb_cq(b), want), PB_OK);
         cr_assert_eq(pb_quat_mul(n, pb_cq(a), pb_cq(b), a), PB_OK);
-        size_t bad = n;
-        for (size_t i = n; i-- > 0;)
-            if (memcmp(&a.w[i], &want.w[i], 4) || memcmp(&a.x[i], &want.x[i], 4) ||
-                memcmp(&a.y[i], &want.y[i], 4) || memcmp(&a.z[i], &want.z[i], 4))
-                bad = i;
+        size_t bad = fq_first_diff(a, want, n);
         cr_expect(bad == n, "mul in place, n = %zu: element %zu differs from out of place", n, bad);
         fq_free(a);
         fq_free(b);

@@ -15,8 +15,8 @@ PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_se
  * lane-wise, no stack round trip: a vector load of a buffer just written by
  * narrower stores stalls on store forwarding). Otherwise they go through a
  * small buffer. Unused lanes load as copies of element 0, so they compute
- * what a real element does: zero lanes would send every tail block down the
- * kernels' rare-case paths (zero or tiny angles, opposite quaternions),
+ * what a real element does: zero lanes would send every partial block down
+ * the kernels' rare-case paths (zero or tiny angles, opposite quaternions),
  * several times slower. Nothing past cnt elements is read or written. */
 #ifndef PB_HAVE_PART
 /* (cnt < PB_LANES, a power of two: the mask says so to the compiler, whose
