@@ -181,8 +181,9 @@ PB_API int pb_backend_emulated(pb_backend backend);
  * 8-lane (its AVX2) kernels: a partial 16-lane block costs a whole one
  * there, and one whole block plus a partial one cost more than three 8-lane
  * blocks (measured 1-22% at 24 joints); pb_pose_blend_layers, whose 16-lane
- * kernel wins from 17 up there, only batches of 1-8. Results as from any
- * backend. */
+ * kernel wins from 17 up there, only batches of 1-8; pb_quat_nlerp, whose
+ * one whole 16-lane block loses to two 8-lane ones there, 16 as well.
+ * Results as from any backend. */
 PB_API int pb_backend_lanes(pb_backend backend);
 /* Makes every later call use this backend, process-wide. Errors: PB_ERR_ARG
  * (out of range), PB_ERR_UNSUPPORTED (not built in or not supported by this

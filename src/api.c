@@ -339,7 +339,7 @@ pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned fl
     pb_status st = two_q_check(n, &a, &b, &out);
     if (st != PB_OK)
         return st;
-    K(n)->quat_nlerp(n, t, a, b, flags, out);
+    pb_kernels_for_nlerp(n)->quat_nlerp(n, t, a, b, flags, out);
     return PB_OK;
 }
 

@@ -188,19 +188,21 @@ pb_backend pb_backend_active(void)
 }
 
 /* the active backend's table, or its narrow companion for n below `below`
- * with n % 16 in 1..8 (1..8, and 17..24 when below is 32) */
-static const pb_kernels *kernels_for(size_t n, size_t below)
+ * with n % 16 in 1..8 (1..8, and 17..24 when below is 32), and with whole
+ * set for n = 16 too */
+static const pb_kernels *kernels_for(size_t n, size_t below, int whole)
 {
     if (!atomic_load_explicit(&ready, memory_order_acquire))
         pthread_once(&resolve_once, resolve);
     int b = atomic_load_explicit(&active_backend, memory_order_relaxed);
     /* n % 16 in 1..8, at most one whole block before it */
-    if (narrow[b] && n < below && (n & 15) - 1 < 8)
+    if (narrow[b] && n < below && ((n & 15) - 1 < 8 || (whole && n == 16)))
         return narrow[b];
     return tables[b];
 }
-const pb_kernels *pb_kernels_for(size_t n) { return kernels_for(n, 32); }
-const pb_kernels *pb_kernels_for_blend(size_t n) { return kernels_for(n, 16); }
+const pb_kernels *pb_kernels_for(size_t n) { return kernels_for(n, 32, 0); }
+const pb_kernels *pb_kernels_for_blend(size_t n) { return kernels_for(n, 16, 0); }
+const pb_kernels *pb_kernels_for_nlerp(size_t n) { return kernels_for(n, 32, 1); }
 
 pb_status pb_backend_init_status(void)
 {

@@ -187,5 +187,13 @@ const pb_kernels *pb_kernels_for(size_t n);
  * 17 elements up (measured per call: 0.91-0.93x of the 8-lane kernel's time
  * at 18 and 22 joints, level at 24): the 256-bit one for n = 1..8 only */
 const pb_kernels *pb_kernels_for_blend(size_t n);
+/* the same for pb_quat_nlerp, whose one whole 16-lane block there loses
+ * to two whole 8-lane ones (16 elements: 1.08x of the 8-lane kernel's time,
+ * medians of 9 interleaved bench rounds, 1.04-1.30x in each; with this rule
+ * nlerp/avx512/16 took 29.9-30.9 ns against 32.5-33.7 before, 7 interleaved
+ * rounds): the 256-bit one for n = 1..8, 16 and 17..24. At 9..15 it stays
+ * 16-lane: there the 8-lane pair's second block is a back tail, and a
+ * per-call probe had it level to 1.10x slower at 9..15. */
+const pb_kernels *pb_kernels_for_nlerp(size_t n);
 
 #endif
