@@ -292,7 +292,9 @@ PB_API pb_status pb_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1
 /* Scale Hermite in log space (the text's scale_hermite), per axis:
  * u = w1 ln(s1/s0) + w2 v0 + w3 v1, scale = exp(u) s0, svel = u'(x).
  * Scales must be positive: a zero or negative component gives NaN (or 0/Inf
- * from the log) in that component only. */
+ * from the log) in that component only. ln(a/b) of neighbouring scales
+ * within a factor sqrt 2 is formed as 2 atanh((a - b)/(a + b)), with no
+ * rounded ratio (to an ulp of the log however near 1). */
 PB_API pb_status pb_scale_hermite(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s v0,
                                   pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel);
 /* Scale Catmull-Rom in log space (the text's scale_catmull_rom) between s1 and
@@ -605,9 +607,11 @@ typedef enum pb_blend_method {
  * magnitude L carries about an ulp of L, so tiny or huge scales (1e-30:
  * |ln| = 69) lose relative accuracy in proportion (measured at most 0.8 of
  * the bound, magnitudes 1 to 1e-30, k up to 1000; 1.8e-7 where L < 1).
- * s_i / ref.scale is formed as s_i * (1 / ref.scale), so a denormal
- * ref.scale component, whose reciprocal overflows, gives Inf or NaN in that
- * component. */
+ * ln(s_i / ref.scale) is formed as 2 atanh((s_i - ref.scale) / (s_i +
+ * ref.scale)) where the ratio lies within a factor sqrt 2 (no rounded
+ * ratio: to an ulp of the log however near 1), else as ln of the rounded
+ * ratio, which overflows (Inf or NaN in that component) only for ratios
+ * beyond float range, as a scale of 1 over a denormal ref.scale. */
 PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
                                const pb_cvec3s *scale, const float *weights,
                                pb_blend_method method, const pb_cpose *ref, const pb_pose *out);

@@ -1196,6 +1196,65 @@ Test(interp, scale_hermite_wide) { scale_test(0, 1, 224); }
 Test(interp, scale_catmull_rom_realistic) { scale_test(1, 0, 225); }
 Test(interp, scale_catmull_rom_wide) { scale_test(1, 1, 226); }
 
+/* Neighbouring keys a few ulps apart (1..64, either way, per component;
+ * every 7th element one component exactly equal, svel exactly 0): the
+ * log-scale velocity of pb_scale_hermite at x = 1/2 with zero tangents is
+ * 1.5 ln(s1 / s0), which must come out within 1e-6 of itself (the header:
+ * ln(a/b) to an ulp of the log however near 1; the log of the rounded ratio
+ * erred up to half of it at one ulp apart), and the scale within 2e-6;
+ * every 11th element a pair whose sum overflows (3e38, 2.4e38: the log of
+ * their ratio, not the atanh form's 0). Every joint count 1..40, 71, 150. */
+Test(interp, scale_velocity_of_keys_ulps_apart)
+{
+    rng_t r = rng_seed(227);
+    const size_t N = 150;
+    pb_vec3s s0 = fv_alloc(N), s1 = fv_alloc(N), z = fv_alloc(N), scl = fv_alloc(N),
+             svel = fv_alloc(N);
+    float *a[3] = {s0.x, s0.y, s0.z}, *b[3] = {s1.x, s1.y, s1.z};
+    for (size_t i = 0; i < N; i++) {
+        fv_set(z, i, rv3_make(0, 0, 0));
+        for (int c = 0; c < 3; c++) {
+            float x = (float)rng_logrange(&r, 1e-2, 1e2), y = x;
+            int steps = 1 + (int)(rng_uniform(&r) * 64.0), up = rng_uniform(&r) < 0.5;
+            for (int k = 0; k < steps && !(i % 7 == 0 && c == (int)(i % 3)); k++)
+                y = nextafterf(y, up ? INFINITY : 0.0f);
+            a[c][i] = x;
+            b[c][i] = y;
+        }
+        if (i % 11 == 4) { /* a sum beyond float range: not the atanh form */
+            a[1][i] = 3.0e38f;
+            b[1][i] = 2.4e38f;
+        }
+    }
+    size_t bad = 0;
+    double worst = 0;
+    for (size_t n = 1; n <= N; n = n < 40 ? n + 1 : n == 40 ? 71 : n == 71 ? N : N + 1) {
+        cr_assert_eq(pb_scale_hermite(n, 0.5f, pb_cv(s0), pb_cv(s1), pb_cv(z), pb_cv(z), scl, svel),
+                     PB_OK);
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < 3; c++) {
+                double l = log((double)b[c][i] / (double)a[c][i]), want = 1.5 * l;
+                double got = (c == 0 ? svel.x : c == 1 ? svel.y : svel.z)[i];
+                double sc = (c == 0 ? scl.x : c == 1 ? scl.y : scl.z)[i];
+                double sw = (double)a[c][i] * exp(0.5 * l);
+                double e = want == 0 ? fabs(got) : fabs(got - want) / fabs(want);
+                if (e > worst)
+                    worst = e;
+                if (!(e <= 1e-6 && fabs(sc - sw) <= 2e-6 * sw) && bad++ < 12)
+                    cr_expect(0, "n=%zu i=%zu axis %d: s0 %.9g s1 %.9g svel %.9g want %.9g (rel %.3g) scale %.9g want %.9g",
+                              n, i, c, (double)a[c][i], (double)b[c][i], got, want, e, sc, sw);
+            }
+    }
+    if (getenv("POSEBATCH_TEST_VERBOSE"))
+        fprintf(stderr, "{stats} scale velocity, keys ulps apart: max rel err %.3g\n", worst);
+    cr_expect(bad == 0, "%zu elements off", bad);
+    fv_free(s0);
+    fv_free(s1);
+    fv_free(z);
+    fv_free(scl);
+    fv_free(svel);
+}
+
 Test(interp, scale_nonpositive_component_only_affects_that_component)
 {
     float s0x[3] = {0.0f, -1.0f, 2.0f}, s0y[3] = {1.5f, 1.5f, 1.5f}, s0z[3] = {2, 2, 2};

@@ -327,11 +327,6 @@ static void k_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_c
 
 /* ---------------------------------------------------------- scale cubics */
 
-PB_INLINE v3 v3_ln_ratio(v3 a, v3 b) /* ln(a / b) */
-{
-    v3 q = {vf_div(a.x, b.x), vf_div(a.y, b.y), vf_div(a.z, b.z)};
-    return v3_ln(q);
-}
 PB_INLINE v3 v3_exp(v3 a)
 {
     v3 r = {vf_exp(a.x), vf_exp(a.y), vf_exp(a.z)};
@@ -790,9 +785,7 @@ PB_INLINE void b_vec3_blend_linear(size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
     v3_st(out, ref.x ? v3_add(S, r) : S, blk);
 }
 /* Scales sample-major (PB_SAMPLE_MAJOR), so that the logs of neighbouring
- * blocks overlap. s_i / ref is formed as s_i (1 / ref): one division per
- * joint instead of one per sample; the extra rounding (an ulp of the ratio)
- * is far inside the scale accuracy. */
+ * blocks overlap; ln(s_i / ref) as v3_ln_ratio (no rounded ratio). */
 static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                          int log_space, pb_vec3s out)
 {
@@ -800,21 +793,13 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
         PB_BLOCKS(n, blk, b_vec3_blend_linear(k, ref, s, w, out, blk));
         return;
     }
-    float buf[12][PB_CHUNK];
-    pb_vec3s acc = {buf[0], buf[1], buf[2]}, inv = {buf[3], buf[4], buf[5]};
-    pb_vec3s S = {buf[6], buf[7], buf[8]}, C = {buf[9], buf[10], buf[11]};
-    vf one = vf_set(1.0f);
-    /* PREP: the chunk's reference and its reciprocal */
+    float buf[9][PB_CHUNK];
+    pb_vec3s acc = {buf[0], buf[1], buf[2]};
+    pb_vec3s S = {buf[3], buf[4], buf[5]}, C = {buf[6], buf[7], buf[8]};
     PB_SAMPLE_MAJOR(n, k, w,
-        pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref;
-        if (ref.x)
-            PB_BLOCKS(m, blk, {
-                v3 r = v3_ld(rc, blk);
-                v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
-                v3_stb(inv, ir, blk);
-            }), {
+        pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref;, {
             v3 p = v3_ld(cv3_offset(s[i], c), blk);
-            v3 d = v3_ln(rc.x ? v3_mul(p, v3_ldb(inv, blk)) : p);
+            v3 d = rc.x ? v3_ln_ratio(p, v3_ld(rc, blk)) : v3_ln(p);
             v3_sum_step(acc, S, C, d, wi, i, k, blk);
         }, {
             v3 e = v3_exp(v3_sum_total(acc, S, C, k, blk));

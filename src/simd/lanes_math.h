@@ -260,14 +260,10 @@ PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, 1.0f, 1); }
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
 #define PB_LN2_LO 1.428606765330187e-06f
 
-/* ln m of m in [sqrt(1/2), sqrt 2): 2 atanh(s), s = (m - 1)/(m + 1) with
- * |s| <= 0.1716, as the series to s^9 (remainder below 8e-10). m - 1 is
- * exact (Sterbenz); m + 1 is formed from m, not from m - 1, to keep it off
- * the subtraction's latency. */
-PB_INLINE vf ln_mant(vf m)
+/* 2 atanh(s) for |s| <= 3 - 2 sqrt 2 = 0.1716 (m in [sqrt(1/2), sqrt 2) for
+ * s = (m - 1)/(m + 1)), as the series to s^9 (remainder below 8e-10) */
+PB_INLINE vf atanh2_series(vf s)
 {
-    vf one = vf_set(1.0f);
-    vf s = vf_div(vf_sub(m, one), vf_add(m, one));
     vf z = vf_mul(s, s);
     vf p = vf_set(1.0f / 9.0f);
     p = hs(p, z, 1.0f / 7.0f);
@@ -275,6 +271,14 @@ PB_INLINE vf ln_mant(vf m)
     p = hs(p, z, 1.0f / 3.0f);
     vf s2 = vf_add(s, s);
     return vf_fma(vf_mul(s2, z), p, s2);
+}
+/* ln m of m in [sqrt(1/2), sqrt 2): 2 atanh(s), s = (m - 1)/(m + 1). m - 1
+ * is exact (Sterbenz); m + 1 is formed from m, not from m - 1, to keep it
+ * off the subtraction's latency. */
+PB_INLINE vf ln_mant(vf m)
+{
+    vf one = vf_set(1.0f);
+    return atanh2_series(vf_div(vf_sub(m, one), vf_add(m, one)));
 }
 /* For normal x > 0: x = m 2^e with m in [sqrt(1/2), sqrt 2), returns ln m and
  * sets *e. Integer arithmetic on the bits: adding 1's bits less sqrt(1/2)'s
@@ -343,6 +347,38 @@ PB_INLINE v3 v3_ln(v3 a)
     }
     v3 r = {vf_ln(a.x), vf_ln(a.y), vf_ln(a.z)};
     return r;
+}
+
+/* ln(a / b) per component: where the ratio lies in [sqrt(1/2), sqrt 2) (the
+ * usual case of neighbouring keys' or layers' scales) and a + b is finite,
+ * 2 atanh((a - b)/(a + b)), one division and no rounded ratio (a - b exact;
+ * a ratio 1 + 2^-23 gives its log to an ulp of it, where ln of the rounded
+ * ratio erred up to half of it); anything else (NaN, Inf, 0, signs that
+ * differ, ratios further apart) as vf_ln(a / b). Each lane's result is its
+ * own, whatever the other lanes hold (a block with any other lane computes
+ * both and selects). Equal a and b give +-0. */
+PB_INLINE vm ln_ratio_near(vf t, vf d)
+{
+    return vm_and(vm_lt(vf_abs(t), vf_set(0.171572875f)), vm_lt(vf_abs(d), vf_set(HUGE_VALF)));
+}
+PB_INLINE v3 v3_ln_ratio(v3 a, v3 b)
+{
+    v3 d = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)};
+    v3 t = {vf_div(vf_sub(a.x, b.x), d.x), vf_div(vf_sub(a.y, b.y), d.y),
+            vf_div(vf_sub(a.z, b.z), d.z)};
+    /* all near, with max over the components (which may drop a NaN: with
+     * every a + b finite, t is NaN only where a or b is, or a = b = 0, and
+     * its series gives NaN, as ln(a / b) does; where a + b is NaN, so is t) */
+    vm ok = vm_and(vm_lt(vf_max(vf_abs(t.x), vf_max(vf_abs(t.y), vf_abs(t.z))), vf_set(0.171572875f)),
+                   vm_lt(vf_max(vf_abs(d.x), vf_max(vf_abs(d.y), vf_abs(d.z))), vf_set(HUGE_VALF)));
+    v3 r = {atanh2_series(t.x), atanh2_series(t.y), atanh2_series(t.z)};
+    if (vm_all(ok))
+        return r;
+    v3 q = {vf_div(a.x, b.x), vf_div(a.y, b.y), vf_div(a.z, b.z)};
+    v3 l = v3_ln(q);
+    v3 m = {vf_sel(ln_ratio_near(t.x, d.x), r.x, l.x), vf_sel(ln_ratio_near(t.y, d.y), r.y, l.y),
+            vf_sel(ln_ratio_near(t.z, d.z), r.z, l.z)};
+    return m;
 }
 
 /* e^r for |r| <= ln2/2: Taylor to r^7 (remainder below 6e-9 relative) */
