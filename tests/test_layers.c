@@ -579,9 +579,8 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
  * w ln 1 are NaN there, and so must be the result), with no joint weights,
  * all one, masks (zeros: the reference where every layer is masked), any,
  * and some NaN or infinite; reference scales include values
- * whose reciprocal does not bring them back to 1 exactly (s (1 / s) is not
- * 1 for 3 or 0.7: the logs of equal scales must be 0 however they are
- * formed); k 3 and 20, every joint count 1..40, 71, 150.
+ * whose reciprocal does not bring them back to 1 exactly (those joints take
+ * the logarithms either way); k 3 and 20, every joint count 1..40, 71, 150.
  * Without a reference scale and with positive finite weights the scale
  * is 1. */
 Test(layers, unit_scales_as_any_scales, .timeout = 120)

@@ -68,7 +68,7 @@ PB_INLINE vf src_weight(const blend_src *s, pb_blk blk)
 /* The chunk's running sums (scratch, PB_CHUNK floats per component). */
 typedef struct {
     pb_quats rot; /* raw: the quaternion sum; log: x, y, z hold the log sum */
-    pb_vec3s scale;
+    pb_vec3s scale, sinv;
     pb_vec3s rs, rc, ss, sc; /* compensated block sums of the logs (as k_average_log) */
 } blend_acc;
 
@@ -89,7 +89,7 @@ PB_INLINE void scale_step(const blend_src *s, size_t i, size_t k, pb_cvec3s sr, 
                           pb_blk blk)
 {
     v3 sc = v3_ld(s->scale, blk);
-    sc = sr.x ? v3_ln_ratio(sc, v3_ld(sr, blk)) : v3_ln(sc);
+    sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
     v3_sum_step(a->scale, a->ss, a->sc, sc, src_weight(s, blk), i, k, blk);
 }
 
@@ -105,31 +105,24 @@ static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t 
     }
 }
 
-/* lanes where a equals b, where a is (1, 1, 1) exactly, where w is finite
- * (w 0 = 0), and where all three of a are finite and not 0 */
-PB_INLINE vm v3_eq(v3 a, v3 b)
+/* lanes where a is (1, 1, 1) exactly, and where w is finite (w 0 = 0) */
+PB_INLINE vm v3_is_one(v3 a)
 {
-    return vm_and(vm_eq(a.x, b.x), vm_and(vm_eq(a.y, b.y), vm_eq(a.z, b.z)));
+    vf one = vf_set(1.0f);
+    return vm_and(vm_eq(a.x, one), vm_and(vm_eq(a.y, one), vm_eq(a.z, one)));
 }
-PB_INLINE vm v3_is_one(v3 a) { return v3_eq(a, v3_splat(1.0f)); }
 PB_INLINE vm vf_finite(vf w) { return vm_eq(vf_mul(w, vf_zero()), vf_zero()); }
-PB_INLINE vm v3_finite_nonzero(v3 a)
-{
-    vm z = vm_or(vm_eq(a.x, vf_zero()), vm_or(vm_eq(a.y, vf_zero()), vm_eq(a.z, vf_zero())));
-    return vm_andnot(vm_and(vf_finite(a.x), vm_and(vf_finite(a.y), vf_finite(a.z))), z);
-}
 
 /* Whether every blended layer's scale over the chunk is exactly the
- * reference's (1 without a reference; the reference finite and not 0), with
- * a finite weight (times the joint weight, as src_weight forms it): then
- * each term scale_step forms is w_i ln(s_i / ref) = 0 (v3_ln_ratio gives
- * +-0 for equal scales, ln 1 is +0), and the blended scale comes out as
- * exp(0) = 1 times the reference, whatever T (a masked joint's too), which
- * the finish takes directly (bit-identical). The common case of real rigs,
- * whose scales are mostly 1 in every pose; the test stops at the first
- * block that fails it. */
+ * reference's (ratio 1 as scale_step forms it; 1 itself without a
+ * reference) with a finite weight (times the joint weight, as src_weight
+ * forms it): then each log-space term w ln 1 is 0 exactly, and the blended
+ * scale comes out as exp(0) = 1 times the reference, whatever T (a masked
+ * joint's too), which the finish takes directly (bit-identical). The common
+ * case of real rigs, whose scales are mostly 1 in every pose; the test stops
+ * at the first block that fails it. */
 static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, unsigned o, pb_cvec3s sr,
-                       pb_wscale ws)
+                       const blend_acc *a, pb_wscale ws)
 {
     int unit = 1;
     for (size_t i = 0; i < bl->k && unit; i++) {
@@ -137,14 +130,9 @@ static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, unsigned o, p
         PB_BLOCKS(m, blk, {
             if (unit) {
                 v3 sc = v3_ld(s.scale, blk);
-                vm ok = vf_finite(src_weight(&s, blk));
-                if (sr.x) {
-                    v3 r = v3_ld(sr, blk);
-                    ok = vm_and(ok, vm_and(v3_eq(sc, r), v3_finite_nonzero(r)));
-                } else {
-                    ok = vm_and(ok, v3_is_one(sc));
-                }
-                unit = vm_all(ok);
+                if (sr.x)
+                    sc = v3_mul(sc, v3_ldb(a->sinv, blk));
+                unit = vm_all(vm_and(vf_finite(src_weight(&s, blk)), v3_is_one(sc)));
             }
         });
     }
@@ -336,9 +324,10 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                                const pb_pose *out)
 {
     const vf inv_u = vf_set(1.0f / tu);
-    float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], cbuf[12][PB_CHUNK];
+    float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK], cbuf[12][PB_CHUNK];
     const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
                          {sbuf[0], sbuf[1], sbuf[2]},
+                         {ibuf[0], ibuf[1], ibuf[2]},
                          {cbuf[0], cbuf[1], cbuf[2]},
                          {cbuf[3], cbuf[4], cbuf[5]},
                          {cbuf[6], cbuf[7], cbuf[8]},
@@ -360,7 +349,14 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
             }
         int unit_s = 0;
         if (log_scale) {
-            unit_s = scales_unit(bl, c, m, o, sr, ws);
+            if (sr.x) /* one division per joint, as k_vec3_blend */
+                PB_BLOCKS(m, blk, {
+                    v3 r = v3_ld(sr, blk);
+                    vf one = vf_set(1.0f);
+                    v3 ir = {vf_div(one, r.x), vf_div(one, r.y), vf_div(one, r.z)};
+                    v3_stb(a.sinv, ir, blk);
+                });
+            unit_s = scales_unit(bl, c, m, o, sr, &a, ws);
             if (!unit_s)
                 scale_pass(bl, c, m, sr, &a, ws);
         }
