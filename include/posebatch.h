@@ -685,9 +685,9 @@ typedef struct pb_blend_desc {
  * its time with other scales. Cost, measured: 4 layers of
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
  * about 0.14 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.12 us on
- * AVX-512 (raw_ref with log-space scales: 0.33 and 0.24 us), of which the
- * argument checks are about 20 ns; the cost per joint there is 1.45x (AVX2)
- * and 1.75x (AVX-512) that at 1024 joints, and within 1.15x / 1.26x of it
+ * AVX-512 (raw_ref with log-space scales: 0.32 and 0.26 us), of which the
+ * argument checks are about 20 ns; the cost per joint there is 1.41x (AVX2)
+ * and 1.81x (AVX-512) that at 1024 joints, and within 1.15x / 1.27x of it
  * from 48 joints up (the README's comparison with ozz-animation, medians of
  * 7 rounds): one call per character per frame is the intended use, and
  * per-joint weights let several characters share one call. */
