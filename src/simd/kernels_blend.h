@@ -83,8 +83,10 @@ PB_INLINE void log_step(const blend_src *s, size_t i, size_t k, pb_cquats rc, co
         q = q_inv_mul(q_ld(rc, blk), q);
     v3_sum_step(lacc, a->rs, a->rc, q_log_abs(q), src_weight(s, blk), i, k, blk);
 }
-/* one blended layer's log-space scale term added to the chunk's sums (as
- * k_vec3_blend's log space) */
+/* one blended layer's log-space scale term added to the chunk's sums, the
+ * ratio to the reference as s (1 / ref) (k_vec3_blend forms ln(s / ref) by
+ * v3_ln_ratio instead; here that made the unit-scale path slower, see
+ * scales_unit) */
 PB_INLINE void scale_step(const blend_src *s, size_t i, size_t k, pb_cvec3s sr, const blend_acc *a,
                           pb_blk blk)
 {
@@ -349,7 +351,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
             }
         int unit_s = 0;
         if (log_scale) {
-            if (sr.x) /* one division per joint, as k_vec3_blend */
+            if (sr.x) /* one division per joint: the reference's reciprocal */
                 PB_BLOCKS(m, blk, {
                     v3 r = v3_ld(sr, blk);
                     vf one = vf_set(1.0f);

@@ -260,8 +260,10 @@ PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, 1.0f, 1); }
 #define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
 #define PB_LN2_LO 1.428606765330187e-06f
 
-/* 2 atanh(s) for |s| <= 3 - 2 sqrt 2 = 0.1716 (m in [sqrt(1/2), sqrt 2) for
- * s = (m - 1)/(m + 1)), as the series to s^9 (remainder below 8e-10) */
+/* 2 atanh(s) for |s| <= 3 - 2 sqrt 2 = 0.1716 (PB_ATANH2_MAX; m in
+ * [sqrt(1/2), sqrt 2) for s = (m - 1)/(m + 1)), as the series to s^9
+ * (remainder below 8e-10) */
+#define PB_ATANH2_MAX 0.171572875f
 PB_INLINE vf atanh2_series(vf s)
 {
     vf z = vf_mul(s, s);
@@ -353,13 +355,13 @@ PB_INLINE v3 v3_ln(v3 a)
  * usual case of neighbouring keys' or layers' scales) and a + b is finite,
  * 2 atanh((a - b)/(a + b)), one division and no rounded ratio (a - b exact;
  * a ratio 1 + 2^-23 gives its log to an ulp of it, where ln of the rounded
- * ratio erred up to half of it); anything else (NaN, Inf, 0, signs that
+ * ratio erred by up to 65% of it for keys 1-64 ulps apart); anything else (NaN, Inf, 0, signs that
  * differ, ratios further apart) as vf_ln(a / b). Each lane's result is its
  * own, whatever the other lanes hold (a block with any other lane computes
  * both and selects). Equal a and b give +-0. */
 PB_INLINE vm ln_ratio_near(vf t, vf d)
 {
-    return vm_and(vm_lt(vf_abs(t), vf_set(0.171572875f)), vm_lt(vf_abs(d), vf_set(HUGE_VALF)));
+    return vm_and(vm_lt(vf_abs(t), vf_set(PB_ATANH2_MAX)), vm_lt(vf_abs(d), vf_set(HUGE_VALF)));
 }
 PB_INLINE v3 v3_ln_ratio(v3 a, v3 b)
 {
@@ -369,7 +371,7 @@ PB_INLINE v3 v3_ln_ratio(v3 a, v3 b)
     /* all near, with max over the components (which may drop a NaN: with
      * every a + b finite, t is NaN only where a or b is, or a = b = 0, and
      * its series gives NaN, as ln(a / b) does; where a + b is NaN, so is t) */
-    vm ok = vm_and(vm_lt(vf_max(vf_abs(t.x), vf_max(vf_abs(t.y), vf_abs(t.z))), vf_set(0.171572875f)),
+    vm ok = vm_and(vm_lt(vf_max(vf_abs(t.x), vf_max(vf_abs(t.y), vf_abs(t.z))), vf_set(PB_ATANH2_MAX)),
                    vm_lt(vf_max(vf_abs(d.x), vf_max(vf_abs(d.y), vf_abs(d.z))), vf_set(HUGE_VALF)));
     v3 r = {atanh2_series(t.x), atanh2_series(t.y), atanh2_series(t.z)};
     if (vm_all(ok))
