@@ -17,13 +17,18 @@ typedef uint64_t pb_u64x4 __attribute__((vector_size(32)));
  * bytes - 1 (the outputs' hull [lo, hi), every array `bytes` long, hi below
  * 2^62: the caller's condition; "sign" below is bit 63, the words taken as
  * two's complement): the array meets the hull iff 0 <= x < b, i.e. x's sign
- * clear and x - b's set; u | (u - 1) has its sign set iff u is NULL or at or
- * above 2^63 (lanes where nul is set). A lane's sign marks it. */
-PB_INLINE pb_u64x4 glance_bad(pb_u64x4 u, pb_u64x4 a, pb_u64x4 b, pb_u64x4 nul)
+ * clear and x - b's set, where x - b = u - hi (h = a + b: off x's latency);
+ * u - 1 has its sign set iff u is NULL or above 2^63 (lanes where nul is
+ * set). A lane's sign marks it. */
+PB_INLINE pb_u64x4 glance_meet(pb_u64x4 u, pb_u64x4 a, pb_u64x4 h) { return ~(u - a) & (u - h); }
+PB_INLINE pb_u64x4 glance_null(pb_u64x4 u)
 {
     const pb_u64x4 one = {1, 1, 1, 1};
-    pb_u64x4 x = u - a;
-    return (~x & (x - b)) | ((u | (u - one)) & nul);
+    return u - one;
+}
+PB_INLINE pb_u64x4 glance_bad(pb_u64x4 u, pb_u64x4 a, pb_u64x4 h, pb_u64x4 nul)
+{
+    return glance_meet(u, a, h) | (glance_null(u) & nul);
 }
 #endif
 
@@ -98,17 +103,28 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
          * group: not the weight, joint_weights against the hull only */
         const pb_u64x4 m0 = {0, F, F, F}, n0 = {0, 0, F, F};
         const pb_u64x4 m1 = {F, F, P, P}, m2 = {P, S, S, S};
-        const pb_u64x4 va = {a, a, a, a}, vb = {b, b, b, b};
+        const pb_u64x4 va = {a, a, a, a}, vh = {hull[1], hull[1], hull[1], hull[1]};
         pb_u64x4 acc = {0, 0, 0, 0};
-        for (size_t i = 0; i < k; i++) {
-            pb_u64x4 v0, v1, v2;
-            const char *p = (const char *)&l[i];
-            memcpy(&v0, p, 32);
-            memcpy(&v1, p + 32, 32);
-            memcpy(&v2, p + 64, 32);
-            acc |= (glance_bad(v0, va, vb, n0) & m0) | (glance_bad(v1, va, vb, m1) & m1) |
-                   (glance_bad(v2, va, vb, m2) & m2);
-        }
+        if (tracks == 3) /* every track (the usual): no lane of v1, v2 masked */
+            for (size_t i = 0; i < k; i++) {
+                pb_u64x4 v0, v1, v2;
+                const char *p = (const char *)&l[i];
+                memcpy(&v0, p, 32);
+                memcpy(&v1, p + 32, 32);
+                memcpy(&v2, p + 64, 32);
+                acc |= (glance_bad(v0, va, vh, n0) & m0) | glance_meet(v1, va, vh) |
+                       glance_null(v1) | glance_meet(v2, va, vh) | glance_null(v2);
+            }
+        else
+            for (size_t i = 0; i < k; i++) {
+                pb_u64x4 v0, v1, v2;
+                const char *p = (const char *)&l[i];
+                memcpy(&v0, p, 32);
+                memcpy(&v1, p + 32, 32);
+                memcpy(&v2, p + 64, 32);
+                acc |= (glance_bad(v0, va, vh, n0) & m0) | (glance_bad(v1, va, vh, m1) & m1) |
+                       (glance_bad(v2, va, vh, m2) & m2);
+            }
         if (ref) { /* words 0-3 rot, 4-7 pos and scale.x, 6-9 pos.y .. scale.z */
             const uint64_t R = (rtracks & 4) ? ~0ull : 0, RP = (rtracks & 1) ? ~0ull : 0,
                            RS = (rtracks & 2) ? ~0ull : 0;
@@ -118,8 +134,8 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
             memcpy(&v0, p, 32);
             memcpy(&v1, p + 32, 32);
             memcpy(&v2, p + 48, 32);
-            acc |= (glance_bad(v0, va, vb, r0) & r0) | (glance_bad(v1, va, vb, r1) & r1) |
-                   (glance_bad(v2, va, vb, r2) & r2);
+            acc |= (glance_bad(v0, va, vh, r0) & r0) | (glance_bad(v1, va, vh, r1) & r1) |
+                   (glance_bad(v2, va, vh, r2) & r2);
         }
         return ((acc[0] | acc[1] | acc[2] | acc[3]) >> 63) == 0;
     }
