@@ -30,6 +30,15 @@ PB_INLINE pb_u64x4 glance_bad(pb_u64x4 u, pb_u64x4 a, pb_u64x4 h, pb_u64x4 nul)
 {
     return glance_meet(u, a, h) | (glance_null(u) & nul);
 }
+/* a pb_blend_layer's 12 words in three groups of four (k_layers_glance
+ * checks the layout) */
+PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, pb_u64x4 *v2)
+{
+    const char *p = (const char *)l;
+    memcpy(v0, p, 32);
+    memcpy(v1, p + 32, 32);
+    memcpy(v2, p + 64, 32);
+}
 #endif
 
 /* The outputs (rotations, positions if tracks & 1, scales if tracks & 2,
@@ -108,20 +117,14 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
         if (tracks == 3) /* every track (the usual): no lane of v1, v2 masked */
             for (size_t i = 0; i < k; i++) {
                 pb_u64x4 v0, v1, v2;
-                const char *p = (const char *)&l[i];
-                memcpy(&v0, p, 32);
-                memcpy(&v1, p + 32, 32);
-                memcpy(&v2, p + 64, 32);
+                layer_words(&l[i], &v0, &v1, &v2);
                 acc |= (glance_bad(v0, va, vh, n0) & m0) | glance_meet(v1, va, vh) |
                        glance_null(v1) | glance_meet(v2, va, vh) | glance_null(v2);
             }
         else
             for (size_t i = 0; i < k; i++) {
                 pb_u64x4 v0, v1, v2;
-                const char *p = (const char *)&l[i];
-                memcpy(&v0, p, 32);
-                memcpy(&v1, p + 32, 32);
-                memcpy(&v2, p + 64, 32);
+                layer_words(&l[i], &v0, &v1, &v2);
                 acc |= (glance_bad(v0, va, vh, n0) & m0) | (glance_bad(v1, va, vh, m1) & m1) |
                        (glance_bad(v2, va, vh, m2) & m2);
             }
