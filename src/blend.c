@@ -42,7 +42,7 @@ static unsigned ref_use(const pb_cpose *ref, pb_blend_method method, const pb_po
  * (never silently taken as absent): whether one outside `tested` is (a
  * glance needs no such test of the tracks it tests: a NULL among their
  * pointers fails it) */
-static int ref_partial(const pb_cpose *ref, unsigned tested)
+static PB_IN_LINE int ref_partial(const pb_cpose *ref, unsigned tested)
 {
     return (!(tested & TRK_POS) && partial_cv(ref->pos)) ||
            (!(tested & TRK_SCALE) && partial_cv(ref->scale)) ||

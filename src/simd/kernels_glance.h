@@ -30,6 +30,18 @@ PB_INLINE pb_u64x4 glance_bad(pb_u64x4 u, pb_u64x4 a, pb_u64x4 h, pb_u64x4 nul)
 {
     return glance_meet(u, a, h) | (glance_null(u) & nul);
 }
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+/* whether any lane has its sign (bit 63) set: one movemask with AVX */
+PB_INLINE int glance_any_sign(pb_u64x4 v)
+{
+#if defined(__AVX__)
+    return _mm256_movemask_pd((__m256d)v) != 0;
+#else
+    return ((v[0] | v[1] | v[2] | v[3]) >> 63) != 0;
+#endif
+}
 /* a pb_blend_layer's 12 words in three groups of four (k_layers_glance
  * checks the layout) */
 PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, pb_u64x4 *v2)
@@ -65,8 +77,7 @@ PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, 
         uint64_t first = o0[0], last = o6[3];
         hull[0] = (uintptr_t)first;
         hull[1] = (uintptr_t)(last + bytes);
-        return ((neg[0] | neg[1] | neg[2] | neg[3]) >> 63) == 0 && first != 0 &&
-               ((all[0] | all[1] | all[2] | all[3]) >> 62) == 0;
+        return !glance_any_sign(neg | all | (all << 1)) && first != 0;
     }
 #endif
     const float *p[10] = {out->rot.w, out->rot.x, out->rot.y, out->rot.z, out->pos.x,
@@ -107,40 +118,47 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
      * rot w x y z, pos x y z, scale x y z; a pb_cpose as its last 10 */
     if (sizeof(pb_blend_layer) == 96 && offsetof(pb_blend_layer, joint_weights) == 8 &&
         offsetof(pb_blend_layer, pose) == 16 && sizeof(pb_cpose) == 80) {
-        const uint64_t P = (tracks & 1) ? ~0ull : 0, S = (tracks & 2) ? ~0ull : 0, F = ~0ull;
+        const uint64_t F = ~0ull;
         /* the lanes tested, and (n0) those NULL-tested in the first word
          * group: not the weight, joint_weights against the hull only */
         const pb_u64x4 m0 = {0, F, F, F}, n0 = {0, 0, F, F};
-        const pb_u64x4 m1 = {F, F, P, P}, m2 = {P, S, S, S};
         const pb_u64x4 va = {a, a, a, a}, vh = {hull[1], hull[1], hull[1], hull[1]};
         pb_u64x4 acc = {0, 0, 0, 0};
-        if (tracks == 3) /* every track (the usual): no lane of v1, v2 masked */
+        if (tracks == 3) { /* every track (the usual): no lane of v1, v2 masked */
             for (size_t i = 0; i < k; i++) {
                 pb_u64x4 v0, v1, v2;
                 layer_words(&l[i], &v0, &v1, &v2);
                 acc |= (glance_bad(v0, va, vh, n0) & m0) | glance_meet(v1, va, vh) |
                        glance_null(v1) | glance_meet(v2, va, vh) | glance_null(v2);
             }
-        else
+        } else {
+            const uint64_t P = (tracks & 1) ? F : 0, S = (tracks & 2) ? F : 0;
+            const pb_u64x4 m1 = {F, F, P, P}, m2 = {P, S, S, S};
             for (size_t i = 0; i < k; i++) {
                 pb_u64x4 v0, v1, v2;
                 layer_words(&l[i], &v0, &v1, &v2);
                 acc |= (glance_bad(v0, va, vh, n0) & m0) | (glance_bad(v1, va, vh, m1) & m1) |
                        (glance_bad(v2, va, vh, m2) & m2);
             }
+        }
         if (ref) { /* words 0-3 rot, 4-7 pos and scale.x, 6-9 pos.y .. scale.z */
-            const uint64_t R = (rtracks & 4) ? ~0ull : 0, RP = (rtracks & 1) ? ~0ull : 0,
-                           RS = (rtracks & 2) ? ~0ull : 0;
-            const pb_u64x4 r0 = {R, R, R, R}, r1 = {RP, RP, RP, RS}, r2 = {RP, RS, RS, RS};
             pb_u64x4 v0, v1, v2;
             const char *p = (const char *)ref;
             memcpy(&v0, p, 32);
             memcpy(&v1, p + 32, 32);
             memcpy(&v2, p + 48, 32);
-            acc |= (glance_bad(v0, va, vh, r0) & r0) | (glance_bad(v1, va, vh, r1) & r1) |
-                   (glance_bad(v2, va, vh, r2) & r2);
+            if (rtracks == 7) { /* every track (the usual): no lane masked */
+                acc |= glance_meet(v0, va, vh) | glance_null(v0) | glance_meet(v1, va, vh) |
+                       glance_null(v1) | glance_meet(v2, va, vh) | glance_null(v2);
+            } else {
+                const uint64_t R = (rtracks & 4) ? F : 0, RP = (rtracks & 1) ? F : 0,
+                               RS = (rtracks & 2) ? F : 0;
+                const pb_u64x4 r0 = {R, R, R, R}, r1 = {RP, RP, RP, RS}, r2 = {RP, RS, RS, RS};
+                acc |= (glance_bad(v0, va, vh, r0) & r0) | (glance_bad(v1, va, vh, r1) & r1) |
+                       (glance_bad(v2, va, vh, r2) & r2);
+            }
         }
-        return ((acc[0] | acc[1] | acc[2] | acc[3]) >> 63) == 0;
+        return !glance_any_sign(acc);
     }
 #endif
     int bad = 0;
