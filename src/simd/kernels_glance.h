@@ -30,6 +30,11 @@ PB_INLINE pb_u64x4 glance_bad(pb_u64x4 u, pb_u64x4 a, pb_u64x4 h, pb_u64x4 nul)
 {
     return glance_meet(u, a, h) | (glance_null(u) & nul);
 }
+/* glance_bad with every lane NULL-tested */
+PB_INLINE pb_u64x4 glance_every(pb_u64x4 u, pb_u64x4 a, pb_u64x4 h)
+{
+    return glance_meet(u, a, h) | glance_null(u);
+}
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
@@ -128,8 +133,8 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
             for (size_t i = 0; i < k; i++) {
                 pb_u64x4 v0, v1, v2;
                 layer_words(&l[i], &v0, &v1, &v2);
-                acc |= (glance_bad(v0, va, vh, n0) & m0) | glance_meet(v1, va, vh) |
-                       glance_null(v1) | glance_meet(v2, va, vh) | glance_null(v2);
+                acc |= (glance_bad(v0, va, vh, n0) & m0) | glance_every(v1, va, vh) |
+                       glance_every(v2, va, vh);
             }
         } else {
             const uint64_t P = (tracks & 1) ? F : 0, S = (tracks & 2) ? F : 0;
@@ -148,8 +153,8 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
             memcpy(&v1, p + 32, 32);
             memcpy(&v2, p + 48, 32);
             if (rtracks == 7) { /* every track (the usual): no lane masked */
-                acc |= glance_meet(v0, va, vh) | glance_null(v0) | glance_meet(v1, va, vh) |
-                       glance_null(v1) | glance_meet(v2, va, vh) | glance_null(v2);
+                acc |= glance_every(v0, va, vh) | glance_every(v1, va, vh) |
+                       glance_every(v2, va, vh);
             } else {
                 const uint64_t R = (rtracks & 4) ? F : 0, RP = (rtracks & 1) ? F : 0,
                                RS = (rtracks & 2) ? F : 0;
