@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "internal.h"
@@ -115,7 +116,7 @@ static double near_int(double u) { return plain_pos(u) ? (u + PB_TWO52) - PB_TWO
 static double floor_of(double u) { return plain_pos(u) ? (double)(uint64_t)u : floor(u); }
 
 /* rate: 1 / frame_time */
-static seg_pos locate(double u, size_t frames, unsigned flags, double rate)
+static PB_IN_LINE seg_pos locate(double u, size_t frames, unsigned flags, double rate)
 {
     seg_pos s;
     double last = (double)(frames - 1);
@@ -168,6 +169,10 @@ typedef struct {
     size_t seg;                                    /* segment of use[]; SIZE_MAX: none */
     int use[3];                                    /* slots of d01, d12, d23 */
     pb_quats keep; /* the previous output frame's tail block, padded */
+    /* the last run's weights and what they were formed from (wm = 0: none) */
+    pb_run_w w;
+    float wx[PB_RUN_MAX], wvs;
+    size_t wm;
 } seg_cache;
 
 /* joints rounded up to whole blocks of the widest backend (16 lanes) */
@@ -190,6 +195,7 @@ static int cache_init(seg_cache *c, size_t joints)
     }
     c->seg = SIZE_MAX;
     c->use[0] = c->use[1] = c->use[2] = 0;
+    c->wm = 0;
     return 1;
 }
 
@@ -224,6 +230,27 @@ static void cache_segment(const pb_kernels *k, const pb_clip *src, const seg_pos
     c->seg = s->f;
 }
 
+/* Each frame's weights once for every track (hermite_w_k), not per kernel:
+ * the rotations' half form, and with full the whole one for a run of
+ * positions or scales (one frame takes the per-call kernels; within a call
+ * full follows from m). A run with the parameters of the run before
+ * (bitwise) keeps its weights: a resample's parameters repeat every few
+ * frames (0, 1/4, 1/2, 3/4 at 4x). */
+static void run_weights(seg_cache *c, const float *x, size_t m, float vs, int full)
+{
+    if (m == c->wm && memcmp(&vs, &c->wvs, sizeof vs) == 0 &&
+        memcmp(x, c->wx, m * sizeof *x) == 0)
+        return;
+    for (size_t f = 0; f < m; f++) {
+        c->w.half[f] = hermite_w_k(x[f], vs, 0.5);
+        if (full)
+            c->w.full[f] = hermite_w_k(x[f], vs, 1.0);
+    }
+    memcpy(c->wx, x, m * sizeof *x);
+    c->wvs = vs;
+    c->wm = m;
+}
+
 /* the largest pose resampled in runs of several frames (measured: at 1024
  * joints runs were 1.4x slower on AVX2, at 256 1.1x faster, at 31 1.3x) */
 #define PB_RUN_JOINTS 256
@@ -238,18 +265,10 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
     if (cache->seg != s->f)
         cache_segment(k, src, s, cache);
     float vs = (float)s->vscale;
-    /* each frame's weights once for every track (hermite_w_k), not per
-     * kernel: the rotations' half form, and the whole one for a run of
-     * positions or scales (one frame takes the per-call kernels) */
-    pb_run_w w;
-    int full = m > 1 && (dst->pos.x || dst->scale.x);
-    for (size_t f = 0; f < m; f++) {
-        w.half[f] = hermite_w_k(x[f], vs, 0.5);
-        if (full)
-            w.full[f] = hermite_w_k(x[f], vs, 1.0);
-    }
+    run_weights(cache, x, m, vs, m > 1 && (dst->pos.x || dst->scale.x));
+    const pb_run_w *w = &cache->w;
     pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
-    k->quat_cr_run(J, m, &w, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
+    k->quat_cr_run(J, m, w, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
                    pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
                    flags & PB_EXACT_VELOCITY, prev, cache->keep, rot_frame_w(dst, i),
                    v3_frame_w(vel ? vel->rot : no_vel, J, i));
@@ -259,7 +278,7 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
                             v3_frame(src->pos, J, s->f2), v3_frame(src->pos, J, s->f3),
                             v3_frame_w(dst->pos, J, i), v3_frame_w(vel ? vel->pos : no_vel, J, i));
     else if (dst->pos.x)
-        k->vec3_cr_run(J, m, &w, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),
+        k->vec3_cr_run(J, m, w, v3_frame(src->pos, J, s->f0), v3_frame(src->pos, J, s->f),
                        v3_frame(src->pos, J, s->f2), v3_frame(src->pos, J, s->f3),
                        v3_frame_w(dst->pos, J, i), v3_frame_w(vel ? vel->pos : no_vel, J, i));
     if (dst->scale.x && m == 1)
@@ -268,7 +287,7 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
                              v3_frame(src->scale, J, s->f3), v3_frame_w(dst->scale, J, i),
                              v3_frame_w(vel ? vel->scale : no_vel, J, i));
     else if (dst->scale.x)
-        k->scale_cr_run(J, m, &w, v3_frame(src->scale, J, s->f0), v3_frame(src->scale, J, s->f),
+        k->scale_cr_run(J, m, w, v3_frame(src->scale, J, s->f0), v3_frame(src->scale, J, s->f),
                         v3_frame(src->scale, J, s->f2), v3_frame(src->scale, J, s->f3),
                         v3_frame_w(dst->scale, J, i), v3_frame_w(vel ? vel->scale : no_vel, J, i));
 }
