@@ -292,40 +292,6 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
                         v3_frame_w(dst->scale, J, i), v3_frame_w(vel ? vel->scale : no_vel, J, i));
 }
 
-/* Output frames ahead of the runs, fetched for writing: a resample's output
- * is usually beyond the L2 cache (the CMU clip's, 120 -> 480 fps: 16 MB),
- * and the rows of the short poses that run in several frames per call are
- * too short (124 bytes at 31 joints, in 7 to 20 arrays) for the hardware's
- * prefetchers. Measured on that clip: 4-9% of the resample's time. */
-#define PB_AHEAD_FRAMES 16
-static void fetch_row(const float *p, size_t joints, size_t a, size_t b)
-{
-#if defined(__GNUC__)
-    if (!p)
-        return;
-    const char *q = (const char *)(p + a * joints), *end = (const char *)(p + b * joints);
-    for (q = (const char *)((uintptr_t)q & ~(uintptr_t)63); q < end; q += 64)
-        __builtin_prefetch(q, 1, 3);
-#else
-    (void)p, (void)joints, (void)a, (void)b;
-#endif
-}
-static void fetch_rows(const pb_clip *dst, const pb_clip_vel *vel, size_t a, size_t b)
-{
-    size_t J = dst->joints;
-    const pb_vec3s none = {0, 0, 0}, *v[5] = {&dst->pos, &dst->scale, vel ? &vel->rot : &none,
-                                             vel ? &vel->pos : &none, vel ? &vel->scale : &none};
-    fetch_row(dst->rot.w, J, a, b);
-    fetch_row(dst->rot.x, J, a, b);
-    fetch_row(dst->rot.y, J, a, b);
-    fetch_row(dst->rot.z, J, a, b);
-    for (int i = 0; i < 5; i++) {
-        fetch_row(v[i]->x, J, a, b);
-        fetch_row(v[i]->y, J, a, b);
-        fetch_row(v[i]->z, J, a, b);
-    }
-}
-
 static int same_segment(const seg_pos *a, const seg_pos *b)
 {
     return a->f == b->f && a->f0 == b->f0 && a->f2 == b->f2 && a->f3 == b->f3 &&
@@ -366,9 +332,6 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
             }
             x[m++] = t.x;
         }
-        if (cap > 1 && i + PB_AHEAD_FRAMES < count)
-            fetch_rows(dst, vel, i + PB_AHEAD_FRAMES,
-                       i + m + PB_AHEAD_FRAMES < count ? i + m + PB_AHEAD_FRAMES : count);
         sample_run(k, src, &s, x, m, flags, &cache, dst, vel, i);
         i += m;
     }
