@@ -276,14 +276,6 @@ static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb
     PB_BLOCKS(n, blk, b_quat_catmull_rom(h, r0, r1, r2, r3, flags, rot, vel, blk));
 }
 
-/* Clip resampling in two steps: the offset of each pair of consecutive
- * source frames once (a segment shares two of its three with its neighbours),
- * then per output sample only the tangents, the Hermite sum, one exp and one
- * mul. The offsets are kept as logs (q_sub_log), the half form. */
-static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
-{
-    PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), blk));
-}
 /* The Catmull-Rom of pb_quat_catmull_rom from the offset logs l01, l12, l23
  * of its four keys (same operations, same results). prev (absent: w NULL)
  * is the previous output frame: rot is put in its hemisphere, so output
