@@ -19,28 +19,17 @@ PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
     return v.x ? v3_offset(v, k * n) : v;
 }
 
-/* Where the run kernels store a block. Their outputs never overlap their
- * inputs or each other (clip.c checks them strictly), so a back tail stores
- * whole: its lanes 0 .. lo-1 compute the block before's elements from the
- * same inputs (their previous frame from keep, which holds those lanes
- * too), bit for bit what that block stored, and one store writes them again
- * in place of the tail's pieces (on AVX2 up to five per array). A partial
- * block (n < PB_LANES) stays partial. */
-PB_INLINE pb_blk run_out(pb_blk b)
-{
-    if (b.cnt == PB_LANES)
-        b.lo = 0;
-    return b;
-}
-
 /* Clip resampling in two steps: the offset of each pair of consecutive
  * source frames once (a segment shares two of its three with its
  * neighbours; out is clip.c's scratch), then per output sample only the
  * tangents, the Hermite sum, one exp and one mul. The offsets are kept as
- * logs (q_sub_log), the half form. */
+ * logs (q_sub_log), the half form. These kernels store through whole_out:
+ * their outputs never overlap their inputs or each other (clip.c checks
+ * them strictly), and a back tail's previous frame comes from keep, which
+ * holds its overlapped lanes too. */
 static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
 {
-    PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), run_out(blk)));
+    PB_BLOCKS(n, blk, v3_st(out, q_sub_log(q_ld(b, blk), q_ld(a, blk)), whole_out(blk)));
 }
 
 /* Catmull-Rom rotations from the offsets l01, l12, l23 (logs, as
@@ -59,13 +48,13 @@ static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1,
             v3 l = v3_ld(l12, blk);
             v3 a = v3_add(v3_ld(l01, blk), l);
             v3 b = v3_add(l, v3_ld(l23, blk));
-            vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, run_out(blk));
+            vq r = quat_hermite_eval(h, q_ld(r1, blk), l, a, b, flags, vel, whole_out(blk));
             const int tail = blk_tail(blk);
             if (prev.w)
                 r = q_align(tail ? q_ldb(keep, blk) : q_ld(prev, blk), r);
             if (tail)
                 q_stb(keep, r, blk);
-            q_st(rot, r, run_out(blk));
+            q_st(rot, r, whole_out(blk));
         });
         return;
     }
@@ -80,11 +69,11 @@ static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1,
             last = tail ? q_ldb(keep, blk) : q_ld(prev, blk);
         for (size_t k = 0; k < m; k++) {
             vq r = quat_hermite_eval(hermite_of(&w[k]), q1, l, a, b, flags, v3_frame(vel, n, k),
-                                     run_out(blk));
+                                     whole_out(blk));
             if (prev.w || k)
                 r = q_align(last, r);
             last = r;
-            q_st(q_offset(rot, k * n), r, run_out(blk));
+            q_st(q_offset(rot, k * n), r, whole_out(blk));
         }
         if (tail)
             q_stb(keep, last, blk);
@@ -102,9 +91,9 @@ static void k_vec3_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cvec3s p0, 
         cr_tangents(v3_sub(b, a), d12, v3_sub(d, c), &t1, &t2);
         for (size_t k = 0; k < m; k++) {
             pb_hermite_basis h = hermite_of(&w[k]);
-            v3_st(v3_frame(pos, n, k), v3_add(hermite_value(h, d12, t1, t2), b), run_out(blk));
+            v3_st(v3_frame(pos, n, k), v3_add(hermite_value(h, d12, t1, t2), b), whole_out(blk));
             if (vel.x)
-                v3_st(v3_frame(vel, n, k), hermite_deriv(h, d12, t1, t2), run_out(blk));
+                v3_st(v3_frame(vel, n, k), hermite_deriv(h, d12, t1, t2), whole_out(blk));
         }
     });
 }
@@ -120,7 +109,7 @@ static void k_scale_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cvec3s s0,
         cr_tangents(v3_ln_ratio(b, a), d12, v3_ln_ratio(d, c), &t1, &t2);
         for (size_t k = 0; k < m; k++)
             scale_hermite_finish(hermite_of(&w[k]), b, d12, t1, t2, v3_frame(scale, n, k),
-                                 v3_frame(svel, n, k), run_out(blk));
+                                 v3_frame(svel, n, k), whole_out(blk));
     });
 }
 

@@ -43,6 +43,19 @@ PB_INLINE void st(float *p, vf v, pb_blk b)
 }
 /* whether blk is a tail (back or partial): its stores are not whole */
 PB_INLINE int blk_tail(pb_blk b) { return PB_LANES > 1 && (b.cnt < PB_LANES || b.lo); }
+/* Where a kernel whose outputs overlap none of its inputs, nor each other,
+ * stores a block: a back tail whole. Its lanes 0 .. lo-1 compute the block
+ * before's elements from the same inputs, what that block stored (a NaN's
+ * sign aside: the whole-block and tail instances of a kernel may order a
+ * sum's operands differently), and one store writes them again in place of
+ * the tail's pieces (on AVX2 up to five per array). Not for a pass that
+ * reads what it writes. A partial block (n < PB_LANES) stays partial. */
+PB_INLINE pb_blk whole_out(pb_blk b)
+{
+    if (b.cnt == PB_LANES)
+        b.lo = 0;
+    return b;
+}
 #define PB_BLOCKS(n, blk, ...)                                                 \
     do {                                                                       \
         size_t pb_i_ = 0, pb_n_ = (n);                                         \
