@@ -115,7 +115,8 @@ static int plain_pos(double u) { return FLT_EVAL_METHOD == 0 && u > 0 && u < PB_
 static double near_int(double u) { return plain_pos(u) ? (u + PB_TWO52) - PB_TWO52 : nearbyint(u); }
 static double floor_of(double u) { return plain_pos(u) ? (double)(uint64_t)u : floor(u); }
 
-/* rate: 1 / frame_time */
+/* Where u falls: f, x and vscale (rate: 1 / frame_time); seg_frames adds
+ * the segment's other frames, which follow from f alone. */
 static PB_IN_LINE seg_pos locate(double u, size_t frames, unsigned flags, double rate)
 {
     seg_pos s;
@@ -143,19 +144,23 @@ static PB_IN_LINE seg_pos locate(double u, size_t frames, unsigned flags, double
         s.f++;
         s.x = 0.0f;
     }
-    if (flags & PB_CLIP_LOOP) {
+    if (flags & PB_CLIP_LOOP)
         s.f %= frames;
-        s.f0 = (s.f + frames - 1) % frames;
-        s.f2 = (s.f + 1) % frames;
-        s.f3 = (s.f + 2) % frames;
-    } else {
-        if (s.f > frames - 1)
-            s.f = frames - 1;
-        s.f0 = s.f ? s.f - 1 : 0;
-        s.f2 = s.f + 1 < frames ? s.f + 1 : frames - 1;
-        s.f3 = s.f + 2 < frames ? s.f + 2 : frames - 1;
-    }
+    else if (s.f > frames - 1)
+        s.f = frames - 1;
     return s;
+}
+static PB_IN_LINE void seg_frames(seg_pos *s, size_t frames, unsigned flags)
+{
+    if (flags & PB_CLIP_LOOP) {
+        s->f0 = (s->f + frames - 1) % frames;
+        s->f2 = (s->f + 1) % frames;
+        s->f3 = (s->f + 2) % frames;
+    } else {
+        s->f0 = s->f ? s->f - 1 : 0;
+        s->f2 = s->f + 1 < frames ? s->f + 1 : frames - 1;
+        s->f3 = s->f + 2 < frames ? s->f + 2 : frames - 1;
+    }
 }
 
 /* Rotation offsets of frame pairs (a, b) for all joints, three slots: the
@@ -292,12 +297,6 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
                         v3_frame_w(dst->scale, J, i), v3_frame_w(vel ? vel->scale : no_vel, J, i));
 }
 
-static int same_segment(const seg_pos *a, const seg_pos *b)
-{
-    return a->f == b->f && a->f0 == b->f0 && a->f2 == b->f2 && a->f3 == b->f3 &&
-           a->vscale == b->vscale;
-}
-
 /* Samples at source frame positions u_i = (times ? times[i] / frame_time :
  * i * step), consecutive samples in one segment as one run (up to
  * PB_RUN_MAX). */
@@ -318,6 +317,7 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
     for (size_t i = 0; i < count;) {
         s = ahead ? t : locate(times ? times[i] / src->frame_time : (double)i * step, src->frames,
                                flags, rate);
+        seg_frames(&s, src->frames, flags);
         float x[PB_RUN_MAX];
         x[0] = s.x;
         size_t m = 1;
@@ -326,7 +326,7 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
             size_t j = i + m;
             t = locate(times ? times[j] / src->frame_time : (double)j * step, src->frames, flags,
                        rate);
-            if (!same_segment(&s, &t)) {
+            if (t.f != s.f || t.vscale != s.vscale) { /* another segment */
                 ahead = 1;
                 break;
             }
