@@ -564,10 +564,12 @@ PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned f
  * exactly a source frame. Sets dst->frame_time = 1 / fps (always finite: an
  * fps whose reciprocal is infinite is PB_ERR_ARG). Cost, measured (bench
  * cmu_resample): the shipped 31-joint CMU clip, rotations and positions, 120
- * -> 480 fps, 4.1 ns per output joint-sample on one AVX2 core of an AMD EPYC
- * (Zen 4), 3.1 with AVX-512: 11 and 8 times the time glibc's memset takes to
- * write the same output bytes. (The output frames of one source segment are
- * computed together, up to 16 of them, for poses of up to 256 joints.) */
+ * -> 480 fps, about 3.5 ns per output joint-sample on one AVX2 core of an
+ * AMD EPYC (Zen 4), 2.9 with AVX-512 (the README's 4.1 and 3.1 times this
+ * build's measured 0.86x and 0.955x of that one's): 9 and 8 times the time
+ * glibc's memset takes to write the same output bytes. (The output frames
+ * of one source segment are computed together, up to 16 of them, for poses
+ * of up to 256 joints.) */
 PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
                                   const pb_clip_vel *vel);
 
