@@ -8,7 +8,9 @@
  * blend runs an instance that neither sums T per joint nor selects the
  * reference (PB_PB_UNIFORM). Per chunk of PB_CHUNK joints the logs (log
  * rotations, log-space scales) are summed sample-major (as
- * PB_SAMPLE_MAJOR), so that the logs of neighbouring blocks overlap; then
+ * PB_SAMPLE_MAJOR), so that the logs of neighbouring blocks overlap (on
+ * the 16-lane backends a chunk of at most two blocks sums them in
+ * registers instead, PB_BLEND_REGS); then
  * per block everything cheap per layer (raw rotations, translations, linear
  * scales, weights) is summed block-major in registers, the finish follows
  * and stores; the additive layers then run over the stored chunk, layer by
@@ -319,6 +321,46 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
     return S;
 }
 
+/* Whether a chunk of at most two blocks sums its logs in registers, block
+ * by block, rather than sample-major through scratch (the 16-lane
+ * backends: 32 registers). Sample-major, each layer's sums go to scratch
+ * and come back for the next; at two blocks there is little for that to
+ * overlap, and where the scratch's addresses meet an input's in their low
+ * 12 bits (the stack's offset within its page varies per process) the
+ * input's load waited on the store: AVX-512 log_ref per call at 24 joints
+ * took 438-511 ns over stack offsets 128 bytes apart (AVX2 473-498), in
+ * registers 445-459 ns. On AVX2 (16 registers) the sums in registers were
+ * 1.03-1.07x slower (log_ref, 16-31 joints). */
+#define PB_BLEND_REGS (PB_LANES >= 16)
+/* the block's log rotation sum over every layer in registers (k <=
+ * PB_SUM_BLOCK: log_step's sum, the same operations in the same order) */
+PB_INLINE v3 log_sum_regs(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_wscale ws,
+                          pb_blk blk)
+{
+    v3 a = v3_splat(0.0f);
+    for (size_t i = 0; i < bl->k; i++) {
+        blend_src s = blended_at(bl, i, c, 0, ws);
+        vq q = q_ld(s.rot, blk);
+        if (rc.w)
+            q = q_inv_mul(q_ld(rc, blk), q);
+        a = v3_fma(q_log_abs(q), src_weight(&s, blk), a);
+    }
+    return a;
+}
+/* the same for the log-space scales (scale_step's sum) */
+PB_INLINE v3 scale_sum_regs(const pb_layer_set *bl, size_t c, pb_cvec3s sr, const blend_acc *a,
+                            pb_wscale ws, pb_blk blk)
+{
+    v3 t = v3_splat(0.0f);
+    for (size_t i = 0; i < bl->k; i++) {
+        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
+        v3 sc = v3_ld(s.scale, blk);
+        sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
+        t = v3_fma(sc, src_weight(&s, blk), t);
+    }
+    return t;
+}
+
 /* The whole blend for options o; instantiated with o constant for the
  * common option sets (k_pose_blend), so that no block tests them. */
 PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad,
@@ -342,9 +384,12 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
         pb_cvec3s pr = ((o & PB_PB_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
         pb_cvec3s sr = ((o & PB_PB_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
-        /* the logs sample-major, rotations then scales (two short loops keep
-         * fewer values live than one) */
-        if (log_rot)
+        /* a chunk of at most two 16-lane blocks (PB_BLEND_REGS) sums its logs
+         * in registers, block by block; else sample-major, rotations then
+         * scales (two short loops keep fewer values live than one) */
+        const int regs = PB_BLEND_REGS && (log_rot || log_scale) && bl->k <= PB_SUM_BLOCK &&
+                         m <= 2 * PB_LANES;
+        if (log_rot && !regs)
             for (size_t i = 0; i < bl->k; i++) {
                 blend_src s = blended_at(bl, i, c, 0, ws);
                 PB_BLOCKS(m, blk, log_step(&s, i, bl->k, rc, &a, blk));
@@ -359,33 +404,70 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                     v3_stb(a.sinv, ir, blk);
                 });
             unit_s = scales_unit(bl, c, m, o, sr, &a, ws);
-            if (!unit_s)
+            if (!unit_s && !regs)
                 scale_pass(bl, c, m, sr, &a, ws);
         }
         /* the rest block-major, then the finish */
-        PB_BLOCKS(m, blk, {
-            blend_sums sums = block_sums(bl, c, o, !log_rot, rc, ws, blk);
-            if (log_rot) {
-                pb_vec3s lacc = {a.rot.x, a.rot.y, a.rot.z};
-                v3 l = v3_sum_total(lacc, a.rs, a.rc, bl->k, blk);
-                sums.r.x = l.x;
-                sums.r.y = l.y;
-                sums.r.z = l.z;
-            }
-            if (log_scale && !unit_s)
-                sums.s = v3_sum_total(a.scale, a.ss, a.sc, bl->k, blk);
-            blend_finish(c, o, rc, pr, sr, unit_s, sums, inv_u, out, blk);
-        });
+        if (regs)
+            PB_BLOCKS(m, blk, {
+                blend_sums sums = block_sums(bl, c, o, !log_rot, rc, ws, blk);
+                if (log_rot) {
+                    v3 l = log_sum_regs(bl, c, rc, ws, blk);
+                    sums.r.x = l.x;
+                    sums.r.y = l.y;
+                    sums.r.z = l.z;
+                }
+                if (log_scale && !unit_s)
+                    sums.s = scale_sum_regs(bl, c, sr, &a, ws, blk);
+                blend_finish(c, o, rc, pr, sr, unit_s, sums, inv_u, out, blk);
+            });
+        else
+            PB_BLOCKS(m, blk, {
+                blend_sums sums = block_sums(bl, c, o, !log_rot, rc, ws, blk);
+                if (log_rot) {
+                    pb_vec3s lacc = {a.rot.x, a.rot.y, a.rot.z};
+                    v3 l = v3_sum_total(lacc, a.rs, a.rc, bl->k, blk);
+                    sums.r.x = l.x;
+                    sums.r.y = l.y;
+                    sums.r.z = l.z;
+                }
+                if (log_scale && !unit_s)
+                    sums.s = v3_sum_total(a.scale, a.ss, a.sc, bl->k, blk);
+                blend_finish(c, o, rc, pr, sr, unit_s, sums, inv_u, out, blk);
+            });
         if (ad->k)
             additive_pass(ad, c, m, o, out);
     }
 }
 
 #define PB_PB_TRACKS (PB_PB_POS | PB_PB_SCALE)
-#define PB_PB_BODY_CASE(opts)                                                  \
+#if !defined(PB_EMULATED)
+/* Each common option set's instance is a function of its own, so that one
+ * instance's code (and the registers it is given) does not depend on the
+ * others': in one function, the log instances' register sums (PB_BLEND_REGS)
+ * had taken the AVX-512 linear instance to 1.05-1.15x its time. */
+#define PB_PB_BODY_FN(name, opts)                                              \
+    static __attribute__((noinline)) void name(size_t n, const pb_layer_set *bl, \
+                                               const pb_layer_set *ad, pb_wscale ws, \
+                                               float tu, const pb_cpose *ref,  \
+                                               const pb_pose *out)             \
+    {                                                                          \
+        pose_blend_body(n, bl, ad, (opts), ws, tu, *ref, out);                 \
+    }
+PB_PB_BODY_FN(body_any_raw, PB_PB_TRACKS)
+PB_PB_BODY_FN(body_any_log, PB_PB_TRACKS | PB_PB_LOG)
+PB_PB_BODY_FN(body_any_raw_lin, PB_PB_TRACKS | PB_PB_LINEAR_SCALE)
+PB_PB_BODY_FN(body_any_log_lin, PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG)
+PB_PB_BODY_FN(body_uni_raw, PB_PB_TRACKS | PB_PB_UNIFORM)
+PB_PB_BODY_FN(body_uni_log, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG)
+PB_PB_BODY_FN(body_uni_raw_lin, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE)
+PB_PB_BODY_FN(body_uni_log_lin, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG)
+#undef PB_PB_BODY_FN
+#define PB_PB_BODY_CASE(opts, name)                                            \
     case (opts):                                                               \
-        pose_blend_body(n, bl, ad, (opts), ws, tu, ref, out);                  \
+        name(n, bl, ad, ws, tu, refp, out);                                    \
         return
+#endif
 /* The blended layers' weight scale (as wscale_of over the layer weights)
  * and, when no blended layer has joint weights, their weight total (the
  * same sums as block_sums' weight sums, in the same order), else NaN. */
@@ -419,25 +501,25 @@ static pb_wscale layer_weights(const pb_layer_set *bl, float *total)
 static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned o,
                          const pb_cpose *refp, const pb_pose *out)
 {
-    const pb_cpose ref = *refp;
     float tu;
     const pb_wscale ws = layer_weights(bl, &tu);
     if (tu > 0.0f) /* T > 0 at every joint: no joint takes the reference */
         o |= PB_PB_UNIFORM;
 #if defined(PB_EMULATED) /* test-only backends: the same body, options at run time */
-    pose_blend_body(n, bl, ad, o, ws, tu, ref, out);
+    pose_blend_body(n, bl, ad, o, ws, tu, *refp, out);
 #else
     switch (o) { /* full transforms */
-        PB_PB_BODY_CASE(PB_PB_TRACKS);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG);
+        PB_PB_BODY_CASE(PB_PB_TRACKS, body_any_raw);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG, body_any_log);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE, body_any_raw_lin);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG, body_any_log_lin);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM, body_uni_raw);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG, body_uni_log);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE, body_uni_raw_lin);
+        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG,
+                        body_uni_log_lin);
     default:
-        pose_blend_body(n, bl, ad, o, ws, tu, ref, out);
+        pose_blend_body(n, bl, ad, o, ws, tu, *refp, out);
     }
 #endif
 }
