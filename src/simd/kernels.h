@@ -454,18 +454,64 @@ static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
 PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
 PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
 PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
-/* The sample-major loop: per chunk (elements c .. c+m), PREP once, then STEP
- * for every sample i (weight wi) and block, then FINISH for every block. */
-#define PB_SAMPLE_MAJOR(n, k, w, PREP, STEP, FINISH)                           \
-    for (size_t c = 0; c < (n); c += PB_CHUNK) {                               \
-        size_t m = chunk_len((n), c);                                          \
-        PREP;                                                                  \
-        for (size_t i = 0; i < (k); i++) {                                     \
-            vf wi = weight_at((w), i);                                         \
-            PB_BLOCKS(m, blk, STEP);                                           \
+/* Whether a chunk of m elements sums k terms in registers, block by block,
+ * rather than sample-major through scratch: on the 16-lane backends (32
+ * registers), a chunk of at most two blocks and at most PB_SUM_BLOCK terms
+ * (one plain sum: the same operations in the same order, the same
+ * results). Sample-major, each term's sums go to scratch and come back for
+ * the next; at two blocks there is little for that to overlap, and where
+ * the scratch's addresses meet an input's in their low 12 bits (the
+ * stack's offset within its page varies per process) the input's load
+ * waited on the store: pb_pose_blend_layers (log_ref, 4 layers, AVX-512) at
+ * 24 joints took 438-511 ns per call over stack offsets 128 bytes apart
+ * (AVX2 473-498), in registers 445-459 ns. On AVX2 (16 registers) the sums
+ * in registers were 1.03-1.07x slower there (16-31 joints). */
+#define PB_SUMS_IN_REGS (PB_LANES >= 16)
+PB_INLINE int sums_in_regs(size_t m, size_t k, size_t blocks)
+{
+    return PB_SUMS_IN_REGS && k <= PB_SUM_BLOCK && m <= blocks * PB_LANES;
+}
+/* The sample-major loop of a weighted v3 sum: per chunk (elements c ..
+ * c+m), PREP once, then for every sample i (weight wi) and block TERM,
+ * which sets v3 d, summed as v3_sum_step does; then for every block
+ * FINISH, with the block's sum in v3 total. A chunk that sums_in_regs
+ * takes the same sums in registers, block by block. */
+#define PB_SAMPLE_MAJOR_SUM(n, k, w, PREP, TERM, ...)                          \
+    do {                                                                       \
+        float pb_buf_[9][PB_CHUNK];                                            \
+        const pb_vec3s pb_acc_ = {pb_buf_[0], pb_buf_[1], pb_buf_[2]},         \
+                       pb_S_ = {pb_buf_[3], pb_buf_[4], pb_buf_[5]},           \
+                       pb_C_ = {pb_buf_[6], pb_buf_[7], pb_buf_[8]};           \
+        for (size_t c = 0; c < (n); c += PB_CHUNK) {                           \
+            size_t m = chunk_len((n), c);                                      \
+            PREP;                                                              \
+            if (sums_in_regs(m, (k), 1)) {                                     \
+                PB_BLOCKS(m, blk, {                                            \
+                    v3 total = v3_splat(0.0f);                                 \
+                    for (size_t i = 0; i < (k); i++) {                         \
+                        vf wi = weight_at((w), i);                             \
+                        v3 d;                                                  \
+                        TERM;                                                  \
+                        total = v3_fma(d, wi, total);                          \
+                    }                                                          \
+                    __VA_ARGS__;                                               \
+                });                                                            \
+                continue;                                                      \
+            }                                                                  \
+            for (size_t i = 0; i < (k); i++) {                                 \
+                vf wi = weight_at((w), i);                                     \
+                PB_BLOCKS(m, blk, {                                            \
+                    v3 d;                                                      \
+                    TERM;                                                      \
+                    v3_sum_step(pb_acc_, pb_S_, pb_C_, d, wi, i, (k), blk);    \
+                });                                                            \
+            }                                                                  \
+            PB_BLOCKS(m, blk, {                                                \
+                v3 total = v3_sum_total(pb_acc_, pb_S_, pb_C_, (k), blk);      \
+                __VA_ARGS__;                                                   \
+            });                                                                \
         }                                                                      \
-        PB_BLOCKS(m, blk, FINISH);                                             \
-    }
+    } while (0)
 
 /* acc + w s with the product rounded before the sum, not fused: samples that
  * cancel (w and -w on equal samples) then sum to exactly zero on FMA and
@@ -595,13 +641,8 @@ PB_INLINE v3 v3_sum_total(pb_vec3s acc, pb_vec3s S, pb_vec3s C, size_t k, pb_blk
 static void k_average_log(size_t n, size_t k, pb_cquats ref, const pb_samples *s, const float *w,
                           pb_quats out)
 {
-    float buf[9][PB_CHUNK];
-    pb_vec3s acc = {buf[0], buf[1], buf[2]}, S = {buf[3], buf[4], buf[5]},
-             C = {buf[6], buf[7], buf[8]};
-    PB_SAMPLE_MAJOR(n, k, w, PB_CHUNK_REF, {
-            vq q = sample_rel(rc, s, i, c, blk);
-            v3_sum_step(acc, S, C, q_log_abs(q), wi, i, k, blk);
-        }, store_rel(out, c, rc, q_exp(v3_sum_total(acc, S, C, k, blk)), blk));
+    PB_SAMPLE_MAJOR_SUM(n, k, w, PB_CHUNK_REF, d = q_log_abs(sample_rel(rc, s, i, c, blk)),
+                        store_rel(out, c, rc, q_exp(total), blk));
 }
 
 PB_INLINE void b_average_basic(size_t k, const pb_samples *smp, const float *w, pb_wscale ws,
@@ -776,8 +817,9 @@ PB_INLINE void b_vec3_blend_linear(size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
         S = v3_add(S, C);
     v3_st(out, ref.x ? v3_add(S, r) : S, blk);
 }
-/* Scales sample-major (PB_SAMPLE_MAJOR), so that the logs of neighbouring
- * blocks overlap; ln(s_i / ref) as v3_ln_ratio (no rounded ratio). */
+/* Scales sample-major (PB_SAMPLE_MAJOR_SUM), so that the logs of
+ * neighbouring blocks overlap; ln(s_i / ref) as v3_ln_ratio (no rounded
+ * ratio). */
 static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                          int log_space, pb_vec3s out)
 {
@@ -785,16 +827,11 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
         PB_BLOCKS(n, blk, b_vec3_blend_linear(k, ref, s, w, out, blk));
         return;
     }
-    float buf[9][PB_CHUNK];
-    pb_vec3s acc = {buf[0], buf[1], buf[2]};
-    pb_vec3s S = {buf[3], buf[4], buf[5]}, C = {buf[6], buf[7], buf[8]};
-    PB_SAMPLE_MAJOR(n, k, w,
-        pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref;, {
+    PB_SAMPLE_MAJOR_SUM(n, k, w, pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref, {
             v3 p = v3_ld(cv3_offset(s[i], c), blk);
-            v3 d = rc.x ? v3_ln_ratio(p, v3_ld(rc, blk)) : v3_ln(p);
-            v3_sum_step(acc, S, C, d, wi, i, k, blk);
+            d = rc.x ? v3_ln_ratio(p, v3_ld(rc, blk)) : v3_ln(p);
         }, {
-            v3 e = v3_exp(v3_sum_total(acc, S, C, k, blk));
+            v3 e = v3_exp(total);
             v3_st(v3_offset(out, c), rc.x ? v3_mul(e, v3_ld(rc, blk)) : e, blk);
         });
 }

@@ -8,9 +8,9 @@
  * blend runs an instance that neither sums T per joint nor selects the
  * reference (PB_PB_UNIFORM). Per chunk of PB_CHUNK joints the logs (log
  * rotations, log-space scales) are summed sample-major (as
- * PB_SAMPLE_MAJOR), so that the logs of neighbouring blocks overlap (on
- * the 16-lane backends a chunk of at most two blocks sums them in
- * registers instead, PB_BLEND_REGS); then
+ * PB_SAMPLE_MAJOR_SUM), so that the logs of neighbouring blocks overlap
+ * (on the 16-lane backends a chunk of at most two blocks sums them in
+ * registers instead, sums_in_regs); then
  * per block everything cheap per layer (raw rotations, translations, linear
  * scales, weights) is summed block-major in registers, the finish follows
  * and stores; the additive layers then run over the stored chunk, layer by
@@ -321,17 +321,6 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
     return S;
 }
 
-/* Whether a chunk of at most two blocks sums its logs in registers, block
- * by block, rather than sample-major through scratch (the 16-lane
- * backends: 32 registers). Sample-major, each layer's sums go to scratch
- * and come back for the next; at two blocks there is little for that to
- * overlap, and where the scratch's addresses meet an input's in their low
- * 12 bits (the stack's offset within its page varies per process) the
- * input's load waited on the store: AVX-512 log_ref per call at 24 joints
- * took 438-511 ns over stack offsets 128 bytes apart (AVX2 473-498), in
- * registers 445-459 ns. On AVX2 (16 registers) the sums in registers were
- * 1.03-1.07x slower (log_ref, 16-31 joints). */
-#define PB_BLEND_REGS (PB_LANES >= 16)
 /* the block's log rotation sum over every layer in registers (k <=
  * PB_SUM_BLOCK: log_step's sum, the same operations in the same order) */
 PB_INLINE v3 log_sum_regs(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_wscale ws,
@@ -384,11 +373,10 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
         pb_cvec3s pr = ((o & PB_PB_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
         pb_cvec3s sr = ((o & PB_PB_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
-        /* a chunk of at most two 16-lane blocks (PB_BLEND_REGS) sums its logs
-         * in registers, block by block; else sample-major, rotations then
-         * scales (two short loops keep fewer values live than one) */
-        const int regs = PB_BLEND_REGS && (log_rot || log_scale) && bl->k <= PB_SUM_BLOCK &&
-                         m <= 2 * PB_LANES;
+        /* the logs in registers, block by block (sums_in_regs), or
+         * sample-major, rotations then scales (two short loops keep fewer
+         * values live than one) */
+        const int regs = (log_rot || log_scale) && sums_in_regs(m, bl->k, 2);
         if (log_rot && !regs)
             for (size_t i = 0; i < bl->k; i++) {
                 blend_src s = blended_at(bl, i, c, 0, ws);
@@ -444,7 +432,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
 #if !defined(PB_EMULATED)
 /* Each common option set's instance is a function of its own, so that one
  * instance's code (and the registers it is given) does not depend on the
- * others': in one function, the log instances' register sums (PB_BLEND_REGS)
+ * others': in one function, the log instances' register sums (sums_in_regs)
  * had taken the AVX-512 linear instance to 1.05-1.15x its time. */
 #define PB_PB_BODY_FN(name, opts)                                              \
     static __attribute__((noinline)) void name(size_t n, const pb_layer_set *bl, \
