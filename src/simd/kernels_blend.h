@@ -430,30 +430,37 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
 
 #define PB_PB_TRACKS (PB_PB_POS | PB_PB_SCALE)
 #if !defined(PB_EMULATED)
-/* Each common option set's instance is a function of its own, so that one
- * instance's code (and the registers it is given) does not depend on the
- * others': in one function, the log instances' register sums (sums_in_regs)
- * had taken the AVX-512 linear instance to 1.05-1.15x its time. */
+/* The instances that take logarithms (raw_ref with log-space scales, the
+ * log methods), and the default one (options at run time), are functions
+ * of their own, so that the linear instances' code (and the registers it is
+ * given) does not depend on theirs: in one function, the log instances'
+ * register sums (sums_in_regs) had taken the AVX-512 linear instance to
+ * 1.05-1.15x its time, and every instance a function of its own the linear
+ * ones to 1.02-1.06x on AVX-512 at 16-32 joints (one more call). */
 #define PB_PB_BODY_FN(name, opts)                                              \
     static __attribute__((noinline)) void name(size_t n, const pb_layer_set *bl, \
-                                               const pb_layer_set *ad, pb_wscale ws, \
-                                               float tu, const pb_cpose *ref,  \
-                                               const pb_pose *out)             \
+                                               const pb_layer_set *ad, unsigned o, \
+                                               pb_wscale ws, float tu,          \
+                                               const pb_cpose *ref, const pb_pose *out) \
     {                                                                          \
+        (void)o;                                                               \
         pose_blend_body(n, bl, ad, (opts), ws, tu, *ref, out);                 \
     }
 PB_PB_BODY_FN(body_any_raw, PB_PB_TRACKS)
 PB_PB_BODY_FN(body_any_log, PB_PB_TRACKS | PB_PB_LOG)
-PB_PB_BODY_FN(body_any_raw_lin, PB_PB_TRACKS | PB_PB_LINEAR_SCALE)
 PB_PB_BODY_FN(body_any_log_lin, PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG)
 PB_PB_BODY_FN(body_uni_raw, PB_PB_TRACKS | PB_PB_UNIFORM)
 PB_PB_BODY_FN(body_uni_log, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG)
-PB_PB_BODY_FN(body_uni_raw_lin, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE)
 PB_PB_BODY_FN(body_uni_log_lin, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG)
+PB_PB_BODY_FN(body_opts, o)
 #undef PB_PB_BODY_FN
 #define PB_PB_BODY_CASE(opts, name)                                            \
     case (opts):                                                               \
-        name(n, bl, ad, ws, tu, refp, out);                                    \
+        name(n, bl, ad, o, ws, tu, refp, out);                                 \
+        return
+#define PB_PB_LINEAR_CASE(opts)                                                \
+    case (opts):                                                               \
+        pose_blend_body(n, bl, ad, (opts), ws, tu, *refp, out);                \
         return
 #endif
 /* The blended layers' weight scale (as wscale_of over the layer weights)
@@ -499,18 +506,19 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
     switch (o) { /* full transforms */
         PB_PB_BODY_CASE(PB_PB_TRACKS, body_any_raw);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG, body_any_log);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE, body_any_raw_lin);
+        PB_PB_LINEAR_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG, body_any_log_lin);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM, body_uni_raw);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG, body_uni_log);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE, body_uni_raw_lin);
+        PB_PB_LINEAR_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE);
         PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG,
                         body_uni_log_lin);
     default:
-        pose_blend_body(n, bl, ad, o, ws, tu, *refp, out);
+        body_opts(n, bl, ad, o, ws, tu, refp, out);
     }
 #endif
 }
 #undef PB_PB_BODY_CASE
+#undef PB_PB_LINEAR_CASE
 
 #endif
