@@ -44,7 +44,8 @@
  *   run as a whole block ending at the last joint (partial only below one
  *   block). At real skeleton sizes the cost per joint is within 1.4x that
  *   at 1024 joints from 48 joints up for most kernels (up to 1.6x for vec3
- *   and the raw average) and 1.0-3.4x at 16-33 joints (measured, every
+ *   and the raw average, single cells up to 1.9x in a noisy run) and
+ *   1.0-3.4x at 16-33 joints (measured, every
  *   kernel); e.g. pb_quat_catmull_rom with
  *   velocity on 31 joints takes about 0.21 us on one AVX2 core of an AMD
  *   EPYC (Zen 4), 0.16 us with AVX-512. Calling once per skeleton per frame
@@ -686,7 +687,7 @@ typedef struct pb_blend_desc {
  * its time with other scales. Cost, measured: 4 layers of
  * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
  * about 0.13 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.12 us on
- * AVX-512 (raw_ref with log-space scales: 0.31 and 0.24 us), of which the
+ * AVX-512 (raw_ref with log-space scales: 0.31 and 0.23 us), of which the
  * argument checks are about 15 ns; the cost per joint there is 1.33x (AVX2)
  * and 1.66x (AVX-512) that at 1024 joints, and within 1.12x / 1.18x of it
  * from 48 joints up (the README's comparison with ozz-animation, medians of
