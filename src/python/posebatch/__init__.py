@@ -19,7 +19,8 @@ Groups (``help(posebatch.<name>)`` documents each):
   quat_reference_extract
 - splines: quat_tangent_offset, quat_bezier_controls, quat_de_casteljau,
   quat_shoemake_controls, quat_spline_eval
-- clips: resample, sample, resample_frames, blend (Clip, Pose named tuples)
+- clips: resample, sample, resample_frames, blend, blend_layers (per-joint weights,
+  additive layers, linear or log-space scales) (Clip, Pose named tuples)
 - BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf), BvhError
 - glTF: read_gltf, Gltf (resample / write / to_bvh)
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
@@ -41,7 +42,7 @@ __all__ = [
     "quat_average", "quat_reference_extract",
     "quat_tangent_offset", "quat_bezier_controls", "quat_de_casteljau",
     "quat_shoemake_controls", "quat_spline_eval",
-    "resample", "sample", "resample_frames", "blend", "Clip", "Pose",
+    "resample", "sample", "resample_frames", "blend", "blend_layers", "Clip", "Pose",
     "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",

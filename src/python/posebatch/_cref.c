@@ -13,6 +13,12 @@
  *        the output frames (4, 3, 3, 3 arrays)
  *   _cref BACKEND blend METHOD J K          stdin: weights[K], rot (K x 4 x J),
  *        pos (K x 3 x J), ref rot (4 x J), ref pos (3 x J); stdout: rot, pos
+ *   _cref BACKEND layers METHOD LINEAR J K JW A AJW   pb_pose_blend_layers, full
+ *        transforms (LINEAR: PB_BLEND_LINEAR_SCALE; JW, AJW: joint weights
+ *        given); stdin: weights[K], per layer rot (4 x J), pos (3 x J), scale
+ *        (3 x J) and with JW joint weights (J); additive weights[A], per
+ *        additive layer the same (AJW); ref rot, pos, scale; stdout: rot,
+ *        pos, scale
  *   _cref BACKEND time N ITERS             ns per pb_quat_catmull_rom call (with
  *        velocity) on N joints: the C side of bench/python_resample.py
  */
@@ -190,6 +196,43 @@ static int blend(int argc, char **argv)
     return 0;
 }
 
+/* one set of n layers of j joints read from stdin (weights first) */
+static pb_blend_layer *read_layers(size_t n, size_t j, int jw)
+{
+    float *wt = rd(n);
+    pb_blend_layer *l = calloc(n + 1, sizeof *l);
+    if (!l)
+        die("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        float *p = rd((10 + (jw ? 1 : 0)) * j);
+        l[i].weight = wt[i];
+        l[i].pose.rot = cq(p, j);
+        l[i].pose.pos = cv(p + 4 * j, j);
+        l[i].pose.scale = cv(p + 7 * j, j);
+        l[i].joint_weights = jw ? p + 10 * j : NULL;
+    }
+    return l;
+}
+
+static int layers(int argc, char **argv)
+{
+    if (argc < 10)
+        die("layers METHOD LINEAR J K JW A AJW");
+    pb_blend_method method = (pb_blend_method)strtoul(argv[3], NULL, 10);
+    unsigned flags = strtoul(argv[4], NULL, 10) ? PB_BLEND_LINEAR_SCALE : 0u;
+    size_t j = strtoul(argv[5], NULL, 10), k = strtoul(argv[6], NULL, 10),
+           a = strtoul(argv[8], NULL, 10);
+    pb_blend_layer *bl = read_layers(k, j, atoi(argv[7])), *al = read_layers(a, j, atoi(argv[9]));
+    float *r = rd(10 * j);
+    pb_cpose ref = {cq(r, j), cv(r + 4 * j, j), cv(r + 7 * j, j)};
+    float *out = calloc(10 * j + 1, sizeof *out);
+    pb_pose o = {mq(out, j), mv(out + 4 * j, j), mv(out + 7 * j, j)};
+    pb_blend_desc d = {j, bl, k, a ? al : NULL, a, method, flags, &ref};
+    check(pb_pose_blend_layers(&d, &o));
+    wr(out, 10 * j);
+    return 0;
+}
+
 /* time N ITERS: ns per pb_quat_catmull_rom call with velocity on N joints
  * (structure-of-arrays inputs made once), best of 5 runs, for the
  * benchmark's Python-overhead figure. */
@@ -225,7 +268,7 @@ static int timing(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        die("usage: _cref BACKEND kernel|average|resample|blend ...");
+        die("usage: _cref BACKEND kernel|average|resample|blend|layers ...");
     pb_backend b;
     if (pb_backend_from_name(argv[1], &b) != PB_OK || pb_backend_force(b) != PB_OK)
         die("backend not available");
@@ -237,6 +280,8 @@ int main(int argc, char **argv)
         return resample(argc, argv);
     if (!strcmp(argv[2], "blend"))
         return blend(argc, argv);
+    if (!strcmp(argv[2], "layers"))
+        return layers(argc, argv);
     if (!strcmp(argv[2], "time"))
         return timing(argc, argv);
     die("unknown command");

@@ -216,7 +216,7 @@ int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *w
     return -1;
 }
 
-static PyObject *raise_status(const char *fn, pb_status st)
+PyObject *raise_status(const char *fn, pb_status st)
 {
     if (st == PB_ERR_NOMEM)
         return PyErr_NoMemory();
@@ -228,7 +228,7 @@ static PyObject *raise_status(const char *fn, pb_status st)
 }
 
 /* New float32 array of shape lead-dims-of(a, from) + (last,) (last 0: none). */
-static PyArrayObject *new_like(PyArrayObject *a, int from, int drop_last, int last)
+PyArrayObject *new_like(PyArrayObject *a, int from, int drop_last, int last)
 {
     npy_intp dims[NPY_MAXDIMS];
     int nd = 0;
@@ -281,22 +281,22 @@ void v_join(float *a, size_t n, const float *x, const float *y, const float *z)
     }
 }
 
-static pb_cquats cq_at(const float *p, size_t n)
+pb_cquats cq_at(const float *p, size_t n)
 {
     pb_cquats q = {p, p + n, p + 2 * n, p + 3 * n};
     return q;
 }
-static pb_quats q_at(float *p, size_t n)
+pb_quats q_at(float *p, size_t n)
 {
     pb_quats q = {p, p + n, p + 2 * n, p + 3 * n};
     return q;
 }
-static pb_cvec3s cv_at(const float *p, size_t n)
+pb_cvec3s cv_at(const float *p, size_t n)
 {
     pb_cvec3s v = {p, p + n, p + 2 * n};
     return v;
 }
-static pb_vec3s v_at(float *p, size_t n)
+pb_vec3s v_at(float *p, size_t n)
 {
     pb_vec3s v = {p, p + n, p + 2 * n};
     return v;
@@ -825,6 +825,20 @@ static PyStructSequence_Field pose_fields[] = {
 static PyStructSequence_Desc pose_desc = {"posebatch.Pose", "A blended pose (a named tuple).",
                                           pose_fields, 3};
 
+PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl)
+{
+    PyObject *ret = PyStructSequence_New(&PoseType);
+    if (!ret)
+        return NULL;
+    PyObject *items[3] = {rot, pos, scl};
+    for (int i = 0; i < 3; i++) {
+        PyObject *v = items[i] ? items[i] : Py_None;
+        Py_INCREF(v);
+        PyStructSequence_SET_ITEM(ret, i, v);
+    }
+    return ret;
+}
+
 /* sample (times != NULL) or resample (fps). */
 static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
@@ -1095,7 +1109,7 @@ static PyObject *py_resample_frames(PyObject *self, PyObject *const *args, Py_ss
 
 static const char *blend_methods[] = {"log_ref", "raw_ref", "log", "raw", "accurate"};
 
-static int parse_blend_method(const char *fn, PyObject *o, int *m)
+int parse_blend_method(const char *fn, PyObject *o, int *m)
 {
     *m = 0;
     if (!o)
@@ -1268,15 +1282,7 @@ static PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t narg
         raise_status(fn, st);
         goto done;
     }
-    ret = PyStructSequence_New(&PoseType);
-    if (!ret)
-        goto done;
-    PyObject *items[3] = {(PyObject *)orot, (PyObject *)opos, (PyObject *)oscl};
-    for (int i = 0; i < 3; i++) {
-        PyObject *v = items[i] ? items[i] : Py_None;
-        Py_INCREF(v);
-        PyStructSequence_SET_ITEM(ret, i, v);
-    }
+    ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
 done:
     PyMem_RawFree(buf);
     PyMem_RawFree(qs);
@@ -1418,6 +1424,7 @@ static PyMethodDef methods[] = {
      "'accurate'. The reference defaults to identity rotations (the rest pose); positions\n"
      "blend as ref + sum w (p - ref) with ref_positions, else sum w p. Returns a posebatch.Pose\n"
      "named tuple (rotations, positions, scales)."},
+    {"blend_layers", FC(py_blend_layers), FK, py_blend_layers_doc},
     {"backend", py_backend, METH_NOARGS,
      "backend()\n--\n\nThe active backend: 'scalar', 'sse41', 'avx2', 'avx512' or 'neon'."},
     {"supported_backends", py_supported_backends, METH_NOARGS,

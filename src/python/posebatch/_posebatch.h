@@ -1,6 +1,6 @@
 /* What the extension's source files share: argument and array helpers
  * (_posebatch.c), the BVH error and the Bvh type (bvh.c), the Gltf type
- * (gltf.c). */
+ * (gltf.c), the layered blend (layers.c). */
 #ifndef PBPY_POSEBATCH_H
 #define PBPY_POSEBATCH_H
 
@@ -48,6 +48,21 @@ void q_join(float *a, size_t n, int xyzw, const float *w, const float *x, const 
 void v_split(const float *a, size_t n, float *x, float *y, float *z);
 void v_join(float *a, size_t n, const float *x, const float *y, const float *z);
 #define F32(a) ((float *)PyArray_DATA(a))
+/* ValueError for a pb_status (MemoryError for PB_ERR_NOMEM); returns NULL */
+PyObject *raise_status(const char *fn, pb_status st);
+/* new float32 array of shape a.shape[from:] (without its last axis when
+ * drop_last) + (last,) (last 0: none) */
+PyArrayObject *new_like(PyArrayObject *a, int from, int drop_last, int last);
+/* the batches of n elements whose component arrays follow one another at p */
+pb_cquats cq_at(const float *p, size_t n);
+pb_quats q_at(float *p, size_t n);
+pb_cvec3s cv_at(const float *p, size_t n);
+pb_vec3s v_at(float *p, size_t n);
+/* method= of blend(): 'log_ref' (0, the default when o is NULL), 'raw_ref',
+ * 'log', 'raw', 'accurate' (the pb_blend_method values) */
+int parse_blend_method(const char *fn, PyObject *o, int *m);
+/* a posebatch.Pose of the three arrays (NULL: None); new reference */
+PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl);
 
 typedef struct {
     PyObject_HEAD
@@ -68,5 +83,10 @@ extern PyTypeObject GltfType;
 PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames);
 PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused);
+
+/* layers.c: blend_layers() */
+PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
+extern const char py_blend_layers_doc[];
 
 #endif /* PBPY_POSEBATCH_H */
