@@ -825,6 +825,56 @@ static PyStructSequence_Field pose_fields[] = {
 static PyStructSequence_Desc pose_desc = {"posebatch.Pose", "A blended pose (a named tuple).",
                                           pose_fields, 3};
 
+void blend_io_at(float *p, size_t j, int xyzw, PyArrayObject *rr, PyArrayObject *rp,
+                 PyArrayObject *rs, int pos, int scl, pb_cpose *ref, pb_pose *out)
+{
+    memset(ref, 0, sizeof *ref);
+    if (rr) {
+        q_split(F32(rr), j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
+    } else { /* identity rotations: the rest pose */
+        for (size_t i = 0; i < j; i++) {
+            p[i] = 1.0f;
+            p[j + i] = p[2 * j + i] = p[3 * j + i] = 0.0f;
+        }
+    }
+    ref->rot = cq_at(p, j);
+    p += 4 * j;
+    if (rp) {
+        v_split(F32(rp), j, p, p + j, p + 2 * j);
+        ref->pos = cv_at(p, j);
+        p += 3 * j;
+    }
+    if (rs) {
+        v_split(F32(rs), j, p, p + j, p + 2 * j);
+        ref->scale = cv_at(p, j);
+        p += 3 * j;
+    }
+    memset(out, 0, sizeof *out);
+    out->rot = q_at(p, j);
+    if (pos)
+        out->pos = v_at(p + 4 * j, j);
+    if (scl)
+        out->scale = v_at(p + 7 * j, j);
+}
+
+void pose_join(const pb_pose *out, size_t j, int xyzw, PyArrayObject *orot, PyArrayObject *opos,
+               PyArrayObject *oscl)
+{
+    q_join(F32(orot), j, xyzw, out->rot.w, out->rot.x, out->rot.y, out->rot.z);
+    if (opos)
+        v_join(F32(opos), j, out->pos.x, out->pos.y, out->pos.z);
+    if (oscl)
+        v_join(F32(oscl), j, out->scale.x, out->scale.y, out->scale.z);
+}
+
+PyObject *pose_result(const char *fn, pb_status st, PyArrayObject *orot, PyArrayObject *opos,
+                      PyArrayObject *oscl)
+{
+    if (st != PB_OK)
+        return raise_status(fn, st);
+    return pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+}
+
 PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl)
 {
     PyObject *ret = PyStructSequence_New(&PoseType);
@@ -1238,51 +1288,14 @@ static PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t narg
         }
     }
     pb_cpose ref;
-    memset(&ref, 0, sizeof ref);
-    if (rr) {
-        q_split(F32(rr), j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
-    } else { /* identity rotations: the rest pose */
-        for (size_t i = 0; i < j; i++) {
-            p[i] = 1.0f;
-            p[j + i] = p[2 * j + i] = p[3 * j + i] = 0.0f;
-        }
-    }
-    ref.rot = cq_at(p, j);
-    p += 4 * j;
-    if (rp) {
-        v_split(F32(rp), j, p, p + j, p + 2 * j);
-        ref.pos = cv_at(p, j);
-        p += 3 * j;
-    }
-    if (rs) {
-        v_split(F32(rs), j, p, p + j, p + 2 * j);
-        ref.scale = cv_at(p, j);
-        p += 3 * j;
-    }
     pb_pose out;
-    memset(&out, 0, sizeof out);
-    out.rot = q_at(p, j);
-    p += 4 * j;
-    if (pos)
-        out.pos = v_at(p, j);
-    p += 3 * j;
-    if (scl)
-        out.scale = v_at(p, j);
+    blend_io_at(p, j, xyzw, rr, rp, rs, pos != NULL, scl != NULL, &ref, &out);
     st = pb_pose_blend(j, k, qs, pos ? ps : NULL, scl ? ss : NULL, w, (pb_blend_method)method,
                        &ref, &out);
-    if (st == PB_OK) {
-        q_join(F32(orot), j, xyzw, out.rot.w, out.rot.x, out.rot.y, out.rot.z);
-        if (pos)
-            v_join(F32(opos), j, out.pos.x, out.pos.y, out.pos.z);
-        if (scl)
-            v_join(F32(oscl), j, out.scale.x, out.scale.y, out.scale.z);
-    }
+    if (st == PB_OK)
+        pose_join(&out, j, xyzw, orot, opos, oscl);
     Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
-        raise_status(fn, st);
-        goto done;
-    }
-    ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+    ret = pose_result(fn, st, orot, opos, oscl);
 done:
     PyMem_RawFree(buf);
     PyMem_RawFree(qs);

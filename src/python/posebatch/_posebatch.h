@@ -61,6 +61,17 @@ pb_vec3s v_at(float *p, size_t n);
 /* method= of blend(): 'log_ref' (0, the default when o is NULL), 'raw_ref',
  * 'log', 'raw', 'accurate' (the pb_blend_method values) */
 int parse_blend_method(const char *fn, PyObject *o, int *m);
+/* A blend's reference and output poses at p (20 arrays of j): the reference
+ * split from rr (NULL: identity rotations), rp, rs (NULL: absent), then the
+ * output with the tracks asked for (pos, scl). */
+void blend_io_at(float *p, size_t j, int xyzw, PyArrayObject *rr, PyArrayObject *rp,
+                 PyArrayObject *rs, int pos, int scl, pb_cpose *ref, pb_pose *out);
+/* out joined into the arrays (opos, oscl NULL: the track absent) */
+void pose_join(const pb_pose *out, size_t j, int xyzw, PyArrayObject *orot, PyArrayObject *opos,
+               PyArrayObject *oscl);
+/* the blend's Pose, or (st not PB_OK) its error raised and NULL */
+PyObject *pose_result(const char *fn, pb_status st, PyArrayObject *orot, PyArrayObject *opos,
+                      PyArrayObject *oscl);
 /* a posebatch.Pose of the three arrays (NULL: None); new reference */
 PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl);
 

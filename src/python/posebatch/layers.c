@@ -113,7 +113,6 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
     PyArrayObject *a[NARG] = {NULL};
     PyArrayObject *orot = NULL, *opos = NULL, *oscl = NULL;
     PyObject *ret = NULL;
-    float *buf = NULL;
     pb_blend_layer *layers = NULL;
     if (!(a[ROT] = get_f32(fn, "rotations", o[ROT], 4, 2)) ||
         !(a[WT] = get_f32(fn, "weights", o[WT], 0, 1)))
@@ -214,66 +213,30 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
     const size_t per_b = per + (a[JW] ? 1 : 0), per_a = 4 + (a[APOS] ? 3 : 0) +
                                                     (a[ASCL] ? 3 : 0) + (a[AJW] ? 1 : 0);
     /* (no overflow: every size below PB_MAX_COUNT, which is far below 2^64 / 20) */
-    buf = PyMem_RawMalloc(((per_b * k + per_a * ka + 20) * j + 1) * sizeof(float));
-    layers = PyMem_RawMalloc((k + ka) * sizeof *layers);
-    if (!buf || !layers) {
+    /* one block: the layer structs, then the floats */
+    layers = PyMem_RawMalloc((k + ka) * sizeof *layers +
+                             ((per_b * k + per_a * ka + 20) * j + 1) * sizeof(float));
+    if (!layers) {
         PyErr_NoMemory();
         goto done;
     }
+    float *buf = (float *)(layers + k + ka);
     pb_status st;
     Py_BEGIN_ALLOW_THREADS
     float *p = split_layers(buf, k, j, xyzw, a[ROT], a[WT], a[POS], a[SCL], a[JW], layers);
     if (ka)
         p = split_layers(p, ka, j, xyzw, a[AROT], a[AWT], a[APOS], a[ASCL], a[AJW], layers + k);
     pb_cpose ref;
-    memset(&ref, 0, sizeof ref);
-    if (a[RROT]) {
-        q_split(F32(a[RROT]), j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
-    } else { /* identity rotations: the rest pose */
-        for (size_t i = 0; i < j; i++) {
-            p[i] = 1.0f;
-            p[j + i] = p[2 * j + i] = p[3 * j + i] = 0.0f;
-        }
-    }
-    ref.rot = cq_at(p, j);
-    p += 4 * j;
-    if (a[RPOS]) {
-        v_split(F32(a[RPOS]), j, p, p + j, p + 2 * j);
-        ref.pos = cv_at(p, j);
-        p += 3 * j;
-    }
-    if (a[RSCL]) {
-        v_split(F32(a[RSCL]), j, p, p + j, p + 2 * j);
-        ref.scale = cv_at(p, j);
-        p += 3 * j;
-    }
     pb_pose out;
-    memset(&out, 0, sizeof out);
-    out.rot = q_at(p, j);
-    p += 4 * j;
-    if (a[POS])
-        out.pos = v_at(p, j);
-    p += 3 * j;
-    if (a[SCL])
-        out.scale = v_at(p, j);
+    blend_io_at(p, j, xyzw, a[RROT], a[RPOS], a[RSCL], a[POS] != NULL, a[SCL] != NULL, &ref, &out);
     pb_blend_desc d = {j, layers, k, ka ? layers + k : NULL, ka, (pb_blend_method)method,
                        lin ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
     st = pb_pose_blend_layers(&d, &out);
-    if (st == PB_OK) {
-        q_join(F32(orot), j, xyzw, out.rot.w, out.rot.x, out.rot.y, out.rot.z);
-        if (a[POS])
-            v_join(F32(opos), j, out.pos.x, out.pos.y, out.pos.z);
-        if (a[SCL])
-            v_join(F32(oscl), j, out.scale.x, out.scale.y, out.scale.z);
-    }
+    if (st == PB_OK)
+        pose_join(&out, j, xyzw, orot, opos, oscl);
     Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
-        raise_status(fn, st);
-        goto done;
-    }
-    ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+    ret = pose_result(fn, st, orot, opos, oscl);
 done:
-    PyMem_RawFree(buf);
     PyMem_RawFree(layers);
     for (int i = 0; i < NARG; i++)
         Py_XDECREF(a[i]);
