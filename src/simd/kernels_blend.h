@@ -74,27 +74,34 @@ typedef struct {
     pb_vec3s rs, rc, ss, sc; /* compensated block sums of the logs (as k_average_log) */
 } blend_acc;
 
-/* one blended layer's log rotation term added to the chunk's sums (as
- * k_average_log) */
+/* one blended layer's log rotation term: the log of ref^-1 q (q without
+ * a reference) */
+PB_INLINE v3 log_term(const blend_src *s, pb_cquats rc, pb_blk blk)
+{
+    vq q = q_ld(s->rot, blk);
+    if (rc.w)
+        q = q_inv_mul(q_ld(rc, blk), q);
+    return q_log_abs(q);
+}
+/* one blended layer's log-space scale term, the ratio to the reference as
+ * s (1 / ref) (k_vec3_blend forms ln(s / ref) by v3_ln_ratio instead; here
+ * that made the unit-scale path slower, see scales_unit) */
+PB_INLINE v3 scale_term(const blend_src *s, pb_cvec3s sr, const blend_acc *a, pb_blk blk)
+{
+    v3 sc = v3_ld(s->scale, blk);
+    return v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
+}
+/* the terms added to the chunk's sums (as k_average_log) */
 PB_INLINE void log_step(const blend_src *s, size_t i, size_t k, pb_cquats rc, const blend_acc *a,
                         pb_blk blk)
 {
     pb_vec3s lacc = {a->rot.x, a->rot.y, a->rot.z};
-    vq q = q_ld(s->rot, blk);
-    if (rc.w)
-        q = q_inv_mul(q_ld(rc, blk), q);
-    v3_sum_step(lacc, a->rs, a->rc, q_log_abs(q), src_weight(s, blk), i, k, blk);
+    v3_sum_step(lacc, a->rs, a->rc, log_term(s, rc, blk), src_weight(s, blk), i, k, blk);
 }
-/* one blended layer's log-space scale term added to the chunk's sums, the
- * ratio to the reference as s (1 / ref) (k_vec3_blend forms ln(s / ref) by
- * v3_ln_ratio instead; here that made the unit-scale path slower, see
- * scales_unit) */
 PB_INLINE void scale_step(const blend_src *s, size_t i, size_t k, pb_cvec3s sr, const blend_acc *a,
                           pb_blk blk)
 {
-    v3 sc = v3_ld(s->scale, blk);
-    sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
-    v3_sum_step(a->scale, a->ss, a->sc, sc, src_weight(s, blk), i, k, blk);
+    v3_sum_step(a->scale, a->ss, a->sc, scale_term(s, sr, a, blk), src_weight(s, blk), i, k, blk);
 }
 
 /* Every layer's log-space scale terms over the chunk: a function of its
@@ -329,10 +336,7 @@ PB_INLINE v3 log_sum_regs(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_wsc
     v3 a = v3_splat(0.0f);
     for (size_t i = 0; i < bl->k; i++) {
         blend_src s = blended_at(bl, i, c, 0, ws);
-        vq q = q_ld(s.rot, blk);
-        if (rc.w)
-            q = q_inv_mul(q_ld(rc, blk), q);
-        a = v3_fma(q_log_abs(q), src_weight(&s, blk), a);
+        a = v3_fma(log_term(&s, rc, blk), src_weight(&s, blk), a);
     }
     return a;
 }
@@ -343,9 +347,7 @@ PB_INLINE v3 scale_sum_regs(const pb_layer_set *bl, size_t c, pb_cvec3s sr, cons
     v3 t = v3_splat(0.0f);
     for (size_t i = 0; i < bl->k; i++) {
         blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
-        v3 sc = v3_ld(s.scale, blk);
-        sc = v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
-        t = v3_fma(sc, src_weight(&s, blk), t);
+        t = v3_fma(scale_term(&s, sr, a, blk), src_weight(&s, blk), t);
     }
     return t;
 }
