@@ -1,6 +1,6 @@
 /* What the extension's source files share: argument and array helpers
  * (_posebatch.c), the BVH error and the Bvh type (bvh.c), the Gltf type
- * (gltf.c), the layered blend (layers.c). */
+ * (gltf.c), the pose blends (blend.c). */
 #ifndef PBPY_POSEBATCH_H
 #define PBPY_POSEBATCH_H
 
@@ -58,20 +58,6 @@ pb_cquats cq_at(const float *p, size_t n);
 pb_quats q_at(float *p, size_t n);
 pb_cvec3s cv_at(const float *p, size_t n);
 pb_vec3s v_at(float *p, size_t n);
-/* method= of blend(): 'log_ref' (0, the default when o is NULL), 'raw_ref',
- * 'log', 'raw', 'accurate' (the pb_blend_method values) */
-int parse_blend_method(const char *fn, PyObject *o, int *m);
-/* A blend's reference and output poses at p (20 arrays of j): the reference
- * split from rr (NULL: identity rotations), rp, rs (NULL: absent), then the
- * output with the tracks asked for (pos, scl). */
-void blend_io_at(float *p, size_t j, int xyzw, PyArrayObject *rr, PyArrayObject *rp,
-                 PyArrayObject *rs, int pos, int scl, pb_cpose *ref, pb_pose *out);
-/* out joined into the arrays (opos, oscl NULL: the track absent) */
-void pose_join(const pb_pose *out, size_t j, int xyzw, PyArrayObject *orot, PyArrayObject *opos,
-               PyArrayObject *oscl);
-/* the blend's Pose, or (st not PB_OK) its error raised and NULL */
-PyObject *pose_result(const char *fn, pb_status st, PyArrayObject *orot, PyArrayObject *opos,
-                      PyArrayObject *oscl);
 /* a posebatch.Pose of the three arrays (NULL: None); new reference */
 PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl);
 
@@ -95,7 +81,8 @@ PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs
                          PyObject *kwnames);
 PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused);
 
-/* layers.c: blend_layers() */
+/* blend.c: blend() and blend_layers() */
+PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames);
 extern const char py_blend_layers_doc[];

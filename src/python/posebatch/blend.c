@@ -1,10 +1,242 @@
-/* posebatch.blend_layers(): pb_pose_blend_layers from Python (blended
- * layers with per-joint weights, additive layers, linear or log-space
- * scales). The arrays are split into one structure-of-arrays buffer, the
- * call runs without the GIL, and the outputs are joined back. */
+/* The pose blends from Python: blend() (pb_pose_blend, weights as given)
+ * and blend_layers() (pb_pose_blend_layers: blended layers with per-joint
+ * weights, additive layers, linear or log-space scales). The arrays are
+ * split into one structure-of-arrays buffer, the call runs without the GIL,
+ * and the outputs are joined back. */
 #include "_posebatch.h"
 
 #include <string.h>
+
+/* A blend's K poses: rotations (K, ..., 4) and weights (K,), K >= 1 (new
+ * references in *rot, *wt, which the caller releases also on error; -1 with
+ * the error set) */
+static int blend_poses(const char *fn, PyObject *orot, PyObject *owt, PyArrayObject **rot,
+                       PyArrayObject **wt)
+{
+    *wt = NULL;
+    if (!(*rot = get_f32(fn, "rotations", orot, 4, 2)) ||
+        !(*wt = get_f32(fn, "weights", owt, 0, 1)))
+        return -1;
+    const npy_intp k = PyArray_DIM(*rot, 0);
+    if (PyArray_NDIM(*wt) != 1 || PyArray_DIM(*wt, 0) != k)
+        return shape_error(fn, "weights", *wt, "it must be (K,) with K = rotations.shape[0]", *rot);
+    if (k == 0) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' holds no pose (K == 0)", fn);
+        return -1;
+    }
+    return 0;
+}
+
+/* An optional track (None: *out NULL) of the poses whose rotations are rot:
+ * (K, ..., 3) with rot's batch shape (`of` names rot in the error) */
+static int opt_track(const char *fn, const char *arg, PyObject *o, PyArrayObject *rot,
+                     const char *of, PyArrayObject **out)
+{
+    *out = NULL;
+    if (!o || o == Py_None)
+        return 0;
+    if (!(*out = get_f32(fn, arg, o, 3, 2)))
+        return -1;
+    if (!same_lead(rot, 0, *out, 0)) {
+        char want[96];
+        snprintf(want, sizeof want, "it must be (K, ..., 3) like %s", of);
+        return shape_error(fn, arg, *out, want, rot);
+    }
+    return 0;
+}
+
+/* A blend's reference and output poses at p (20 arrays of j): the reference
+ * split from rr (NULL: identity rotations), rp, rs (NULL: absent), then the
+ * output with the tracks asked for (pos, scl). */
+static void blend_io_at(float *p, size_t j, int xyzw, PyArrayObject *rr, PyArrayObject *rp,
+                        PyArrayObject *rs, int pos, int scl, pb_cpose *ref, pb_pose *out)
+{
+    memset(ref, 0, sizeof *ref);
+    if (rr) {
+        q_split(F32(rr), j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
+    } else { /* identity rotations: the rest pose */
+        for (size_t i = 0; i < j; i++) {
+            p[i] = 1.0f;
+            p[j + i] = p[2 * j + i] = p[3 * j + i] = 0.0f;
+        }
+    }
+    ref->rot = cq_at(p, j);
+    p += 4 * j;
+    if (rp) {
+        v_split(F32(rp), j, p, p + j, p + 2 * j);
+        ref->pos = cv_at(p, j);
+        p += 3 * j;
+    }
+    if (rs) {
+        v_split(F32(rs), j, p, p + j, p + 2 * j);
+        ref->scale = cv_at(p, j);
+        p += 3 * j;
+    }
+    memset(out, 0, sizeof *out);
+    out->rot = q_at(p, j);
+    if (pos)
+        out->pos = v_at(p + 4 * j, j);
+    if (scl)
+        out->scale = v_at(p + 7 * j, j);
+}
+
+/* out joined into the arrays (opos, oscl NULL: the track absent) */
+static void pose_join(const pb_pose *out, size_t j, int xyzw, PyArrayObject *orot,
+                      PyArrayObject *opos, PyArrayObject *oscl)
+{
+    q_join(F32(orot), j, xyzw, out->rot.w, out->rot.x, out->rot.y, out->rot.z);
+    if (opos)
+        v_join(F32(opos), j, out->pos.x, out->pos.y, out->pos.z);
+    if (oscl)
+        v_join(F32(oscl), j, out->scale.x, out->scale.y, out->scale.z);
+}
+
+/* the blend's Pose, or (st not PB_OK) its error raised and NULL */
+static PyObject *pose_result(const char *fn, pb_status st, PyArrayObject *orot,
+                             PyArrayObject *opos, PyArrayObject *oscl)
+{
+    if (st != PB_OK)
+        return raise_status(fn, st);
+    return pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+}
+
+static const char *blend_methods[] = {"log_ref", "raw_ref", "log", "raw", "accurate"};
+
+/* method=: 'log_ref' (0, the default when o is NULL), 'raw_ref', 'log', 'raw',
+ * 'accurate' (the pb_blend_method values) */
+static int parse_blend_method(const char *fn, PyObject *o, int *m)
+{
+    *m = 0;
+    if (!o)
+        return 0;
+    for (int i = 0; i < 5; i++)
+        if (PyUnicode_Check(o) && PyUnicode_CompareWithASCIIString(o, blend_methods[i]) == 0) {
+            *m = i;
+            return 0;
+        }
+    PyErr_Format(PyExc_ValueError,
+                 "%s(): argument 'method' must be one of 'log_ref', 'raw_ref', 'log', 'raw', "
+                 "'accurate', got %R", fn, o);
+    return -1;
+}
+
+PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)self;
+    const char *fn = "blend";
+    static const char *names[] = {"rotations", "weights", "positions", "scales", "method",
+                                  "ref_rotations", "ref_positions", "ref_scales", "order"};
+    PyObject *o[9];
+    if (parse_args(fn, args, nargs, kwnames, names, 9, 4, 2, o))
+        return NULL;
+    int method, xyzw;
+    if (parse_blend_method(fn, o[4], &method) || opt_order(fn, o[8], &xyzw))
+        return NULL;
+    PyArrayObject *rot = NULL, *wt = NULL, *pos = NULL, *scl = NULL, *rr = NULL, *rp = NULL,
+                  *rs = NULL, *orot = NULL, *opos = NULL, *oscl = NULL;
+    PyObject *ret = NULL;
+    float *buf = NULL;
+    pb_cquats *qs = NULL;
+    pb_cvec3s *ps = NULL, *ss = NULL;
+    if (blend_poses(fn, o[0], o[1], &rot, &wt) ||
+        opt_track(fn, "positions", o[2], rot, "rotations", &pos) ||
+        opt_track(fn, "scales", o[3], rot, "rotations", &scl))
+        goto done;
+    size_t k = (size_t)PyArray_DIM(rot, 0);
+    if (o[5] && o[5] != Py_None) {
+        if (!(rr = get_f32(fn, "ref_rotations", o[5], 4, 1)))
+            goto done;
+        if (!same_lead(rot, 1, rr, 0)) {
+            shape_error(fn, "ref_rotations", rr, "it must be rotations.shape[1:]", rot);
+            goto done;
+        }
+    }
+    if (o[6] && o[6] != Py_None) {
+        if (!(rp = get_f32(fn, "ref_positions", o[6], 3, 1)))
+            goto done;
+        if (!same_lead(rot, 1, rp, 0)) {
+            shape_error(fn, "ref_positions", rp, "it must be positions.shape[1:]", rot);
+            goto done;
+        }
+    }
+    if (o[7] && o[7] != Py_None) {
+        if (!(rs = get_f32(fn, "ref_scales", o[7], 3, 1)))
+            goto done;
+        if (!same_lead(rot, 1, rs, 0)) {
+            shape_error(fn, "ref_scales", rs, "it must be scales.shape[1:]", rot);
+            goto done;
+        }
+    }
+    if ((rp && !pos) || (rs && !scl)) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s given without %s", fn,
+                     rp && !pos ? "ref_positions" : "ref_scales", rp && !pos ? "positions" : "scales");
+        goto done;
+    }
+    size_t j = (size_t)(PyArray_SIZE(rot) / 4) / k;
+    if (j > PB_MAX_COUNT || k > PB_MAX_COUNT) {
+        raise_status(fn, PB_ERR_SIZE);
+        goto done;
+    }
+    if (!(orot = new_like(rot, 1, 1, 4)))
+        goto done;
+    if (pos && !(opos = new_like(rot, 1, 1, 3)))
+        goto done;
+    if (scl && !(oscl = new_like(rot, 1, 1, 3)))
+        goto done;
+    buf = PyMem_RawMalloc(((10 * k + 20) * j + 1) * sizeof(float));
+    qs = PyMem_RawMalloc(k * sizeof *qs);
+    ps = PyMem_RawMalloc(k * sizeof *ps);
+    ss = PyMem_RawMalloc(k * sizeof *ss);
+    if (!buf || !qs || !ps || !ss) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pb_status st;
+    const float *w = F32(wt);
+    Py_BEGIN_ALLOW_THREADS
+    float *p = buf;
+    for (size_t i = 0; i < k; i++) {
+        q_split(F32(rot) + 4 * j * i, j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
+        qs[i] = cq_at(p, j);
+        p += 4 * j;
+        if (pos) {
+            v_split(F32(pos) + 3 * j * i, j, p, p + j, p + 2 * j);
+            ps[i] = cv_at(p, j);
+            p += 3 * j;
+        }
+        if (scl) {
+            v_split(F32(scl) + 3 * j * i, j, p, p + j, p + 2 * j);
+            ss[i] = cv_at(p, j);
+            p += 3 * j;
+        }
+    }
+    pb_cpose ref;
+    pb_pose out;
+    blend_io_at(p, j, xyzw, rr, rp, rs, pos != NULL, scl != NULL, &ref, &out);
+    st = pb_pose_blend(j, k, qs, pos ? ps : NULL, scl ? ss : NULL, w, (pb_blend_method)method,
+                       &ref, &out);
+    if (st == PB_OK)
+        pose_join(&out, j, xyzw, orot, opos, oscl);
+    Py_END_ALLOW_THREADS
+    ret = pose_result(fn, st, orot, opos, oscl);
+done:
+    PyMem_RawFree(buf);
+    PyMem_RawFree(qs);
+    PyMem_RawFree(ps);
+    PyMem_RawFree(ss);
+    Py_XDECREF(rot);
+    Py_XDECREF(wt);
+    Py_XDECREF(pos);
+    Py_XDECREF(scl);
+    Py_XDECREF(rr);
+    Py_XDECREF(rp);
+    Py_XDECREF(rs);
+    Py_XDECREF(orot);
+    Py_XDECREF(opos);
+    Py_XDECREF(oscl);
+    return ret;
+}
+
 
 const char py_blend_layers_doc[] =
     "blend_layers(rotations, weights, positions=None, scales=None, *, joint_weights=None,\n"
@@ -38,23 +270,6 @@ static int weights_shape(const char *fn, const char *arg, PyArrayObject *w, PyAr
     char want[96];
     snprintf(want, sizeof want, "it must be %s.shape[:-1]", of);
     return shape_error(fn, arg, w, want, a);
-}
-
-/* optional (K, ..., 3) track of a layer set whose rotations are rot */
-static int opt_track(const char *fn, const char *arg, PyObject *o, PyArrayObject *rot,
-                     const char *of, PyArrayObject **out)
-{
-    *out = NULL;
-    if (!o || o == Py_None)
-        return 0;
-    if (!(*out = get_f32(fn, arg, o, 3, 2)))
-        return -1;
-    if (!same_lead(rot, 0, *out, 0)) {
-        char want[96];
-        snprintf(want, sizeof want, "it must be (K, ..., 3) like %s", of);
-        return shape_error(fn, arg, *out, want, rot);
-    }
-    return 0;
 }
 
 /* The layers of one set (k of them, J joints) into buf from p on: the
@@ -114,18 +329,9 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
     PyArrayObject *orot = NULL, *opos = NULL, *oscl = NULL;
     PyObject *ret = NULL;
     pb_blend_layer *layers = NULL;
-    if (!(a[ROT] = get_f32(fn, "rotations", o[ROT], 4, 2)) ||
-        !(a[WT] = get_f32(fn, "weights", o[WT], 0, 1)))
+    if (blend_poses(fn, o[ROT], o[WT], &a[ROT], &a[WT]))
         goto done;
     const size_t k = (size_t)PyArray_DIM(a[ROT], 0);
-    if (PyArray_NDIM(a[WT]) != 1 || (size_t)PyArray_DIM(a[WT], 0) != k) {
-        shape_error(fn, "weights", a[WT], "it must be (K,) with K = rotations.shape[0]", a[ROT]);
-        goto done;
-    }
-    if (k == 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' holds no pose (K == 0)", fn);
-        goto done;
-    }
     if (opt_track(fn, "positions", o[POS], a[ROT], "rotations", &a[POS]) ||
         opt_track(fn, "scales", o[SCL], a[ROT], "rotations", &a[SCL]))
         goto done;
