@@ -1,6 +1,8 @@
-/* What the extension's source files share: argument and array helpers
- * (_posebatch.c), the BVH error and the Bvh type (bvh.c), the Gltf type
- * (gltf.c), the pose blends (blend.c). */
+/* What the extension's source files share: the module, its BVH error and
+ * the backend functions (_posebatch.c), argument and array helpers
+ * (args.c), the element-wise kernels, averages and tracks (kernels.c), the
+ * Clip and Pose types and the clip calls (clip.c), the Bvh type (bvh.c),
+ * the Gltf type (gltf.c), the pose blends (blend.c). */
 #ifndef PBPY_POSEBATCH_H
 #define PBPY_POSEBATCH_H
 
@@ -22,6 +24,8 @@
 
 /* posebatch.BvhError: a ValueError with .code and .line */
 extern PyObject *BvhError;
+
+/* args.c: argument and array helpers */
 
 /* Parses FASTCALL arguments against names[0..count): the first npos may be
  * positional, the first nreq are required; out[i] borrowed or NULL. */
@@ -58,9 +62,29 @@ pb_cquats cq_at(const float *p, size_t n);
 pb_quats q_at(float *p, size_t n);
 pb_cvec3s cv_at(const float *p, size_t n);
 pb_vec3s v_at(float *p, size_t n);
+
+/* kernels.c: one module function per element-wise kernel (added by
+ * pbpy_add_kernels; -1 with the error set), quat_average and the tracks */
+int pbpy_add_kernels(PyObject *m);
+PyObject *py_quat_average(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
+PyObject *py_unroll(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_reference_extract(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_spline_eval(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+
+/* clip.c: posebatch.Clip and posebatch.Pose (ready after
+ * pbpy_ready_clip_types; -1 with the error set), resample(), sample() and
+ * resample_frames() */
+extern PyTypeObject pbpy_ClipType, pbpy_PoseType;
+int pbpy_ready_clip_types(void);
 /* a posebatch.Pose of the three arrays (NULL: None); new reference */
 PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl);
+PyObject *py_resample(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_sample(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_resample_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
 
+/* bvh.c: posebatch.Bvh, read_bvh() and parse_bvh() */
 typedef struct {
     PyObject_HEAD
     pb_bvh b;

@@ -1,0 +1,280 @@
+/* The argument and array helpers every function of the extension uses:
+ * FASTCALL argument parsing, optional bool / real / order= arguments, arrays
+ * as C-contiguous float32, shape checks and errors, pb_status as an
+ * exception, and the split / join between interleaved (..., 4) / (..., 3)
+ * arrays and the library's structure-of-arrays batches. */
+#define PY_SSIZE_T_CLEAN
+#include "_posebatch.h"
+
+#include <posebatch.h>
+
+/* Parses FASTCALL arguments against names[0..count): the first npos may be
+ * positional, the first nreq are required. out[i] is a borrowed reference or
+ * NULL when not given. */
+int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+               const char *const *names, int count, int npos, int nreq, PyObject **out)
+{
+    for (int i = 0; i < count; i++)
+        out[i] = NULL;
+    if (nargs > npos) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fn,
+                     npos, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        out[i] = args[i];
+    if (kwnames) {
+        Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
+        for (Py_ssize_t k = 0; k < nk; k++) {
+            PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+            int found = -1;
+            for (int i = 0; i < count; i++)
+                if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) {
+                    found = i;
+                    break;
+                }
+            if (found < 0) {
+                PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn,
+                             key);
+                return -1;
+            }
+            if (out[found]) {
+                PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn,
+                             names[found]);
+                return -1;
+            }
+            out[found] = args[nargs + k];
+        }
+    }
+    for (int i = 0; i < nreq; i++)
+        if (!out[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fn, names[i]);
+            return -1;
+        }
+    return 0;
+}
+
+int opt_bool(const char *fn, const char *name, PyObject *o, int *v)
+{
+    if (!o)
+        return 0;
+    int r = PyObject_IsTrue(o);
+    if (r < 0) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a bool", fn, name);
+        return -1;
+    }
+    *v = r;
+    return 0;
+}
+
+int opt_double(const char *fn, const char *name, PyObject *o, double *v)
+{
+    if (!o || o == Py_None) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number", fn, name);
+        return -1;
+    }
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a real number, not %.100s", fn,
+                     name, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *v = d;
+    return 0;
+}
+
+/* order="wxyz" (0) or "xyzw" (1). */
+int opt_order(const char *fn, PyObject *o, int *xyzw)
+{
+    *xyzw = 0;
+    if (!o)
+        return 0;
+    if (PyUnicode_Check(o)) {
+        if (PyUnicode_CompareWithASCIIString(o, "wxyz") == 0)
+            return 0;
+        if (PyUnicode_CompareWithASCIIString(o, "xyzw") == 0) {
+            *xyzw = 1;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "%s(): argument 'order' must be 'wxyz' or 'xyzw', got %R", fn,
+                 o);
+    return -1;
+}
+
+/* A new reference to a C-contiguous float32 array made from o; last > 0:
+ * its last dimension must be `last`; min_ndim: at least that many dims. */
+PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, int min_ndim)
+{
+    PyArrayObject *a;
+    if (o == NULL || o == Py_None) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an array, not None", fn, arg);
+        return NULL;
+    }
+    if (PyArray_Check(o)) {
+        a = (PyArrayObject *)o;
+        Py_INCREF(a);
+    } else {
+        a = (PyArrayObject *)PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+        if (!a) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an array of numbers, not %.100s",
+                         fn, arg, Py_TYPE(o)->tp_name);
+            return NULL;
+        }
+    }
+    int t = PyArray_TYPE(a);
+    if (!PyArray_IS_C_CONTIGUOUS(a)) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' must be C-contiguous (pass np.ascontiguousarray(...))", fn,
+                     arg);
+        Py_DECREF(a);
+        return NULL;
+    }
+    if (t != NPY_FLOAT32) {
+        if (!(PyTypeNum_ISFLOAT(t) || PyTypeNum_ISINTEGER(t))) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): argument '%s' must be a real array (float32, or float64/int "
+                         "converted), not dtype %R",
+                         fn, arg, (PyObject *)PyArray_DESCR(a));
+            Py_DECREF(a);
+            return NULL;
+        }
+        PyArrayObject *c = (PyArrayObject *)PyArray_FromArray(
+            a, PyArray_DescrFromType(NPY_FLOAT32), NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+        Py_DECREF(a);
+        if (!c)
+            return NULL;
+        a = c;
+    }
+    int nd = PyArray_NDIM(a);
+    if (nd < (min_ndim > 1 ? min_ndim : 1) || (last > 0 && PyArray_DIM(a, nd - 1) != last)) {
+        PyObject *shape = PyObject_GetAttrString((PyObject *)a, "shape");
+        if (last > 0)
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): argument '%s' must have shape (%s..., %d), got shape %R", fn, arg,
+                         min_ndim > 1 ? "K, " : "", last, shape);
+        else
+            PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has the wrong shape %R", fn, arg,
+                         shape);
+        Py_XDECREF(shape);
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* 1 if b's dims [bfrom, bnd-1) equal a's dims [afrom, and-1) (the batch
+ * shape, last dimension excluded). */
+int same_lead(PyArrayObject *a, int afrom, PyArrayObject *b, int bfrom)
+{
+    int na = PyArray_NDIM(a) - 1 - afrom, nb = PyArray_NDIM(b) - 1 - bfrom;
+    if (na != nb)
+        return 0;
+    for (int i = 0; i < na; i++)
+        if (PyArray_DIM(a, afrom + i) != PyArray_DIM(b, bfrom + i))
+            return 0;
+    return 1;
+}
+
+int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *want,
+                PyArrayObject *ref)
+{
+    PyObject *s = PyObject_GetAttrString((PyObject *)a, "shape");
+    PyObject *r = ref ? PyObject_GetAttrString((PyObject *)ref, "shape") : NULL;
+    if (r)
+        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has shape %R; %s (%R)", fn, arg, s,
+                     want, r);
+    else
+        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' has shape %R; %s", fn, arg, s, want);
+    Py_XDECREF(s);
+    Py_XDECREF(r);
+    return -1;
+}
+
+PyObject *raise_status(const char *fn, pb_status st)
+{
+    if (st == PB_ERR_NOMEM)
+        return PyErr_NoMemory();
+    static const char *names[] = {"PB_OK", "PB_ERR_NULL", "PB_ERR_SIZE", "PB_ERR_ARG",
+                                  "PB_ERR_ALIAS", "PB_ERR_UNSUPPORTED", "PB_ERR_NOMEM"};
+    PyErr_Format(PyExc_ValueError, "%s(): %s (%s)", fn, pb_status_str(st),
+                 (unsigned)st < 7 ? names[st] : "?");
+    return NULL;
+}
+
+/* New float32 array of shape lead-dims-of(a, from) + (last,) (last 0: none). */
+PyArrayObject *new_like(PyArrayObject *a, int from, int drop_last, int last)
+{
+    npy_intp dims[NPY_MAXDIMS];
+    int nd = 0;
+    int end = PyArray_NDIM(a) - (drop_last ? 1 : 0);
+    for (int i = from; i < end; i++)
+        dims[nd++] = PyArray_DIM(a, i);
+    if (last > 0)
+        dims[nd++] = last;
+    return (PyArrayObject *)PyArray_SimpleNew(nd, dims, NPY_FLOAT32);
+}
+
+/* Structure of arrays <-> interleaved. q: 4 component arrays w, x, y, z. */
+void q_split(const float *a, size_t n, int xyzw, float *w, float *x, float *y, float *z)
+{
+    const int iw = xyzw ? 3 : 0, o = xyzw ? 0 : 1;
+    for (size_t i = 0; i < n; i++) {
+        const float *p = a + 4 * i;
+        w[i] = p[iw];
+        x[i] = p[o];
+        y[i] = p[o + 1];
+        z[i] = p[o + 2];
+    }
+}
+void q_join(float *a, size_t n, int xyzw, const float *w, const float *x, const float *y,
+            const float *z)
+{
+    const int iw = xyzw ? 3 : 0, o = xyzw ? 0 : 1;
+    for (size_t i = 0; i < n; i++) {
+        float *p = a + 4 * i;
+        p[iw] = w[i];
+        p[o] = x[i];
+        p[o + 1] = y[i];
+        p[o + 2] = z[i];
+    }
+}
+void v_split(const float *a, size_t n, float *x, float *y, float *z)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = a[3 * i];
+        y[i] = a[3 * i + 1];
+        z[i] = a[3 * i + 2];
+    }
+}
+void v_join(float *a, size_t n, const float *x, const float *y, const float *z)
+{
+    for (size_t i = 0; i < n; i++) {
+        a[3 * i] = x[i];
+        a[3 * i + 1] = y[i];
+        a[3 * i + 2] = z[i];
+    }
+}
+
+pb_cquats cq_at(const float *p, size_t n)
+{
+    pb_cquats q = {p, p + n, p + 2 * n, p + 3 * n};
+    return q;
+}
+pb_quats q_at(float *p, size_t n)
+{
+    pb_quats q = {p, p + n, p + 2 * n, p + 3 * n};
+    return q;
+}
+pb_cvec3s cv_at(const float *p, size_t n)
+{
+    pb_cvec3s v = {p, p + n, p + 2 * n};
+    return v;
+}
+pb_vec3s v_at(float *p, size_t n)
+{
+    pb_vec3s v = {p, p + n, p + 2 * n};
+    return v;
+}
