@@ -38,8 +38,10 @@
  *   cannot be had).
  * - Cost per call: a fixed part (argument checks: every array at a glance,
  *   about 3-7 ns for a call with 21 arrays such as pb_quat_hermite when the
- *   outputs come in address order and no input lies among them, array by
- *   array otherwise; dispatch; the last block's latency) and the blocks of
+ *   outputs come in address order (a quaternion's arrays w, x, y, z or x,
+ *   y, z, w; pb_pose_blend_layers' outputs in any order) and no input lies
+ *   among them, array by array otherwise; dispatch; the last block's
+ *   latency) and the blocks of
  *   4/8/16 joints (SSE4.1/AVX2/AVX-512); joints past the last whole block
  *   run as a whole block ending at the last joint (partial only below one
  *   block). At real skeleton sizes the cost per joint is within 1.4x that

@@ -239,8 +239,21 @@ static inline int span_clear(const chk *c, span s, size_t len)
     return s.lo != 0 && (s.lo >= c->t->hi || s.hi + len <= c->t->lo);
 }
 
+/* At a glance a quaternion output stored x, y, z, w (w above z: the order
+ * of ozz-animation, Unity, Unreal, glm) is taken in that order, so that it
+ * ascends; the other passes keep the registration order w, x, y, z, which
+ * decides which error comes first. (Listed w first, such an output fails
+ * the glance: a 31-joint nlerp took 1.4x its time in the array-by-array
+ * pass.) */
 static PB_IN_LINE void out_q(chk *c, pb_quats q, size_t n)
 {
+    if (c->pass == CHK_GLANCE && (uintptr_t)q.w > (uintptr_t)q.z) {
+        out_f(c, q.x, n);
+        out_f(c, q.y, n);
+        out_f(c, q.z, n);
+        out_f(c, q.w, n);
+        return;
+    }
     out_f(c, q.w, n);
     out_f(c, q.x, n);
     out_f(c, q.y, n);

@@ -49,7 +49,9 @@ static float *at(int off) { return off < 0 ? NULL : pool + off; }
  * track: the layout the checks take at a glance), the run ending exactly
  * where the next input block starts (or starting where the one below
  * ends), and the events (as for any batch) for one batch only, its shifts
- * half the time by one float */
+ * half the time by one float. run 2: the same run with its arrays in a
+ * random order across the outputs (quaternions stored x, y, z, w, tracks
+ * in another order: the pose blend's glance sorts them). */
 static void place(batch *b, int nb, int run)
 {
     int blocks[BLOCKS];
@@ -86,6 +88,18 @@ static void place(batch *b, int nb, int run)
             total += b[k].cnt * N;
         packed = where == 1 ? N + b0 * 4 * N : N + (b0 + nouts) * 4 * N - total;
     }
+    int slots[64], ns = 0; /* run 2: the run's array slots, shuffled */
+    if (run == 2) {
+        for (int k = 0; k < nouts; k++)
+            for (int i = 0; i < b[k].cnt; i++, ns++)
+                slots[ns] = packed + N * ns;
+        for (int i = ns - 1; i > 0; i--) {
+            int j = (int)rnd((unsigned)i + 1), t = slots[i];
+            slots[i] = slots[j];
+            slots[j] = t;
+        }
+        ns = 0;
+    }
     int ev = (int)rnd((unsigned)nb); /* run: the one batch with an event */
     for (int k = 0; k < nb; k++) {
         int base = N + blocks[k] * 4 * N, order = run && k < nouts ? 0 : (int)rnd(3);
@@ -94,7 +108,8 @@ static void place(batch *b, int nb, int run)
             packed += b[k].cnt * N;
         }
         for (int i = 0; i < b[k].cnt; i++)
-            b[k].off[i] = base + N * (order == 1 ? b[k].cnt - 1 - i : i);
+            b[k].off[i] = run == 2 && k < nouts ? slots[ns++]
+                                                : base + N * (order == 1 ? b[k].cnt - 1 - i : i);
         if (order == 2)
             for (int i = b[k].cnt - 1; i > 0; i--) {
                 int j = (int)rnd((unsigned)i + 1), t = b[k].off[i];
@@ -246,13 +261,14 @@ Test(alias, pose_blend_matches_the_model)
 /* pb_pose_blend_layers, raw_ref: outputs rot (4), pos (3), scale (3);
  * inputs the reference's tracks, two blended layers (rot, pos, scale, joint
  * weights: absent when drawn NULL) and one additive layer (rot, pos; its
- * scale absent); no input may be even exactly an output. Half the rounds
- * place the outputs in one ascending run below or above every input
- * batch, the layout the check takes at a glance. */
+ * scale absent); no input may be even exactly an output. A quarter of the
+ * rounds place the outputs in one ascending run below or above every input
+ * batch, the layout the check takes at a glance, and a quarter in such a
+ * run with the ten arrays in a random order (the glance sorts them). */
 Test(alias, pose_blend_layers_matches_the_model)
 {
     rng_state = 9191;
-    int ok = 0, alias = 0, ok_run = 0;
+    int ok = 0, alias = 0, ok_run = 0, ok_perm = 0, alias_perm = 0;
     enum { R = 4 * ROUNDS }; /* 13 input batches: a round without error is rarer */
     for (int r = 0; r < R; r++) {
         enum { NB = 16 };
@@ -262,7 +278,7 @@ Test(alias, pose_blend_layers_matches_the_model)
             b[k].cnt = cnt[k];
             b[k].out = k < 3;
         }
-        int run = (int)rnd(2);
+        int run = rnd(2) ? 1 + (int)rnd(2) : 0;
         place(b, NB, run);
         fill_pool();
         /* joint weights drawn NULL are absent, not an error: out of the model */
@@ -293,11 +309,15 @@ Test(alias, pose_blend_layers_matches_the_model)
         cr_assert_eq(got == PB_OK, want == PB_OK, "round %d (run %d): status %d, the contract says %d", r,
                      run, got, want);
         ok += got == PB_OK;
-        ok_run += got == PB_OK && run;
+        ok_run += got == PB_OK && run == 1;
+        ok_perm += got == PB_OK && run == 2;
         alias += got == PB_ERR_ALIAS;
+        alias_perm += got == PB_ERR_ALIAS && run == 2;
     }
     cr_expect_gt(ok_run, R / 50);
-    cr_expect_gt(ok - ok_run, R / 50);
+    cr_expect_gt(ok_perm, R / 50);
+    cr_expect_gt(alias_perm, R / 50);
+    cr_expect_gt(ok - ok_run - ok_perm, R / 50);
     cr_expect_gt(alias, R / 2);
 }
 

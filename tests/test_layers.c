@@ -375,6 +375,85 @@ Test(layers, plain_weights_equal_pose_blend)
     data_free(&d);
 }
 
+/* The outputs' layout changes nothing: the ten output arrays cut from one
+ * buffer in the order of the struct (the layout the check takes at a
+ * glance), quaternions stored x, y, z, w, ozz-animation's order
+ * (translation, rotation x y z w, scale) and every array reversed (the
+ * glance sorts those) give bitwise what separate arrays give. */
+Test(layers, output_layouts_give_the_same_values)
+{
+    rng_t r = rng_seed(7072);
+    layer_data d;
+    data_new(&d, &r);
+    float *buf = falloc(10 * LJ);
+    /* slot of each output array (rot w x y z, pos x y z, scale x y z) */
+    static const int order[4][10] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+                                     {3, 0, 1, 2, 4, 5, 6, 7, 8, 9},
+                                     {6, 3, 4, 5, 0, 1, 2, 7, 8, 9},
+                                     {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}};
+    for (int m = 0; m < 4; m++)
+        for (int linear = 0; linear < 2; linear++)
+            for (size_t n = 1; n <= 40; n += 3) {
+                lcase cs = {(pb_blend_method)m, linear, 1, LA, 1, {0}};
+                for (size_t i = 0; i < LK + LA; i++)
+                    cs.w[i] = (float)(i < LK ? 0.5 + 0.25 * (double)i : 0.5);
+                cr_assert_eq(run_case(&d, &cs, n), PB_OK);
+                pb_blend_layer bl[LK], al[LA];
+                fill_layers(&d, &cs, bl, al);
+                pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref), pb_cv(d.sref)};
+                pb_blend_desc desc = {n, bl, LK, al, LA, cs.method,
+                                      linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+                const float *want[10] = {d.orot.w, d.orot.x, d.orot.y, d.orot.z, d.opos.x,
+                                         d.opos.y, d.opos.z, d.oscl.x, d.oscl.y, d.oscl.z};
+                for (int o = 0; o < 4; o++) {
+                    float *a[10];
+                    for (int i = 0; i < 10; i++)
+                        a[i] = buf + (size_t)order[o][i] * n;
+                    for (size_t i = 0; i < 10 * LJ; i++)
+                        buf[i] = NAN;
+                    /* every track; without scales; rotations alone (4 or 7 arrays) */
+                    for (int t = 0; t < 3; t++) {
+                        pb_pose out = {{a[0], a[1], a[2], a[3]}, {a[4], a[5], a[6]}, {a[7], a[8], a[9]}};
+                        if (t >= 1)
+                            out.scale = (pb_vec3s){NULL, NULL, NULL};
+                        if (t == 2)
+                            out.pos = (pb_vec3s){NULL, NULL, NULL};
+                        cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK,
+                                     "%s linear %d n %zu layout %d tracks %d", mname(cs.method), linear,
+                                     n, o, t);
+                        for (int i = 0; i < (t == 0 ? 10 : t == 1 ? 7 : 4); i++)
+                            cr_expect(!memcmp(a[i], want[i], n * sizeof(float)),
+                                      "%s linear %d n %zu layout %d tracks %d: array %d differs",
+                                      mname(cs.method), linear, n, o, t, i);
+                    }
+                    /* the same layouts with one array moved a float into the slot
+                     * above it (or, where no array is there, the one below): an
+                     * overlap (the arrays used fill neighbouring slots) */
+                    for (int t = 0; t < 3; t++) {
+                        const int na = t == 0 ? 10 : t == 1 ? 7 : 4;
+                        for (int i = 0; i < na; i++) {
+                            int above = 0;
+                            for (int j = 0; j < na; j++)
+                                above |= order[o][j] == order[o][i] + 1;
+                            float *b[10];
+                            memcpy(b, a, sizeof b);
+                            b[i] += above ? 1 : -1;
+                            pb_pose out = {{b[0], b[1], b[2], b[3]}, {b[4], b[5], b[6]}, {b[7], b[8], b[9]}};
+                            if (t >= 1)
+                                out.scale = (pb_vec3s){NULL, NULL, NULL};
+                            if (t == 2)
+                                out.pos = (pb_vec3s){NULL, NULL, NULL};
+                            cr_expect_eq(pb_pose_blend_layers(&desc, &out), PB_ERR_ALIAS,
+                                         "%s n %zu layout %d tracks %d: array %d moved",
+                                         mname(cs.method), n, o, t, i);
+                        }
+                    }
+                }
+            }
+    free(buf);
+    data_free(&d);
+}
+
 static void snapshot(const layer_data *d, float *buf)
 {
     for (size_t j = 0; j < LJ; j++) {

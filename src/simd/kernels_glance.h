@@ -58,11 +58,58 @@ PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, 
 }
 #endif
 
+/* The outputs in any order (the m <= 10 starts p, every array `bytes`
+ * long): whether none is NULL or at or above 2^62 and, sorted, each starts
+ * at least `bytes` after the one before (disjoint); hull[] their lowest
+ * start and highest end. The glance's answer where they do not ascend:
+ * quaternions stored x, y, z, w, a pose's tracks in another order (ozz's
+ * SoaTransform: translation, rotation x y z w, scale). Sorted by a network
+ * of 29 compare-exchanges for 10 (Knuth, depth 8), the missing ones padded
+ * above every start and far apart, branch-free: about 150 instructions,
+ * where the array-by-array pass had cost a 16-joint blend 1.75x its time. */
+#define PB_GLANCE_CX(a, b)                                                     \
+    do {                                                                       \
+        const uintptr_t lo_ = w[a] < w[b] ? w[a] : w[b];                       \
+        w[b] = w[a] < w[b] ? w[b] : w[a];                                      \
+        w[a] = lo_;                                                            \
+    } while (0)
+static __attribute__((noinline)) int outputs_apart(const float *const *p, int m, size_t bytes,
+                                                   uintptr_t hull[2])
+{
+    uintptr_t w[10];
+    int bad = 0;
+    for (int i = 0; i < 10; i++) {
+        const uintptr_t u = (uintptr_t)p[i < m ? i : 0];
+        bad |= (u == 0) | (u > UINTPTR_MAX / 4);
+        /* a pad: above 2^62 + 2^61, 2^40 apart (words of 64 bits; else the
+         * outputs are fewer than ten only with 32-bit words, m < 10: the
+         * pads UINTPTR_MAX - 9 + i sort last and only m - 1 gaps count) */
+        w[i] = i < m ? u
+                     : (sizeof(uintptr_t) == 8 ? (uintptr_t)(0x6000000000000000ull + ((uint64_t)i << 40))
+                                               : UINTPTR_MAX - 9 + (uintptr_t)i);
+    }
+    PB_GLANCE_CX(0, 8); PB_GLANCE_CX(1, 9); PB_GLANCE_CX(2, 7); PB_GLANCE_CX(3, 5);
+    PB_GLANCE_CX(4, 6); PB_GLANCE_CX(0, 2); PB_GLANCE_CX(1, 4); PB_GLANCE_CX(5, 8);
+    PB_GLANCE_CX(7, 9); PB_GLANCE_CX(0, 3); PB_GLANCE_CX(2, 4); PB_GLANCE_CX(5, 7);
+    PB_GLANCE_CX(6, 9); PB_GLANCE_CX(0, 1); PB_GLANCE_CX(3, 6); PB_GLANCE_CX(8, 9);
+    PB_GLANCE_CX(1, 5); PB_GLANCE_CX(2, 3); PB_GLANCE_CX(4, 8); PB_GLANCE_CX(6, 7);
+    PB_GLANCE_CX(1, 2); PB_GLANCE_CX(3, 5); PB_GLANCE_CX(4, 6); PB_GLANCE_CX(7, 8);
+    PB_GLANCE_CX(2, 3); PB_GLANCE_CX(4, 5); PB_GLANCE_CX(6, 7); PB_GLANCE_CX(3, 4);
+    PB_GLANCE_CX(5, 6);
+    for (int i = 1; i < m; i++) /* below 2^62: no difference wraps */
+        bad |= w[i] - w[i - 1] < bytes;
+    hull[0] = w[0];
+    hull[1] = w[m - 1] + bytes;
+    return !bad;
+}
+#undef PB_GLANCE_CX
+
 /* The outputs (rotations, positions if tracks & 1, scales if tracks & 2,
  * in that order, every array `bytes` long) at a glance, as glance_out:
  * whether each starts at or after the end of the one before and the first
- * is not NULL; hull[0] the first's start, hull[1] the last's end. */
-PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2])
+ * is not NULL; hull[0] the first's start, hull[1] the last's end. Else
+ * outputs_apart decides (in any order). */
+PB_INLINE int outputs_ascend(const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2])
 {
 #if defined(PB_GLANCE_VEC)
     if (tracks == 3 && sizeof(pb_pose) == 80) {
@@ -98,6 +145,38 @@ PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, 
         }
     hull[1] = end;
     return ok;
+}
+/* Ascending, else ascending with the rotations taken x, y, z, w (stored
+ * so: about 30 instructions), else sorted (outputs_apart) */
+PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2])
+{
+    if (outputs_ascend(out, bytes, tracks, hull))
+        return 1;
+    const float *p[10] = {out->rot.x, out->rot.y, out->rot.z, out->rot.w};
+    int m = 4;
+    if (tracks & 1) {
+        p[m++] = out->pos.x;
+        p[m++] = out->pos.y;
+        p[m++] = out->pos.z;
+    }
+    if (tracks & 2) {
+        p[m++] = out->scale.x;
+        p[m++] = out->scale.y;
+        p[m++] = out->scale.z;
+    }
+    uintptr_t end = 1; /* a NULL first output fails */
+    int ok = 1;
+    for (int j = 0; j < m; j++) {
+        const uintptr_t u = (uintptr_t)p[j];
+        ok &= u >= end;
+        end = u + bytes;
+    }
+    if (ok) {
+        hull[0] = (uintptr_t)p[0];
+        hull[1] = end;
+        return 1;
+    }
+    return outputs_apart(p, m, bytes, hull);
 }
 
 /* Whether pb_pose_blend_layers' arrays pass at a glance (1) or go to the
