@@ -375,6 +375,18 @@ Test(layers, plain_weights_equal_pose_blend)
     data_free(&d);
 }
 
+/* a pose of the arrays a (rot w x y z, pos x y z, scale x y z): every
+ * track (t 0), without scales (1), rotations alone (2) */
+static pb_pose pose_of(float *const *a, int t)
+{
+    pb_pose out = {{a[0], a[1], a[2], a[3]}, {a[4], a[5], a[6]}, {a[7], a[8], a[9]}};
+    if (t >= 1)
+        out.scale = (pb_vec3s){NULL, NULL, NULL};
+    if (t == 2)
+        out.pos = (pb_vec3s){NULL, NULL, NULL};
+    return out;
+}
+
 /* The outputs' layout changes nothing: the ten output arrays cut from one
  * buffer in the order of the struct (the layout the check takes at a
  * glance), quaternions stored x, y, z, w, ozz-animation's order
@@ -413,11 +425,7 @@ Test(layers, output_layouts_give_the_same_values)
                         buf[i] = NAN;
                     /* every track; without scales; rotations alone (4 or 7 arrays) */
                     for (int t = 0; t < 3; t++) {
-                        pb_pose out = {{a[0], a[1], a[2], a[3]}, {a[4], a[5], a[6]}, {a[7], a[8], a[9]}};
-                        if (t >= 1)
-                            out.scale = (pb_vec3s){NULL, NULL, NULL};
-                        if (t == 2)
-                            out.pos = (pb_vec3s){NULL, NULL, NULL};
+                        pb_pose out = pose_of(a, t);
                         cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK,
                                      "%s linear %d n %zu layout %d tracks %d", mname(cs.method), linear,
                                      n, o, t);
@@ -438,11 +446,7 @@ Test(layers, output_layouts_give_the_same_values)
                             float *b[10];
                             memcpy(b, a, sizeof b);
                             b[i] += above ? 1 : -1;
-                            pb_pose out = {{b[0], b[1], b[2], b[3]}, {b[4], b[5], b[6]}, {b[7], b[8], b[9]}};
-                            if (t >= 1)
-                                out.scale = (pb_vec3s){NULL, NULL, NULL};
-                            if (t == 2)
-                                out.pos = (pb_vec3s){NULL, NULL, NULL};
+                            pb_pose out = pose_of(b, t);
                             cr_expect_eq(pb_pose_blend_layers(&desc, &out), PB_ERR_ALIAS,
                                          "%s n %zu layout %d tracks %d: array %d moved",
                                          mname(cs.method), n, o, t, i);
