@@ -64,9 +64,10 @@ PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, 
  * start and highest end. The glance's answer where they do not ascend:
  * quaternions stored x, y, z, w, a pose's tracks in another order (ozz's
  * SoaTransform: translation, rotation x y z w, scale). Sorted by a network
- * of 29 compare-exchanges for 10 (Knuth, depth 8), the missing ones padded
- * above every start and far apart, branch-free: about 150 instructions,
- * where the array-by-array pass had cost a 16-joint blend 1.75x its time. */
+ * of 29 compare-exchanges for 10 (Knuth, depth 8; checked on every 0/1
+ * input), the missing ones padded, branch-free: about 280 instructions
+ * (callgrind), where the array-by-array pass had cost a 16-joint blend
+ * 1.75x its time. */
 #define PB_GLANCE_CX(a, b)                                                     \
     do {                                                                       \
         const uintptr_t lo_ = w[a] < w[b] ? w[a] : w[b];                       \
@@ -81,9 +82,9 @@ static __attribute__((noinline)) int outputs_apart(const float *const *p, int m,
     for (int i = 0; i < 10; i++) {
         const uintptr_t u = (uintptr_t)p[i < m ? i : 0];
         bad |= (u == 0) | (u > UINTPTR_MAX / 4);
-        /* a pad: above 2^62 + 2^61, 2^40 apart (words of 64 bits; else the
-         * outputs are fewer than ten only with 32-bit words, m < 10: the
-         * pads UINTPTR_MAX - 9 + i sort last and only m - 1 gaps count) */
+        /* a pad for i >= m: above every start (those are below 2^62, 2^30
+         * with 32-bit words) and apart from the other pads, so that the pads
+         * sort last; only the m - 1 gaps between the starts are tested */
         w[i] = i < m ? u
                      : (sizeof(uintptr_t) == 8 ? (uintptr_t)(0x6000000000000000ull + ((uint64_t)i << 40))
                                                : UINTPTR_MAX - 9 + (uintptr_t)i);
