@@ -44,6 +44,12 @@ int same_lead(PyArrayObject *a, int afrom, PyArrayObject *b, int bfrom);
 /* ValueError: arg's shape is not `want` (ref: the array it must match) */
 int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *want,
                 PyArrayObject *ref);
+/* An optional array argument o (absent or None: *out NULL, 0): as get_f32
+ * (last, min_ndim), its leading axes those of ref from axis ref_from, else
+ * shape_error with want; -1 with the error set (*out, when not NULL, is the
+ * caller's to release either way) */
+int opt_like(const char *fn, const char *arg, PyObject *o, int last, int min_ndim,
+             PyArrayObject *ref, int ref_from, const char *want, PyArrayObject **out);
 /* (n, 4) interleaved quaternions <-> four component arrays (xyzw: (x, y, z,
  * w) order), (n, 3) vectors <-> three */
 void q_split(const float *a, size_t n, int xyzw, float *w, float *x, float *y, float *z);

@@ -193,6 +193,19 @@ int shape_error(const char *fn, const char *arg, PyArrayObject *a, const char *w
     return -1;
 }
 
+int opt_like(const char *fn, const char *arg, PyObject *o, int last, int min_ndim,
+             PyArrayObject *ref, int ref_from, const char *want, PyArrayObject **out)
+{
+    *out = NULL;
+    if (!o || o == Py_None)
+        return 0;
+    if (!(*out = get_f32(fn, arg, o, last, min_ndim)))
+        return -1;
+    if (!same_lead(ref, ref_from, *out, 0))
+        return shape_error(fn, arg, *out, want, ref);
+    return 0;
+}
+
 PyObject *raise_status(const char *fn, pb_status st)
 {
     if (st == PB_ERR_NOMEM)

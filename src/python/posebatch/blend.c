@@ -32,17 +32,9 @@ static int blend_poses(const char *fn, PyObject *orot, PyObject *owt, PyArrayObj
 static int opt_track(const char *fn, const char *arg, PyObject *o, PyArrayObject *rot,
                      const char *of, PyArrayObject **out)
 {
-    *out = NULL;
-    if (!o || o == Py_None)
-        return 0;
-    if (!(*out = get_f32(fn, arg, o, 3, 2)))
-        return -1;
-    if (!same_lead(rot, 0, *out, 0)) {
-        char want[96];
-        snprintf(want, sizeof want, "it must be (K, ..., 3) like %s", of);
-        return shape_error(fn, arg, *out, want, rot);
-    }
-    return 0;
+    char want[96];
+    snprintf(want, sizeof want, "it must be (K, ..., 3) like %s", of);
+    return opt_like(fn, arg, o, 3, 2, rot, 0, want, out);
 }
 
 /* A blend's reference and output poses at p (20 arrays of j): the reference
@@ -143,30 +135,10 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
         opt_track(fn, "scales", o[3], rot, "rotations", &scl))
         goto done;
     size_t k = (size_t)PyArray_DIM(rot, 0);
-    if (o[5] && o[5] != Py_None) {
-        if (!(rr = get_f32(fn, "ref_rotations", o[5], 4, 1)))
-            goto done;
-        if (!same_lead(rot, 1, rr, 0)) {
-            shape_error(fn, "ref_rotations", rr, "it must be rotations.shape[1:]", rot);
-            goto done;
-        }
-    }
-    if (o[6] && o[6] != Py_None) {
-        if (!(rp = get_f32(fn, "ref_positions", o[6], 3, 1)))
-            goto done;
-        if (!same_lead(rot, 1, rp, 0)) {
-            shape_error(fn, "ref_positions", rp, "it must be positions.shape[1:]", rot);
-            goto done;
-        }
-    }
-    if (o[7] && o[7] != Py_None) {
-        if (!(rs = get_f32(fn, "ref_scales", o[7], 3, 1)))
-            goto done;
-        if (!same_lead(rot, 1, rs, 0)) {
-            shape_error(fn, "ref_scales", rs, "it must be scales.shape[1:]", rot);
-            goto done;
-        }
-    }
+    if (opt_like(fn, "ref_rotations", o[5], 4, 1, rot, 1, "it must be rotations.shape[1:]", &rr) ||
+        opt_like(fn, "ref_positions", o[6], 3, 1, rot, 1, "it must be positions.shape[1:]", &rp) ||
+        opt_like(fn, "ref_scales", o[7], 3, 1, rot, 1, "it must be scales.shape[1:]", &rs))
+        goto done;
     if ((rp && !pos) || (rs && !scl)) {
         PyErr_Format(PyExc_ValueError, "%s(): %s given without %s", fn,
                      rp && !pos ? "ref_positions" : "ref_scales", rp && !pos ? "positions" : "scales");
@@ -377,24 +349,13 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
                 goto done;
             }
     }
-    if (o[RROT] && o[RROT] != Py_None) {
-        if (!(a[RROT] = get_f32(fn, "ref_rotations", o[RROT], 4, 1)))
+    if (opt_like(fn, "ref_rotations", o[RROT], 4, 1, a[ROT], 1, "it must be rotations.shape[1:]",
+                 &a[RROT]))
+        goto done;
+    for (int i = RPOS; i <= RSCL; i++)
+        if (opt_like(fn, names[i], o[i], 3, 1, a[ROT], 1, "it must be rotations.shape[1:-1] + (3,)",
+                     &a[i]))
             goto done;
-        if (!same_lead(a[ROT], 1, a[RROT], 0)) {
-            shape_error(fn, "ref_rotations", a[RROT], "it must be rotations.shape[1:]", a[ROT]);
-            goto done;
-        }
-    }
-    for (int i = RPOS; i <= RSCL; i++) {
-        if (!o[i] || o[i] == Py_None)
-            continue;
-        if (!(a[i] = get_f32(fn, names[i], o[i], 3, 1)))
-            goto done;
-        if (!same_lead(a[ROT], 1, a[i], 0)) {
-            shape_error(fn, names[i], a[i], "it must be rotations.shape[1:-1] + (3,)", a[ROT]);
-            goto done;
-        }
-    }
     /* a track the output lacks, given elsewhere */
     const char *stray = NULL;
     if (!a[POS])

@@ -322,15 +322,11 @@ static PyObject *Bvh_with_motion(BvhObject *self, PyObject *const *args, Py_ssiz
         PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' must be (frames, %zu, 4)", fn, j);
         return NULL;
     }
-    if (o[1] && o[1] != Py_None) {
-        pos = get_f32(fn, "positions", o[1], 3, 2);
-        if (!pos || !same_lead(rot, 0, pos, 0)) {
-            if (pos)
-                shape_error(fn, "positions", pos, "it must be (frames, joints, 3) like rotations", rot);
-            Py_XDECREF(pos);
-            Py_DECREF(rot);
-            return NULL;
-        }
+    if (opt_like(fn, "positions", o[1], 3, 2, rot, 0, "it must be (frames, joints, 3) like rotations",
+                 &pos)) {
+        Py_XDECREF(pos);
+        Py_DECREF(rot);
+        return NULL;
     }
     size_t f = (size_t)PyArray_DIM(rot, 0);
     BvhObject *r = bvh_like(self, f, ft);

@@ -76,22 +76,11 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
         shape_error(fn, "rotations", rot, "it must be (frames, joints, 4)", NULL);
         goto done;
     }
-    if (o[3] && o[3] != Py_None) {
-        if (!(pos = get_f32(fn, "positions", o[3], 3, 2)))
-            goto done;
-        if (!same_lead(rot, 0, pos, 0)) {
-            shape_error(fn, "positions", pos, "it must be (frames, joints, 3) like rotations", rot);
-            goto done;
-        }
-    }
-    if (o[4] && o[4] != Py_None) {
-        if (!(scl = get_f32(fn, "scales", o[4], 3, 2)))
-            goto done;
-        if (!same_lead(rot, 0, scl, 0)) {
-            shape_error(fn, "scales", scl, "it must be (frames, joints, 3) like rotations", rot);
-            goto done;
-        }
-    }
+    if (opt_like(fn, "positions", o[3], 3, 2, rot, 0, "it must be (frames, joints, 3) like rotations",
+                 &pos) ||
+        opt_like(fn, "scales", o[4], 3, 2, rot, 0, "it must be (frames, joints, 3) like rotations",
+                 &scl))
+        goto done;
     size_t f = (size_t)PyArray_DIM(rot, 0), j = (size_t)PyArray_DIM(rot, 1), fj = f * j;
     if (f == 0 || j == 0) {
         PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' must hold at least one frame and one joint", fn);

@@ -370,13 +370,8 @@ PyObject *py_quat_average(PyObject *self, PyObject *const *args, Py_ssize_t narg
                          avg_methods[method]);
             goto done;
         }
-        ref = get_f32(fn, "ref", o[3], 4, 1);
-        if (!ref)
+        if (opt_like(fn, "ref", o[3], 4, 1, smp, 1, "it must be samples.shape[1:]", &ref))
             goto done;
-        if (!same_lead(smp, 1, ref, 0)) {
-            shape_error(fn, "ref", ref, "it must be samples.shape[1:]", smp);
-            goto done;
-        }
     }
     out = new_like(smp, 1, 1, 4);
     if (!out)
