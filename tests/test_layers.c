@@ -43,6 +43,13 @@
  *     without a reference scale: k 3 and 20, weights positive, mixed,
  *     infinite and NaN, with and without joint weights and masks, joint
  *     counts 1..40, 71, 150.
+ * layers/near_scales_take_the_series
+ *     log-space scales within e^0.05 to e^0.4 of the reference (the short
+ *     series and, past a ratio 1/16 from one, the logarithm, in one block):
+ *     within
+ *     4e-7 relative of the double reference, and each joint's bits those it
+ *     gets blended alone; both log-space methods, masks or not, joint counts
+ *     1..40, 71, 150.
  * layers/errors
  *     every documented error returns its code and writes nothing.
  */
@@ -372,6 +379,91 @@ Test(layers, plain_weights_equal_pose_blend)
     fq_free(arot);
     fv_free(apos);
     fv_free(ascl);
+    data_free(&d);
+}
+
+/* Log-space scales near their reference, the usual case, take a short
+ * series (|ratio - 1| < 1/16, ratio s (1 / ref)) in place of the
+ * logarithm; a block with any ratio further away takes the logarithm for
+ * that lane. Layer scales ref e^d, d uniform in +-0.075 (the ratio's 1/16
+ * falls inside), +-0.05 (every lane of most blocks near) or +-0.4 (most
+ * lanes far, where the series would be off by up to 1e-3): every joint
+ * within 4e-7 relative of the double reference, far below the documented
+ * 2e-6 (the ratio's two roundings, the sum, exp and the product: measured
+ * 1.6e-7), so that a series term of u^2 to u^4 a percent off shows; and each
+ * joint's scale the bits that joint gets when blended alone (n = 1: no
+ * neighbour to share a block with). Both log-space methods with a
+ * reference, masks or not, every joint count 1..40, 71, 150. */
+Test(layers, near_scales_take_the_series, .timeout = 60)
+{
+    rng_t r = rng_seed(7076);
+    layer_data d;
+    data_new(&d, &r);
+    ref_track ts;
+    rt_init(&ts, "near log-space scale (relative, tol 4e-7)");
+    size_t sizes[48], ns = joint_counts(sizes), cnum = 0;
+    const double spreads[3] = {0.075, 0.05, 0.4};
+    for (int sp = 0; sp < 3; sp++) {
+        for (size_t j = 0; j < LJ; j++) {
+            rv3 sr = rv3_make(rng_logrange(&r, 0.5, 2.0), rng_logrange(&r, 0.5, 2.0),
+                              rng_logrange(&r, 0.5, 2.0));
+            fv_set(d.sref, j, sr);
+            for (size_t i = 0; i < LK; i++)
+                fv_set(d.scale[i], j,
+                       rv3_make(sr.x * exp(rng_range(&r, -spreads[sp], spreads[sp])),
+                                sr.y * exp(rng_range(&r, -spreads[sp], spreads[sp])),
+                                sr.z * exp(rng_range(&r, -spreads[sp], spreads[sp]))));
+        }
+        for (int mi = 0; mi < 2; mi++)
+            for (int masks = 0; masks < 2; masks++) {
+                pb_blend_method m = mi ? PB_BLEND_LOG_REF : PB_BLEND_RAW_REF;
+                lcase cs = {m, 0, masks, 0, 1, {0}};
+                for (size_t i = 0; i < LK; i++)
+                    cs.w[i] = (float)rng_range(&r, 0.1, 3.0);
+                float alone[3 * LJ];
+                for (size_t j = 0; j < LJ; j++) { /* each joint blended alone */
+                    layer_data dj = d;
+                    for (size_t i = 0; i < LK; i++) {
+                        dj.rot[i] = (pb_quats){d.rot[i].w + j, d.rot[i].x + j, d.rot[i].y + j,
+                                               d.rot[i].z + j};
+                        dj.pos[i] = (pb_vec3s){d.pos[i].x + j, d.pos[i].y + j, d.pos[i].z + j};
+                        dj.scale[i] = (pb_vec3s){d.scale[i].x + j, d.scale[i].y + j,
+                                                 d.scale[i].z + j};
+                        dj.jw[i] = d.jw[i] + j;
+                    }
+                    dj.rref = (pb_quats){d.rref.w + j, d.rref.x + j, d.rref.y + j, d.rref.z + j};
+                    dj.pref = (pb_vec3s){d.pref.x + j, d.pref.y + j, d.pref.z + j};
+                    dj.sref = (pb_vec3s){d.sref.x + j, d.sref.y + j, d.sref.z + j};
+                    cr_assert_eq(run_case(&dj, &cs, 1), PB_OK);
+                    for (int c = 0; c < 3; c++)
+                        alone[3 * j + (size_t)c] = (float)comp(fv_get(d.oscl, 0), c);
+                }
+                for (size_t si = 0; si < ns; si++) {
+                    size_t n = sizes[si];
+                    cr_assert_eq(run_case(&d, &cs, n), PB_OK);
+                    for (size_t j = 0; j < n; j++) {
+                        rq qr;
+                        rv3 pr, sr;
+                        double pmag;
+                        reference(&d, &cs, j, &qr, &pr, &sr, &pmag);
+                        for (int c = 0; c < 3; c++) {
+                            float sv = (float)comp(fv_get(d.oscl, j), c);
+                            double es = fabs(sv - comp(sr, c)) / fabs(comp(sr, c));
+                            if (rt_add(&ts, cnum, es, es / 4e-7))
+                                rt_note(&ts, "spread %g %s masks %d n=%zu joint %zu c%d: %.9g vs "
+                                        "%.17g", spreads[sp], mname(m), masks, n, j, c, sv,
+                                        comp(sr, c));
+                            cr_expect(!memcmp(&sv, &alone[3 * j + (size_t)c], sizeof sv),
+                                      "spread %g %s masks %d n=%zu joint %zu c%d: %.9g, alone "
+                                      "%.9g", spreads[sp], mname(m), masks, n, j, c, sv,
+                                      alone[3 * j + (size_t)c]);
+                        }
+                        cnum++;
+                    }
+                }
+            }
+    }
+    RT_EXPECT(ts);
     data_free(&d);
 }
 

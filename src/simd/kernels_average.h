@@ -36,6 +36,18 @@ PB_INLINE int sums_in_regs(size_t m, size_t k, size_t blocks)
 {
     return PB_SUMS_IN_REGS && k <= PB_SUM_BLOCK && m <= blocks * PB_LANES;
 }
+/* The same for pb_pose_blend_layers' log-space scales (a term keeps three
+ * sums and its logarithm's few values live, where a rotation's log keeps
+ * more): the 8-lane backends too take them in registers, a whole chunk,
+ * while log rotations stay sample-major there (AVX2, 4 layers: raw_ref
+ * with log-space scales 0.93x at 16 joints, 0.96-0.98x at 24-32 and 100,
+ * level at 33, 48 and 1024; SSE4.1 was 1.05-1.07x slower at 16-31, and
+ * k_vec3_blend's sums, whose ln_ratio keeps more values live, 1.03-1.15x
+ * slower on AVX2). */
+PB_INLINE int v3_sums_in_regs(size_t m, size_t k, size_t blocks)
+{
+    return PB_LANES == 8 ? k <= PB_SUM_BLOCK : sums_in_regs(m, k, blocks);
+}
 /* The sample-major loop of a weighted v3 sum: per chunk (elements c ..
  * c+m), PREP once, then for every sample i (weight wi) and block TERM,
  * which sets v3 d, summed as v3_sum_step does; then for every block

@@ -83,13 +83,39 @@ PB_INLINE v3 log_term(const blend_src *s, pb_cquats rc, pb_blk blk)
         q = q_inv_mul(q_ld(rc, blk), q);
     return q_log_abs(q);
 }
+/* ln(1 + u) for |u| < 1/16: u + u^2 P(u), P the series' terms to u^4 / 6
+ * (the rest is below u^7 / 7 = 6.6e-10 there) */
+PB_INLINE vf ln1p_small(vf u)
+{
+    vf p = hs(hs(hs(hs(vf_set(-1.0f / 6.0f), u, 1.0f / 5.0f), u, -0.25f), u, 1.0f / 3.0f), u,
+              -0.5f);
+    return vf_fma(vf_mul(u, u), p, u);
+}
+/* ln r per component for ratios near one: where every lane's r lies within
+ * 1/16 of one (scales near their reference, the usual case), ln1p_small of
+ * r - 1 (exact there), no division and no exponent split; a lane further
+ * away takes v3_ln (a block that holds one computes both and selects, so
+ * that each lane's result is its own). */
+PB_INLINE v3 v3_ln_near(v3 r)
+{
+    const vf one = vf_set(1.0f), lim = vf_set(0.0625f);
+    v3 u = {vf_sub(r.x, one), vf_sub(r.y, one), vf_sub(r.z, one)};
+    v3 f = {ln1p_small(u.x), ln1p_small(u.y), ln1p_small(u.z)};
+    /* (a NaN lane may pass where vf_max drops it: its series gives NaN, as ln does) */
+    if (vm_all(vm_lt(vf_max(vf_abs(u.x), vf_max(vf_abs(u.y), vf_abs(u.z))), lim)))
+        return f;
+    v3 g = v3_ln(r);
+    v3 m = {vf_sel(vm_lt(vf_abs(u.x), lim), f.x, g.x), vf_sel(vm_lt(vf_abs(u.y), lim), f.y, g.y),
+            vf_sel(vm_lt(vf_abs(u.z), lim), f.z, g.z)};
+    return m;
+}
 /* one blended layer's log-space scale term, the ratio to the reference as
  * s (1 / ref) (k_vec3_blend forms ln(s / ref) by v3_ln_ratio instead; here
  * that made the unit-scale path slower, see scales_unit) */
 PB_INLINE v3 scale_term(const blend_src *s, pb_cvec3s sr, const blend_acc *a, pb_blk blk)
 {
     v3 sc = v3_ld(s->scale, blk);
-    return v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
+    return v3_ln_near(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
 }
 /* the terms added to the chunk's sums (as k_average_log) */
 PB_INLINE void log_step(const blend_src *s, size_t i, size_t k, pb_cquats rc, const blend_acc *a,
@@ -375,11 +401,13 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
         pb_cvec3s pr = ((o & PB_PB_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
         pb_cvec3s sr = ((o & PB_PB_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
-        /* the logs in registers, block by block (sums_in_regs), or
+        /* the logs in registers, block by block (sums_in_regs; the
+         * scales' alone on more backends, v3_sums_in_regs), or
          * sample-major, rotations then scales (two short loops keep fewer
          * values live than one) */
-        const int regs = (log_rot || log_scale) && sums_in_regs(m, bl->k, 2);
-        if (log_rot && !regs)
+        const int rot_regs = log_rot && sums_in_regs(m, bl->k, 2);
+        const int regs = rot_regs || (log_scale && v3_sums_in_regs(m, bl->k, 2));
+        if (log_rot && !rot_regs)
             for (size_t i = 0; i < bl->k; i++) {
                 blend_src s = blended_at(bl, i, c, 0, ws);
                 PB_BLOCKS(m, blk, log_step(&s, i, bl->k, rc, &a, blk));
@@ -402,7 +430,9 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
             PB_BLOCKS(m, blk, {
                 blend_sums sums = block_sums(bl, c, o, !log_rot, rc, ws, blk);
                 if (log_rot) {
-                    v3 l = log_sum_regs(bl, c, rc, ws, blk);
+                    pb_vec3s lacc = {a.rot.x, a.rot.y, a.rot.z};
+                    v3 l = rot_regs ? log_sum_regs(bl, c, rc, ws, blk)
+                                    : v3_sum_total(lacc, a.rs, a.rc, bl->k, blk);
                     sums.r.x = l.x;
                     sums.r.y = l.y;
                     sums.r.z = l.z;
