@@ -45,8 +45,8 @@
  *     counts 1..40, 71, 150.
  * layers/near_scales_take_the_series
  *     log-space scales within e^0.05 to e^0.4 of the reference (the short
- *     series and, past a ratio 1/16 from one, the logarithm, in one block):
- *     within
+ *     series and, 1/16 from one, the logarithm and exponential, in one
+ *     block): within
  *     4e-7 relative of the double reference, and each joint's bits those it
  *     gets blended alone; both log-space methods, masks or not, joint counts
  *     1..40, 71, 150.
@@ -382,10 +382,11 @@ Test(layers, plain_weights_equal_pose_blend)
     data_free(&d);
 }
 
-/* Log-space scales near their reference, the usual case, take a short
+/* Log-space scales near their reference, the usual case, take short
  * series (|ratio - 1| < 1/16, ratio s (1 / ref)) in place of the
- * logarithm; a block with any ratio further away takes the logarithm for
- * that lane. Layer scales ref e^d, d uniform in +-0.075 (the ratio's 1/16
+ * logarithm, and for the blended log sum (|v| < 1/16) in place of the
+ * exponential; a block with any ratio or sum further away takes the
+ * logarithm or exponential for that lane. Layer scales ref e^d, d uniform in +-0.075 (the ratio's 1/16
  * falls inside), +-0.05 (every lane of most blocks near) or +-0.4 (most
  * lanes far, where the series would be off by up to 1e-3): every joint
  * within 4e-7 relative of the double reference, far below the documented
