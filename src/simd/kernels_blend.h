@@ -83,72 +83,13 @@ PB_INLINE v3 log_term(const blend_src *s, pb_cquats rc, pb_blk blk)
         q = q_inv_mul(q_ld(rc, blk), q);
     return q_log_abs(q);
 }
-/* ---- log-space scales near their reference: short series for ln and exp
- * where every lane's argument is within 1/16 of its centre (the usual
- * case: a layer's scale within 6% of the reference's), the full functions
- * for lanes further away (a block that holds one computes both and
- * selects, so that each lane's result is its own; those paths out of line,
- * their registers would crowd the sums' and the finish's). */
-#define PB_NEAR_LIM 0.0625f
-/* max |a| over the components */
-PB_INLINE vf v3_amax(v3 a) { return vf_max(vf_abs(a.x), vf_max(vf_abs(a.y), vf_abs(a.z))); }
-/* ln(1 + u) for |u| < 1/16: u + u^2 P(u), P the series' terms to u^4 / 6
- * (the rest is below u^7 / 7 = 6.6e-10 there) */
-PB_INLINE vf ln1p_small(vf u)
-{
-    vf p = hs(hs(hs(hs(vf_set(-1.0f / 6.0f), u, 1.0f / 5.0f), u, -0.25f), u, 1.0f / 3.0f), u,
-              -0.5f);
-    return vf_fma(vf_mul(u, u), p, u);
-}
-PB_INLINE v3 v3_ln1p_small(v3 u)
-{
-    v3 r = {ln1p_small(u.x), ln1p_small(u.y), ln1p_small(u.z)};
-    return r;
-}
-/* e^v for |v| < 1/16: the series to v^6 / 720 (the rest below 5.6e-13
- * relative there) */
-PB_INLINE vf exp_small(vf v)
-{
-    vf p = hs(hs(hs(hs(hs(vf_set(1.0f / 720.0f), v, 1.0f / 120.0f), v, 1.0f / 24.0f), v,
-                    1.0f / 6.0f), v, 0.5f), v, 1.0f);
-    return hs(p, v, 1.0f);
-}
-/* the lanes of f where |a| < 1/16, of g elsewhere */
-PB_INLINE v3 v3_sel_near(v3 a, v3 f, v3 g)
-{
-    const vf lim = vf_set(PB_NEAR_LIM);
-    v3 m = {vf_sel(vm_lt(vf_abs(a.x), lim), f.x, g.x), vf_sel(vm_lt(vf_abs(a.y), lim), f.y, g.y),
-            vf_sel(vm_lt(vf_abs(a.z), lim), f.z, g.z)};
-    return m;
-}
-static __attribute__((noinline)) v3 ln_far(v3 u, v3 r, v3 f) { return v3_sel_near(u, f, v3_ln(r)); }
-static __attribute__((noinline)) v3 exp_far(v3 v, v3 f) { return v3_sel_near(v, f, v3_exp(v)); }
-/* ln r per component, u = r - 1 (exact where r is near one) */
-PB_INLINE v3 v3_ln_near(v3 r)
-{
-    v3 u = v3_sub(r, v3_splat(1.0f));
-    v3 f = v3_ln1p_small(u);
-    /* (a NaN lane may pass where vf_max drops it: its series gives NaN, as ln does) */
-    return vm_all(vm_lt(v3_amax(u), vf_set(PB_NEAR_LIM))) ? f : ln_far(u, r, f);
-}
-/* e^v per component (the blended scales' log sum) */
-PB_INLINE v3 v3_exp_near(v3 v)
-{
-    v3 f = {exp_small(v.x), exp_small(v.y), exp_small(v.z)};
-    return vm_all(vm_lt(v3_amax(v), vf_set(PB_NEAR_LIM))) ? f : exp_far(v, f);
-}
-/* one blended layer's ratio to the reference, s (1 / ref) (s without a
- * reference; k_vec3_blend forms ln(s / ref) by v3_ln_ratio instead: here
- * that made the unit-scale path slower, see scales_unit), and its log-space
- * scale term */
-PB_INLINE v3 scale_ratio(const blend_src *s, pb_cvec3s sr, const blend_acc *a, pb_blk blk)
-{
-    v3 sc = v3_ld(s->scale, blk);
-    return sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc;
-}
+/* one blended layer's log-space scale term, the ratio to the reference as
+ * s (1 / ref) (k_vec3_blend forms ln(s / ref) by v3_ln_ratio instead; here
+ * that made the unit-scale path slower, see scales_unit) */
 PB_INLINE v3 scale_term(const blend_src *s, pb_cvec3s sr, const blend_acc *a, pb_blk blk)
 {
-    return v3_ln_near(scale_ratio(s, sr, a, blk));
+    v3 sc = v3_ld(s->scale, blk);
+    return v3_ln(sr.x ? v3_mul(sc, v3_ldb(a->sinv, blk)) : sc);
 }
 /* the terms added to the chunk's sums (as k_average_log) */
 PB_INLINE void log_step(const blend_src *s, size_t i, size_t k, pb_cquats rc, const blend_acc *a,
@@ -291,7 +232,7 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb
         } else if (unit_s) { /* exp(0) times the reference (scales_unit) */
             sc = sr.x ? v3_ld(sr, blk) : v3_splat(1.0f);
         } else {
-            sc = v3_exp_near(v3_scale(sc, inv));
+            sc = v3_exp(v3_scale(sc, inv));
             if (sr.x)
                 sc = v3_mul(sc, v3_ld(sr, blk));
         }
@@ -403,19 +344,7 @@ PB_INLINE v3 log_sum_regs(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_wsc
 PB_INLINE v3 scale_sum_regs(const pb_layer_set *bl, size_t c, pb_cvec3s sr, const blend_acc *a,
                             pb_wscale ws, pb_blk blk)
 {
-    /* every layer's series and the largest |u|, tested once: where it
-     * holds, the terms are scale_term's */
     v3 t = v3_splat(0.0f);
-    vf mx = vf_zero();
-    for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
-        v3 u = v3_sub(scale_ratio(&s, sr, a, blk), v3_splat(1.0f));
-        mx = vf_max(mx, v3_amax(u));
-        t = v3_fma(v3_ln1p_small(u), src_weight(&s, blk), t);
-    }
-    if (vm_all(vm_lt(mx, vf_set(PB_NEAR_LIM))))
-        return t;
-    t = v3_splat(0.0f);
     for (size_t i = 0; i < bl->k; i++) {
         blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
         t = v3_fma(scale_term(&s, sr, a, blk), src_weight(&s, blk), t);
