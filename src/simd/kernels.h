@@ -323,10 +323,11 @@ static void k_quat_raw_cubic(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_c
  * lane's |a| < 0.34, vf_exp's reduction gives k = 0 (|a| log2(e) < 0.4905
  * rounds to 0), r = a exactly and 2^k = 1, so its result is exp_poly(a),
  * bit for bit, which the first test takes without the reduction, its test
- * and the scaling. */
+ * and the scaling (a NaN lane, which v3_amax may drop, gives NaN either
+ * way). */
 PB_INLINE v3 v3_exp(v3 a)
 {
-    if (vm_all(vm_lt(vf_max(vf_abs(a.x), vf_max(vf_abs(a.y), vf_abs(a.z))), vf_set(0.34f)))) {
+    if (vm_all(vm_lt(v3_amax(a), vf_set(0.34f)))) {
         v3 r = {exp_poly(a.x), exp_poly(a.y), exp_poly(a.z)};
         return r;
     }

@@ -97,6 +97,8 @@ PB_INLINE v3 v3_cross(v3 a, v3 b)
     return r;
 }
 PB_INLINE v3 v3_sel(vm m, v3 a, v3 b) { v3 r = {vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)}; return r; }
+/* the largest |component| per lane (vf_max: a NaN component may be dropped) */
+PB_INLINE vf v3_amax(v3 a) { return vf_max(vf_abs(a.x), vf_max(vf_abs(a.y), vf_abs(a.z))); }
 
 PB_INLINE vf q_dot(vq a, vq b) { return vf_fma(a.w, b.w, vf_fma(a.x, b.x, vf_fma(a.y, b.y, vf_mul(a.z, b.z)))); }
 PB_INLINE vq q_scale(vq a, vf s) { vq r = {vf_mul(a.w, s), vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)}; return r; }
@@ -384,8 +386,8 @@ PB_INLINE v3 v3_ln_ratio(v3 a, v3 b)
     /* all near, with max over the components (which may drop a NaN: with
      * every a + b finite, t is NaN only where a or b is, or a = b = 0, and
      * its series gives NaN, as ln(a / b) does; where a + b is NaN, so is t) */
-    vm ok = vm_and(vm_lt(vf_max(vf_abs(t.x), vf_max(vf_abs(t.y), vf_abs(t.z))), vf_set(PB_ATANH2_MAX)),
-                   vm_lt(vf_max(vf_abs(d.x), vf_max(vf_abs(d.y), vf_abs(d.z))), vf_set(HUGE_VALF)));
+    vm ok = vm_and(vm_lt(v3_amax(t), vf_set(PB_ATANH2_MAX)),
+                   vm_lt(v3_amax(d), vf_set(HUGE_VALF)));
     v3 r = {atanh2_series(t.x), atanh2_series(t.y), atanh2_series(t.z)};
     if (vm_all(ok))
         return r;
