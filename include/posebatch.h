@@ -567,10 +567,10 @@ PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned f
  * exactly a source frame. Sets dst->frame_time = 1 / fps (always finite: an
  * fps whose reciprocal is infinite is PB_ERR_ARG). Cost, measured (bench
  * cmu_resample): the shipped 31-joint CMU clip, rotations and positions, 120
- * -> 480 fps, about 3.5 ns per output joint-sample on one AVX2 core of an
- * AMD EPYC (Zen 4), 2.9 with AVX-512 (the README's 4.1 and 3.1 times this
- * build's measured 0.86x and 0.955x of that one's): 9 and 8 times the time
- * glibc's memset takes to write the same output bytes. (The output frames
+ * -> 480 fps, about 3.1 ns per output joint-sample on one AVX2 core of an
+ * AMD EPYC (Zen 5), 2.0 with AVX-512 (README, Benchmarks): 9.4 and 6.2
+ * times the time glibc's memset takes to write the same output bytes (on
+ * Zen 4 about 3.5 and 2.9 ns, 9 and 8 times). (The output frames
  * of one source segment are computed together, up to 16 of them, for poses
  * of up to 256 joints.) */
 PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
@@ -694,8 +694,9 @@ typedef struct pb_blend_desc {
  * scales within e^0.05 of the reference), of which the
  * argument checks are about 15 ns; the cost per joint there is 1.33x (AVX2)
  * and 1.66x (AVX-512) that at 1024 joints, and within 1.12x / 1.18x of it
- * from 48 joints up (the README's comparison with ozz-animation, medians of
- * 7 rounds): one call per character per frame is the intended use, and
+ * from 48 joints up (the Zen 4 comparison with ozz-animation in
+ * docs/performance.md, medians of 7 rounds): one call per character per
+ * frame is the intended use, and
  * per-joint weights let several characters share one call. */
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
