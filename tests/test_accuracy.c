@@ -10,7 +10,8 @@
  * - conditioning: raw and raw_ref averages whose weighted sum nearly
  *   cancels, condition numbers up to 1e6, held to the header's bound;
  * - pb_quat_de_casteljau over all t in [0, 1];
- * - pb_pose_blend log-space scales down to 1e-30, held to the header's bound.
+ * - pb_pose_blend log-space scales down to 1e-30, held to the header's bound;
+ * - the same scales' logarithm and exponential unbiased over their ranges.
  * PB_TEST_STATS=1 prints the largest errors.
  */
 #include <criterion/criterion.h>
@@ -721,6 +722,69 @@ Test(accuracy, pose_blend_small_scales, .timeout = 60)
         fprintf(stderr, "small scales: worst err / bound %.3g; with L < 1 max %.3g rel\n", worst,
                 worst_plain);
     cr_expect(bad == 0, "%zu errors above the bound", bad);
+}
+
+/* pb_pose_blend log-space scales, one pose, no reference: exp(w ln s) for s
+ * evenly over ranges that take the logarithm's polynomial to the ends of its
+ * argument (s near sqrt(1/2) and sqrt 2: m at both ends of [sqrt(1/2),
+ * sqrt 2)) and the exponential's to the ends of its own (w ln s near
+ * +-ln2/2), and near one. Each range's largest relative error against the
+ * double reference within 1.5e-7 (measured at most 9.4e-8 on every
+ * backend), and its mean signed error within 1e-8 (measured at most
+ * 2.8e-9): rounding averages out, while a polynomial coefficient off by a
+ * few parts in 1e4 leaves a bias of 1.3e-8 or more in some range (ln's
+ * leading coefficient 0.3334: 2.5e-7; its last 0.16: 2.1e-8; exp's r^3
+ * one 0.16667: 2.1e-7; its r^6 one 0.0015: 1.7e-7), well inside the
+ * header's 2e-6 bound. */
+Test(accuracy, pose_blend_scale_logs_unbiased, .timeout = 60)
+{
+    static const struct {
+        double lo, hi;
+        float w;
+    } rg[] = {{0.7072, 0.76, 0.5f}, {1.32, 1.4142, 0.5f}, {1.75, 2.0, 0.5f}, {0.5, 0.56, 0.5f},
+              {0.7072, 0.76, 1.0f}, {1.32, 1.4142, 1.0f}, {0.96, 1.04, 1.0f}};
+    enum { J = 4096, REPS = 16 };
+    fq rot = fq_new(J), outq = fq_new(J);
+    float *sv = malloc(6 * J * sizeof(float));
+    cr_assert(sv);
+    float *sx = sv, *ox = sv + 3 * J;
+    for (size_t j = 0; j < J; j++) {
+        rot.w[j] = 1.0f;
+        rot.x[j] = rot.y[j] = rot.z[j] = 0.0f;
+    }
+    for (size_t g = 0; g < sizeof rg / sizeof rg[0]; g++) {
+        double sum = 0, worst = 0;
+        for (int rep = 0; rep < REPS; rep++) {
+            for (size_t j = 0; j < J; j++) {
+                double t = ((double)rep * J + (double)j + 0.5) / ((double)REPS * J);
+                float v = (float)(rg[g].lo + (rg[g].hi - rg[g].lo) * t);
+                sx[j] = sx[J + j] = sx[2 * J + j] = v;
+            }
+            pb_cquats rl = fq_c(rot, 0);
+            pb_cvec3s sl = {sx, sx + J, sx + 2 * J};
+            pb_pose out = {fq_o(outq), {0, 0, 0}, {ox, ox + J, ox + 2 * J}};
+            cr_assert_eq(pb_pose_blend(J, 1, &rl, NULL, &sl, &rg[g].w, PB_BLEND_RAW, NULL, &out),
+                         PB_OK);
+            for (size_t x = 0; x < 3 * J; x++) {
+                double want = exp((double)rg[g].w * log((double)sx[x]));
+                double e = ((double)ox[x] - want) / want;
+                sum += e;
+                if (!(fabs(e) <= worst))
+                    worst = fabs(e);
+            }
+        }
+        double mean = sum / (3.0 * J * REPS);
+        if (stats_on())
+            fprintf(stderr, "scale logs s in [%.4g, %.4g) w %.2g: mean %+.3g max %.3g rel\n",
+                    rg[g].lo, rg[g].hi, (double)rg[g].w, mean, worst);
+        cr_expect(worst <= 1.5e-7, "s in [%.4g, %.4g) w %.2g: max err %.3g rel > 1.5e-7", rg[g].lo,
+                  rg[g].hi, (double)rg[g].w, worst);
+        cr_expect(fabs(mean) <= 1e-8, "s in [%.4g, %.4g) w %.2g: mean err %+.3g rel, beyond 1e-8",
+                  rg[g].lo, rg[g].hi, (double)rg[g].w, mean);
+    }
+    fq_del(rot);
+    fq_del(outq);
+    free(sv);
 }
 
 /* ---- pb_pose_blend_layers: many layers, any weight units -------------------------- */
