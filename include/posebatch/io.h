@@ -552,9 +552,19 @@ typedef struct pb_gltf {
 } pb_gltf;
 
 /* Reads a .gltf or .glb file (by its first bytes, not its name). Returns
- * PB_BVH_OK and fills *out, or an error (*out zeroed, nothing to free). */
+ * PB_BVH_OK and fills *out, or an error (*out zeroed, nothing to free).
+ * A file that is neither (a device such as /dev/zero, a binary stream) is
+ * refused on its first 64 KiB: PB_BVH_ERR_SYNTAX.
+ * Buffer URIs: data: (base64), or a relative file name, percent-decoded,
+ * that after resolving "..", "." and symbolic links is a regular file inside
+ * the asset's directory; of it at most byteLength bytes are read. Anything
+ * else (a name leaving the directory, an absolute path or other scheme, a
+ * percent-decoded NUL, a FIFO or device, which is never waited on) is
+ * PB_BVH_ERR_VALUE naming the uri; a missing or unreadable file
+ * PB_BVH_ERR_IO with the OS reason. */
 PB_API pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err);
-/* The same from memory; base_dir (NULL: ".") resolves relative buffer URIs. */
+/* The same from memory; base_dir (NULL: ".") is the asset's directory, in
+ * which relative buffer URIs are resolved and must stay. */
 PB_API pb_bvh_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
                                        pb_gltf *out, pb_bvh_error *err);
 PB_API void pb_gltf_free(pb_gltf *g);

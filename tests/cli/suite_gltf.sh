@@ -179,3 +179,31 @@ PY
   expect "blend glTF skeletons that differ" 1 blend "$FOX" "$T/a.bvh" --weights 1,1 -o "$T/x.bvh"
   check "skeleton mismatch named, nothing written" test ! -e "$T/x.bvh"
 fi
+
+# a buffer uri outside the asset's directory is refused, never copied into an
+# output; a FIFO buffer fails at once (it used to hang info/resample/convert)
+if [ -f "$MAN" ]; then
+  mkdir -p "$T/uri/asset"
+  printf 'top secret\n' >"$T/uri/secret.bin"
+  python3 - "$MAN" "$T/uri/asset" <<'PY'
+import base64, json, sys
+g = json.load(open(sys.argv[1]))
+raw = base64.b64decode(g["buffers"][0]["uri"].split(",", 1)[1])
+open(sys.argv[2] + "/cm.bin", "wb").write(raw)
+for name, uri in [("up", "../secret.bin"), ("fifo", "fifo.bin"), ("ok", "cm.bin")]:
+    g["buffers"][0]["uri"] = uri
+    json.dump(g, open(f"{sys.argv[2]}/{name}.gltf", "w"))
+PY
+  mkfifo "$T/uri/asset/fifo.bin"
+  pb resample "$T/uri/asset/up.gltf" --fps 30 -o "$T/uri/up_out.gltf"
+  if [ "$rc" = 1 ] && grep -q "uri '../secret.bin': outside" "$T/err" && [ ! -e "$T/uri/up_out.gltf" ]
+  then ok "uri '../secret.bin': refused, nothing written"; else no "uri '../secret.bin' (rc $rc)"; fi
+  F=$T/uri/asset/fifo.gltf
+  for cmd in "info $F" "resample $F --fps 30 -o $T/uri/f.gltf" "convert $F $T/uri/f.bvh"; do
+    # shellcheck disable=SC2086
+    rc=0; timeout 10 "$PB" $cmd >"$T/out" 2>"$T/err" || rc=$?
+    if [ "$rc" = 1 ] && grep -q "not a regular file" "$T/err"; then ok "FIFO buffer: ${cmd%% *} fails at once"
+    else no "FIFO buffer: ${cmd%% *} (rc $rc)"; fi
+  done
+  expect "a buffer file inside the asset's directory" 0 info "$T/uri/asset/ok.gltf"
+fi

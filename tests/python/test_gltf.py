@@ -65,3 +65,24 @@ def test_errors(tmp_path):
         g.to_bvh(animation=-1)
     with pytest.raises(TypeError):
         g.resample("60")
+
+
+def test_files_outside_the_asset_are_not_read(tmp_path):
+    """A buffer uri is a regular file inside the asset's directory: '..',
+    its percent escapes, links leaving the directory and FIFOs are refused
+    naming the uri; a device named directly fails on its first bytes."""
+    (tmp_path / "secret.bin").write_bytes(bytes(range(8)))
+    asset = tmp_path / "asset"
+    asset.mkdir()
+    (asset / "out.bin").symlink_to("../secret.bin")
+    os.mkfifo(asset / "fifo.bin")
+    for uri, why in [("../secret.bin", "outside"), ("%2e%2e/secret.bin", "outside"),
+                     ("out.bin", "outside"), ("fifo.bin", "not a regular file")]:
+        f = asset / "a.gltf"
+        f.write_text('{"asset": {"version": "2.0"}, '
+                     f'"buffers": [{{"uri": "{uri}", "byteLength": 8}}]}}')
+        with pytest.raises(pb.BvhError, match=why) as e:
+            pb.read_gltf(f)
+        assert uri in str(e.value)
+    with pytest.raises(pb.BvhError, match="not glTF"):
+        pb.read_gltf("/dev/zero")
