@@ -145,7 +145,9 @@ static PyMethodDef methods[] = {
      "      ref_rotations=None, ref_positions=None, ref_scales=None, order='wxyz')\n--\n\n"
      "Weighted blend of K poses (pb_pose_blend): rotations (K, J, 4), weights (K,) used as\n"
      "given, positions/scales (K, J, 3). method: 'log_ref' (default), 'raw_ref', 'log', 'raw',\n"
-     "'accurate'. The reference defaults to identity rotations (the rest pose); positions\n"
+     "'accurate'. The reference rotations default to those of the heaviest pose (largest\n"
+     "weight; identity if none > 0): a rest pose of identities puts joints near 180 degrees\n"
+     "from rest, which real clips have, at the log map's cut. Positions\n"
      "blend as ref + sum w (p - ref) with ref_positions, else sum w p. Returns a posebatch.Pose\n"
      "named tuple (rotations, positions, scales)."},
     {"blend_layers", FC(py_blend_layers), FK, py_blend_layers_doc},
