@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "posebatch/io.h"
+#include "glb_build.h"
 
 typedef struct site {
     char top[256];   /* holds secret.bin and asset/ */
@@ -204,18 +205,14 @@ Test(gltf_paths, glb_second_buffer_refused)
     site s;
     site_make(&s);
     const char *json = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":8},"
-                       "{\"uri\":\"../secret.bin\",\"byteLength\":8}]}    ";
-    size_t jl = strlen(json) & ~(size_t)3;
-    unsigned char glb[512];
-    uint32_t head[5] = {0x46546C67u, 2, (uint32_t)(20 + jl + 16), (uint32_t)jl, 0x4E4F534Au};
-    memcpy(glb, head, sizeof head);
-    memcpy(glb + 20, json, jl);
-    uint32_t bin[2] = {8, 0x004E4942u};
-    memcpy(glb + 20 + jl, bin, sizeof bin);
-    memcpy(glb + 28 + jl, k_bytes, 8);
+                       "{\"uri\":\"../secret.bin\",\"byteLength\":8}]}";
+    size_t size;
+    unsigned char *glb = glb_build(json, k_bytes, sizeof k_bytes, &size);
+    cr_assert_not_null(glb);
     pb_gltf g;
     pb_bvh_error err;
-    pb_bvh_code rc = pb_gltf_read_memory(glb, 36 + jl, s.asset, &g, &err);
+    pb_bvh_code rc = pb_gltf_read_memory(glb, size, s.asset, &g, &err);
+    free(glb);
     cr_expect_neq(rc, PB_BVH_OK, "the GLB's second buffer was read");
     cr_expect(strstr(err.message, "buffers[1]") && strstr(err.message, "outside"), "%s",
               err.message);

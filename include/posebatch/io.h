@@ -580,8 +580,10 @@ enum {
     PB_GLTF_RESAMPLE_CUBIC = 1u << 0 /* CUBICSPLINE keys, Catmull-Rom tangents */
 };
 /* src with every animation resampled at fps: keys at t_min + i / fps,
- * i = 0 .. floor((t_max - t_min) fps + 1e-3), each the glTF evaluation of the
- * source there. LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose
+ * i = 0 .. floor((t_max - t_min) fps + 1e-3), and one more at t_max where
+ * (t_max - t_min) fps is not whole (the clip keeps its length), each the glTF
+ * evaluation of the source there. Keys that would not increase in float
+ * (times far from zero at a high rate): PB_BVH_ERR_VALUE, nothing written. LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose
  * tangents are the Catmull-Rom velocities of the samples (rotations unrolled
  * to one hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends

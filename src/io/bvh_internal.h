@@ -10,6 +10,10 @@
 #include "posebatch/io.h"
 
 #define MAX_ELEMS ((size_t)1 << 28) /* frames * joints, as PB_MAX_COUNT */
+/* frames per second at most: a Frame Time below 1 / BVH_MAX_RATE is refused
+ * by the reader, and so never written */
+#define BVH_MAX_RATE 100000.0
+#define BVH_MIN_FRAME_TIME (1.0 / BVH_MAX_RATE)
 /* The reader keeps frames * joints <= bytes of motion data + this. */
 #define READ_ELEMS_SLACK ((size_t)65536)
 

@@ -181,6 +181,11 @@ static int get_int(reader *r, json_t *obj, const char *key, const char *path, lo
         return -1;
     }
     long long x = json_integer_value(v);
+    if (lo < 0 && x < 0) { /* an optional index: absent, never -1 */
+        gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+                 "'%s' is %lld: glTF leaves an absent index out, it has no -1", key, x);
+        return -1;
+    }
     if (x < lo || x > hi) {
         gltf_err(r->err, PB_BVH_ERR_VALUE, path, "'%s' is %lld, outside [%lld, %lld]", key, x, lo,
                  hi);
@@ -521,6 +526,12 @@ static float *decode_accessor(reader *r, long long a, const char *path, unsigned
         size_t vlen, stride;
         if (!view_bytes(r, bv, ap, &vlen, &stride))
             return NULL;
+        if (stride && stride < es) {
+            gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
+                     "bufferView %lld: byteStride %zu is smaller than an element (%zu bytes)", bv,
+                     stride, es);
+            return NULL;
+        }
         if ((size_t)off + (stride ? stride : es) * (n - 1) + es > vlen) {
             gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
                      "%lld elements of %zu bytes (stride %zu) from byteOffset %lld do not fit in "
@@ -834,6 +845,12 @@ static float *sampler_input(reader *r, long long acc, const char *path, size_t *
     float *in = decode_accessor(r, acc, path, 1u << (5126 - 5120), 1, count);
     if (!in)
         return NULL;
+    if (*count > 0 && !(in[0] >= 0.0f)) {
+        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "accessor %lld: key time %.9g is negative", acc,
+                 (double)in[0]);
+        free(in);
+        return NULL;
+    }
     for (size_t k = 1; k < *count; k++)
         if (!(in[k] > in[k - 1])) {
             gltf_err(r->err, PB_BVH_ERR_VALUE, path,
@@ -1002,6 +1019,14 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                 float *q = ov + (k * gltf_stride(sm) + (gltf_stride(sm) == 3)) * 4;
                 double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
                             (double)q[3] * q[3];
+                /* a key of (near) zero length or not finite has no rotation:
+                 * refused like a node's, not written back as (0,0,0,0) */
+                if (spath[s] == 1 && !(n2 > 1e-12 && n2 < 1e12)) {
+                    free(spath);
+                    return gltf_err(r->err, PB_BVH_ERR_VALUE, op,
+                                    "accessor %lld, key %zu: a rotation of length %g, not a "
+                                    "unit quaternion", out, k, sqrt(n2)), -1;
+                }
                 if (fabs(n2 - 1.0) > 2e-6 && n2 > 0)
                     for (int j = 0; j < 4; j++)
                         q[j] = (float)(q[j] / sqrt(n2));
