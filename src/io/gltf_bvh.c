@@ -578,7 +578,7 @@ pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double fram
     if (a) {
         double nf = floor(((double)a->t_max - a->t_min) / ft + 1e-3) + 1;
         if (!(nf * (double)nj <= (double)((size_t)1 << 28))) {
-            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%.0f frames of %zu joints are too many",
+            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many",
                              nf, nj);
             goto done2;
         }

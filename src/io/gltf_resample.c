@@ -183,7 +183,7 @@ static pb_bvh_code resample_anim(const pb_gltf_animation *sa, double fps, int cu
     if (!(nk * (double)(total ? total : 1) * 3 <= (double)MAX_VALUES)) {
         free(soff);
         return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                           "animation '%s': %.0f keys at %g fps over %g s are too many", sa->name,
+                           "animation '%s': %.3g keys at %g fps over %g s are too many", sa->name,
                            nk, fps, span);
     }
     size_t n = (size_t)nk + (size_t)end_key;

@@ -95,6 +95,7 @@ typedef struct {
     PyObject_HEAD
     pb_bvh b;
     PyObject *warnings; /* list of str */
+    PyObject *motion;   /* (rotations, positions) read-only, made on first access */
 } BvhObject;
 extern PyTypeObject BvhType;
 BvhObject *bvh_new(void);
