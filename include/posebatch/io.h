@@ -396,15 +396,24 @@ PB_API pb_clip pb_bvh_clip(const pb_bvh *bvh);
 PB_API pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
                                      pb_bvh *out, pb_bvh_error *err);
 
+/* pb_bvh_resample flag, with PB_CLIP_LOOP: each ROOT's travel per cycle
+ * (D = p[F-1] + v - p[0], v the mean of the first and last frame steps) is
+ * taken out before the cyclic resample and put back at each output frame's
+ * source position, so that a walk keeps moving forward across the seam
+ * instead of sliding back (what `posebatch resample --loop` does). */
+#define PB_BVH_LOOP_TRAVEL (1u << 16)
+
 /* src resampled to fps frames per second into a new *out (release with
  * pb_bvh_free): a copy of src's skeleton with
  * pb_clip_resample_frames(pb_bvh_clip(src), fps, flags) frames of
  * pb_clip_resample (rotations by quaternion Catmull-Rom, positions by vec3
- * Catmull-Rom; flags 0 or PB_CLIP_LOOP), frame time 1 / fps, and src's source
+ * Catmull-Rom; flags 0, PB_CLIP_LOOP or PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL),
+ * frame time 1 / fps, and src's source
  * angles and decimals carried over (pb_bvh_resample_angles), so that writing
  * it follows the source's Euler angles and digits. Errors (*out untouched):
  * PB_BVH_ERR_ARG (NULL, src without frames, fps not finite and > 0, unknown
- * flags), PB_BVH_ERR_LIMIT (more than 2^28 frames x joints), PB_BVH_ERR_NOMEM. */
+ * flags, PB_BVH_LOOP_TRAVEL without PB_CLIP_LOOP), PB_BVH_ERR_LIMIT (more
+ * than 2^28 frames x joints), PB_BVH_ERR_NOMEM. */
 PB_API pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
                                    pb_bvh_error *err);
 

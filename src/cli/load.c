@@ -104,7 +104,8 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)
 {
     pb_clip sc = pb_bvh_clip(src);
-    size_t frames = pb_clip_resample_frames(&sc, fps, flags);
+    unsigned clip_flags = flags & PB_CLIP_LOOP; /* PB_BVH_LOOP_TRAVEL is pb_bvh_resample's */
+    size_t frames = pb_clip_resample_frames(&sc, fps, clip_flags);
     if (frames == 0) {
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
         return -1;
@@ -112,7 +113,7 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
     /* Refuse an output that the reader would refuse before computing it:
      * estimated from 16 output frames spread over the clip, sampled as the
      * resample will (interpolated values print longer than the source's). */
-    if (too_large(src, &sc, fps, flags, frames, path))
+    if (too_large(src, &sc, fps, clip_flags, frames, path))
         return -1;
     /* The library's whole-file resample: pb_clip_resample, and the source's
      * Euler angles at the new frames (the writer's default choice among

@@ -39,6 +39,8 @@ extern const char *const bvh_channel_names[6];
  * (3 doubles per element) when angles != 0 (all NULL when empty); on failure some may
  * be allocated: the caller frees them. */
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
+/* pb_bvh_resample with PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL (bvh_loop.c). */
+pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_bvh_error *err);
 
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */
