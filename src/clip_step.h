@@ -1,6 +1,6 @@
 /* The step of pb_clip_resample in source frames (clip.c), for the library's
  * own callers that place output frames on the source's time line (the BVH
- * loop's root travel, src/io/bvh_loop.c). Internal to libposebatch. */
+ * loop's root travel, src/io/bvh/bvh_loop.c). Internal to libposebatch. */
 #ifndef PB_CLIP_STEP_H
 #define PB_CLIP_STEP_H
 

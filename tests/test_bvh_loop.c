@@ -1,4 +1,4 @@
-/* pb_bvh_resample with PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL (src/io/bvh_loop.c):
+/* pb_bvh_resample with PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL (src/io/bvh/bvh_loop.c):
  * a walking clip keeps walking across the seam of its cyclic resample, where
  * the plain cyclic resample slides its root back to the start. */
 #include <criterion/criterion.h>

@@ -1,6 +1,6 @@
 /* resample --loop: the library's cyclic resample with the roots' travel
  * carried across the seam (pb_bvh_resample with PB_CLIP_LOOP |
- * PB_BVH_LOOP_TRAVEL; the rule is in src/io/bvh_loop.c), after a check of
+ * PB_BVH_LOOP_TRAVEL; the rule is in src/io/bvh/bvh_loop.c), after a check of
  * the seam.
  *
  * Seam check: a clip that is not cyclic jumps at the seam. With M the

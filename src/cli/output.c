@@ -1,5 +1,5 @@
 /* Writing a BVH result: "-o -" is standard output; everything else is a
- * file written by pb_bvh_write_file_with (see src/io/bvh_file.c for what an
+ * file written by pb_bvh_write_file_with (see src/io/file_write.c for what an
  * existing output path may be), with the command's --euler choice. */
 #include <stdio.h>
 

@@ -115,7 +115,7 @@ sys.exit(not (all(a[k] == b.get(k) for k in keys) and set(a) == set(b)))' "$MAN"
   check "nothing written" test ! -e "$T/x.bvh" -a ! -e "$T/l.glb"
 
   # SIGTERM while the temporary is being written: it is removed, the process
-  # dies of the signal (the glTF writer goes through bvh_file.c as BVH does)
+  # dies of the signal (the glTF writer goes through file_write.c as BVH does)
   mkdir -p "$T/sig"
   "$PB" resample --cubic "$FOX" --fps 30000 -o "$T/sig/big.gltf" 2>"$T/err" &
   pid=$!

@@ -1,7 +1,7 @@
 /* glTF writer: the document's JSON tree with every animation sampler's input
  * and output replaced by the pb_gltf's data, and one compact buffer holding
  * every bufferView still referenced plus the new sampler data. .glb or .gltf
- * (buffer as a base64 data: URI). Files go through bvh_file.c's atomic
+ * (buffer as a base64 data: URI). Files go through file_write.c's atomic
  * output (pb_io_write_file_cb). */
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"

@@ -20,7 +20,7 @@
  * third-order term. A travelling clip keeps moving forward across the seam
  * at its mean velocity. */
 #include "bvh_internal.h"
-#include "../clip_step.h"
+#include "clip_step.h"
 
 #include <stdlib.h>
 #include <string.h>
