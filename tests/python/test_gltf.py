@@ -86,3 +86,20 @@ def test_files_outside_the_asset_are_not_read(tmp_path):
         assert uri in str(e.value)
     with pytest.raises(pb.BvhError, match="not glTF"):
         pb.read_gltf("/dev/zero")
+
+
+def test_file_format(tmp_path):
+    """What a clip file is, as the CLI decides: by content, a stream by name."""
+    assert pb.file_format(CLIP) == "bvh"
+    b = tmp_path / "looks.glb"
+    b.write_bytes(open(CLIP, "rb").read()[:200])  # BVH text under a .glb name
+    assert pb.file_format(b) == "bvh"
+    j = tmp_path / "x.bin"
+    j.write_text('\ufeff  {"asset": {"version": "2.0"}}')
+    assert pb.file_format(j) == "gltf"
+    if os.path.exists(FOX):
+        assert pb.file_format(FOX) == "glb"
+    fifo = tmp_path / "p.glb"
+    os.mkfifo(fifo)
+    assert pb.file_format(fifo) == "glb"  # not opened: by its name
+    assert pb.file_format(tmp_path / "missing.gltf") == "gltf"

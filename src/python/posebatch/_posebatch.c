@@ -167,6 +167,11 @@ static PyMethodDef methods[] = {
      "Reads a BVH file with the library's reader (the CLI's): returns a posebatch.Bvh; its\n"
      "warnings (e.g. a 'Frames:' count that disagrees) are in .warnings (strict=True: an\n"
      "error). Raises OSError or posebatch.BvhError (a ValueError with .code and .line)."},
+    {"file_format", FC(pbpy_file_format), FK,
+     "file_format(path)\n--\n\n"
+     "'bvh', 'gltf' or 'glb': what a clip file is, by its first bytes (a regular file) or\n"
+     "its name (a stream, or a file that cannot be read), as the CLI decides\n"
+     "(pb_io_format_of_file)."},
     {"read_gltf", FC(pbpy_read_gltf), FK,
      "read_gltf(path)\n--\n\n"
      "Reads a .glb or .gltf file (with .bin or data: buffers) with the library's reader (the\n"

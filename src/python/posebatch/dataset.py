@@ -97,15 +97,6 @@ def expand_paths(paths_or_glob: Union[PathArg, Iterable[PathArg]]) -> List[str]:
     return [os.path.abspath(p) for p in out]
 
 
-def _is_gltf(path: str) -> bool:
-    """glTF by its first bytes, as the CLI decides: GLB magic or a JSON object."""
-    with open(path, "rb") as f:
-        head = f.read(256)
-    if head[:4] == b"glTF":
-        return True
-    return head.lstrip(b"\xef\xbb\xbf").lstrip(b" \t\r\n")[:1] == b"{"
-
-
 def _resample_one(path: str, fps: float, output: str) -> ClipResult:
     """One clip, on a worker: read, resample, write; every error returned."""
     t0 = time.perf_counter()
@@ -115,7 +106,8 @@ def _resample_one(path: str, fps: float, output: str) -> ClipResult:
         # CLI's glTF buffers, only regular files are read
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise ValueError("not a regular file")
-        if _is_gltf(path):  # as 'posebatch resample' does: every animation
+        from posebatch import file_format
+        if file_format(path) != "bvh":  # as 'posebatch resample' does: every animation
             from posebatch import read_gltf
             g = read_gltf(path).resample(fps)
             g.write(output)
