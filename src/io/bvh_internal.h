@@ -64,12 +64,9 @@ static inline int is_eol(char c) { return c == '\n' || c == '\r'; }
 int bvh_eq_ci(const char *s, size_t n, const char *word);
 /* A printable, truncated copy of a token for messages. */
 const char *bvh_show(const char *s, size_t n, char out[48]);
-/* Powers of ten 1e0..1e22 (exact doubles). */
-extern const double bvh_p10[23];
 /* Locale-independent decimal number: [+-] digits [. digits] [e [+-] digits],
  * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
- * 1 and a finite *out, or 0. Correctly rounded for up to 15 significant
- * digits and |exponent| <= 22; otherwise within an ulp or two. */
+ * 1 and a finite *out, correctly rounded (pb_nt_parse, numtext.h), or 0. */
 int bvh_parse_number(const char *s, size_t n, double *out);
 
 typedef struct tok {

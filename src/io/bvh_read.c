@@ -5,6 +5,7 @@
 #endif
 
 #include "bvh_internal.h"
+#include "numtext.h"
 
 #include <errno.h>
 #include <float.h>
@@ -625,39 +626,64 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
 
     pb_bvh_code rc = PB_BVH_OK;
     size_t f = 0;
+    const char *const end = P->lx.end;
     for (;;) {
         lex_skip_ws(&P->lx);
-        if (P->lx.p >= P->lx.end)
+        if (P->lx.p >= end)
             break;
         long line = P->lx.line;
         size_t k = 0;
+        const char *p = P->lx.p;
+        signed char *dec = keep ? b->decimals + f * C : NULL;
         for (;;) {
-            lex_skip_hws(&P->lx);
-            if (P->lx.p >= P->lx.end || is_eol(*P->lx.p))
+            while (p < end && is_hspace(*p))
+                p++;
+            if (p >= end || is_eol(*p))
                 break;
-            const char *s = P->lx.p;
-            while (P->lx.p < P->lx.end && !is_space(*P->lx.p))
-                P->lx.p++;
-            size_t n = (size_t)(P->lx.p - s);
+            const char *s = p;
             if (k < C) {
+                /* The number is read where it starts; it must be the whole
+                 * token (up to whitespace). */
                 double v;
-                if (!bvh_parse_number(s, n, &v)) {
-                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
-                                     "invalid number '%s' (value %zu)", bvh_show(s, n, b1), k + 1);
+                pb_nt_info info;
+                size_t len = pb_nt_parse_info(s, (size_t)(end - s), &v, &info);
+                p = s + len;
+                if (len == 0 || (p < end && !is_space(*p)) || !isfinite(v)) {
+                    while (p < end && !is_space(*p))
+                        p++;
+                    P->lx.p = p;
+                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid number '%s' (value %zu)",
+                                     bvh_show(s, (size_t)(p - s), b1), k + 1);
                     goto done;
                 }
                 if (is_rot[k] && fabs(v) > MAX_ANGLE_DEG) {
+                    P->lx.p = p;
                     rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
                                      "rotation value %zu is '%s' degrees, beyond +-%g", k + 1,
-                                     bvh_show(s, n, b1), MAX_ANGLE_DEG);
+                                     bvh_show(s, len, b1), MAX_ANGLE_DEG);
                     goto done;
                 }
-                if (keep)
-                    b->decimals[f * C + k] = (signed char)(is_rot[k] ? 0 : decimals_of(s, n));
+                if (dec) {
+                    int d = 0;
+                    if (!is_rot[k]) {
+                        /* decimals_of(s, len), without scanning the token again */
+                        if (info.exp > -100 && info.exp < 100) {
+                            long dd = (long)(info.frac_digits > 1000 ? 1000 : info.frac_digits) - info.exp;
+                            d = dd < 0 ? 0 : dd > 17 ? 17 : (int)dd;
+                        } else {
+                            d = decimals_of(s, len);
+                        }
+                    }
+                    dec[k] = (signed char)d;
+                }
                 vals[k] = v;
+            } else {
+                while (p < end && !is_space(*p))
+                    p++;
             }
             k++;
         }
+        P->lx.p = p;
         if (k != C) {
             lex_skip_ws(&P->lx);
             if (P->lx.p >= P->lx.end && k < C)
