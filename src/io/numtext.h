@@ -63,12 +63,15 @@ size_t pb_nt_float_pos(char *out, float v, int decimals);
 /* The fewest of 15, 16, 17 significant digits, as "%.*g" writes them
  * (trailing zeros dropped; exponent form below 1e-4 or from 10^P), that read
  * back to v (finite) with the arithmetic of the reader these files have
- * always been written for: the digits as an integer M, exponent E, and
- * (double)M * 10^E or (double)M / 10^-E with |E| <= 22. That reader was
- * exact for up to 15 digits; with 16 or 17 it could miss, and the text is
- * then a digit longer than needed, which every correctly rounding reader
- * still reads back to v (tests/test_numtext.c). Computed exactly with
- * integer arithmetic for 1e-11 <= |v| < 1e15, by snprintf otherwise. */
+ * always been written for (kept so that the bytes stay the same): the digits
+ * as an integer M, exponent E, and (double)M * 10^E or (double)M / 10^-E
+ * for |E| <= 22, two pow() factors beyond. That reader was exact for up to
+ * 15 digits and |E| <= 22; with 16 digits it could miss, and the text is
+ * then a digit longer than needed, which a correctly rounding reader still
+ * reads back to v for 1e-7 <= |v| < 1e22. Outside that range pow() could
+ * accept a 16-digit text that a correctly rounding reader reads one ulp off
+ * (tests/test_numtext.c counts them). Exact integer arithmetic for
+ * 1e-11 <= |v| < 1e15 (a short decimal form first), snprintf otherwise. */
 size_t pb_nt_double(char *out, double v);
 
 /* Degrees: nearbyint(|v| 1e6) with 6 decimals, trailing zeros dropped, no
