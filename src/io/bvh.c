@@ -97,8 +97,9 @@ pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles)
     }
     b->decimals = NULL;
     if (n && angles) {
+        /* not zeroed: the reader fills both, pb_bvh_set_frames its new frames */
         b->euler_deg = malloc(3 * n * sizeof(double));
-        b->decimals = calloc(frames * (b->num_channels ? b->num_channels : 1), 1);
+        b->decimals = malloc(frames * (b->num_channels ? b->num_channels : 1));
         if (!b->euler_deg || !b->decimals)
             return PB_BVH_ERR_NOMEM;
     }
@@ -160,10 +161,15 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
         if (frames * J > kept)
             memset(nb.euler_deg + 3 * kept, 0, 3 * (frames * J - kept) * sizeof(double));
         free(b->euler_deg);
-        /* Decimals: kept frames keep theirs, new frames 0 (calloc). */
+        /* Decimals: kept frames keep theirs, new frames 0. */
         size_t kf = frames < b->num_frames ? frames : b->num_frames;
+        size_t per = b->num_channels ? b->num_channels : 1;
         if (b->decimals && kf && b->num_channels)
             memcpy(nb.decimals, b->decimals, kf * b->num_channels);
+        else
+            kf = 0;
+        if (frames > kf)
+            memset(nb.decimals + kf * per, 0, (frames - kf) * per);
         free(b->decimals);
     }
     size_t keep = (frames < b->num_frames ? frames : b->num_frames) * J;

@@ -32,8 +32,9 @@ pb_bvh_code bvh_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, 
 extern const char *const bvh_channel_names[6];
 
 /* Allocates the 7 motion arrays of frames * num_joints floats, and euler_deg
- * (3 doubles per element) when angles != 0 (all NULL when empty); on failure some may
- * be allocated: the caller frees them. */
+ * (3 doubles per element) and decimals when angles != 0 (all NULL when
+ * empty; none zeroed); on failure some may be allocated: the caller frees
+ * them. */
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
 
 /* The checks the writer makes on in-memory data before writing anything

@@ -536,21 +536,37 @@ static pb_bvh_code check_duplicate_names(parser *P, const pb_bvh *b)
     return PB_BVH_OK;
 }
 
+/* The first line break ('\n' or '\r') at or after p, or end: memchr in
+ * windows, so that a text without one kind is not searched to its end for
+ * each line. */
+static const char *next_eol(const char *p, const char *end)
+{
+    while (p < end) {
+        size_t w = (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096;
+        const char *nl = memchr(p, '\n', w);
+        const char *cr = memchr(p, '\r', (size_t)((nl ? nl : p + w) - p));
+        if (cr)
+            return cr;
+        if (nl)
+            return nl;
+        p += w;
+    }
+    return end;
+}
+
 /* Data lines that hold anything but whitespace from p to end: an upper bound
  * on the frames, counted before anything is allocated. */
 static size_t count_data_lines(const char *p, const char *end)
 {
     size_t n = 0;
-    int blank = 1;
-    for (; p < end; p++) {
-        if (is_eol(*p)) {
-            n += !blank;
-            blank = 1;
-        } else if (!is_space(*p)) {
-            blank = 0;
-        }
+    for (;;) {
+        while (p < end && is_space(*p))
+            p++;
+        if (p >= end)
+            return n;
+        n++; /* a line with something on it: on to its end */
+        p = next_eol(p, end);
     }
-    return n + !blank;
 }
 
 /* Decimals a number token is written with (digits after the point, less the
