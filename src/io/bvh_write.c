@@ -195,7 +195,7 @@ typedef struct wframe {
 /* Longest text of one value and its separator. */
 #define VALUE_CHARS (PB_NT_MAX + 1)
 /* The output buffer is written out when it holds this many bytes. */
-#define WRITE_CHUNK ((size_t)256 * 1024)
+#define WRITE_CHUNK ((size_t)64 * 1024)
 
 /* Formats frame fr as one line (with '\n') into line (C * VALUE_CHARS + 1
  * bytes); first: no previous frame. Returns its length, or 0 with *err

@@ -569,26 +569,28 @@ static inline int put_digits_rev(char *end, uint64_t m, int min)
     return n;
 }
 
-/* pb_nt_fixed, with the decimals written (after dropping zeros) in *dec. */
+/* pb_nt_fixed, with the decimals written (after dropping zeros) in *dec.
+ * Copies fixed blocks of 24 bytes (no length-dependent memcpy): it may write
+ * scratch bytes after the text, within PB_NT_MAX. */
 static size_t fixed_text(char *out, int neg, uint64_t m, int d, int *dec)
 {
-    char tmp[24];
-    char *end = tmp + sizeof tmp;
-    int n = put_digits_rev(end, m, d + 1);
+    char tmp[48];
+    char *end = tmp + 24;
+    memset(end, '0', 24); /* (copied along, never part of the text) */
+    int n = put_digits_rev(end, m, d + 1); /* <= 20 digits */
     const char *dig = end - n;
     int keep = d; /* decimals kept */
-    while (keep > 0 && end[keep - d - 1] == '0')
+    while (keep > 0 && dig[n - d + keep - 1] == '0')
         keep--;
-    size_t k = 0;
-    if (neg && m != 0)
-        out[k++] = '-';
-    int ni = n - d;
-    memcpy(out + k, dig, (size_t)ni);
+    size_t k = (size_t)(neg && m != 0);
+    out[0] = '-';
+    const int ni = n - d;
+    memcpy(out + k, dig, 24); /* the integer digits (and what follows) */
     k += (size_t)ni;
     if (keep > 0) {
-        out[k++] = '.';
-        memcpy(out + k, dig + ni, (size_t)keep);
-        k += (size_t)keep;
+        out[k] = '.';
+        memcpy(out + k + 1, dig + ni, 24); /* the decimals */
+        k += 1 + (size_t)keep;
     }
     *dec = keep;
     return k;
@@ -610,6 +612,17 @@ static inline double round_int(double t)
     if (t >= 0x1p52)
         return t;
     return (t + 0x1p52) - 0x1p52;
+#endif
+}
+
+/* round_int(t) as an integer, for 0 <= t < 2^63: one conversion where the
+ * compiler has it (lrint rounds in the current mode as nearbyint does). */
+static inline int64_t round_to_int64(double t)
+{
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__NO_MATH_ERRNO__)
+    return (int64_t)lrint(t);
+#else
+    return (int64_t)round_int(t);
 #endif
 }
 
@@ -879,7 +892,7 @@ size_t pb_nt_angle(char *out, double v)
 {
     double a = fabs(v);
     if (a < 1e12) {
-        uint64_t m = (uint64_t)round_int(a * 1e6);
+        uint64_t m = (uint64_t)round_to_int64(a * 1e6);
         if (m < 10000000000ULL) { /* below 10000 degrees: without branches */
             uint32_t ip = (uint32_t)(m / 1000000), fp = (uint32_t)(m - (uint64_t)ip * 1000000);
             size_t k = 0;
