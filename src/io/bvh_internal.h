@@ -4,9 +4,11 @@
 #ifndef PB_IO_BVH_INTERNAL_H
 #define PB_IO_BVH_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "numtext.h"
 #include "posebatch/io.h"
 
 #define MAX_ELEMS ((size_t)1 << 28) /* frames * joints, as PB_MAX_COUNT */
@@ -69,6 +71,18 @@ const char *bvh_show(const char *s, size_t n, char out[48]);
  * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
  * 1 and a finite *out, correctly rounded (pb_nt_parse, numtext.h), or 0. */
 int bvh_parse_number(const char *s, size_t n, double *out);
+/* The same for the token starting at s (it ends at whitespace or end),
+ * read where it starts: its length when it is such a number (finite *out,
+ * *info as pb_nt_parse_info gives it), else 0. */
+static inline size_t bvh_number_token(const char *s, const char *end, double *out,
+                                      pb_nt_info *info)
+{
+    size_t len = pb_nt_parse_info(s, (size_t)(end - s), out, info);
+    const char *p = s + len;
+    if (len == 0 || (p < end && !is_space(*p)) || !isfinite(*out))
+        return 0;
+    return len;
+}
 
 typedef struct tok {
     const char *s;

@@ -5,7 +5,6 @@
 #endif
 
 #include "bvh_internal.h"
-#include "numtext.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,6 @@
 #endif
 
 #include "bvh_internal.h"
-#include "numtext.h"
 
 #include <errno.h>
 #include <float.h>
@@ -662,9 +661,9 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
                  * token (up to whitespace). */
                 double v;
                 pb_nt_info info;
-                size_t len = pb_nt_parse_info(s, (size_t)(end - s), &v, &info);
+                size_t len = bvh_number_token(s, end, &v, &info);
                 p = s + len;
-                if (len == 0 || (p < end && !is_space(*p)) || !isfinite(v)) {
+                if (len == 0) {
                     while (p < end && !is_space(*p))
                         p++;
                     P->lx.p = p;
