@@ -180,14 +180,16 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
             memcpy(dst[k], src[k], keep * sizeof(float));
         free(src[k]);
     }
-    for (size_t i = keep; i < frames * J; i++) {
-        const pb_bvh_joint *jt = &b->joints[i % J];
-        nb.rot_w[i] = 1.0f;
-        nb.rot_x[i] = nb.rot_y[i] = nb.rot_z[i] = 0.0f;
-        nb.pos_x[i] = jt->offset[0];
-        nb.pos_y[i] = jt->offset[1];
-        nb.pos_z[i] = jt->offset[2];
-    }
+    /* New frames: the rest pose (keep is a whole number of frames). */
+    for (size_t i = keep; i < frames * J; i += J)
+        for (size_t j = 0; j < J; j++) {
+            const pb_bvh_joint *jt = &b->joints[j];
+            nb.rot_w[i + j] = 1.0f;
+            nb.rot_x[i + j] = nb.rot_y[i + j] = nb.rot_z[i + j] = 0.0f;
+            nb.pos_x[i + j] = jt->offset[0];
+            nb.pos_y[i + j] = jt->offset[1];
+            nb.pos_z[i + j] = jt->offset[2];
+        }
     nb.num_frames = frames;
     *b = nb;
     return PB_BVH_OK;
