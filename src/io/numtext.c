@@ -208,13 +208,13 @@ static uint64_t eisel_lemire(uint64_t w, int q)
     return ((uint64_t)power2 << 52) | mant;
 }
 
-/* The exact method: strtod on the digits (at most 780 significant ones: the
- * rest only matters as a sticky non-zero digit, since no halfway point between
- * doubles has more than 767) written as "DIGITSe<exp>" with no decimal point,
- * which every locale reads alike. digits: the significant digits in order,
- * given as the integer part [a, a_end) and fraction part [b, b_end) of the
- * text with leading zeros skipped by the caller; exp10: the value is
- * 0.DIGITS... shifted, see below. Returns |value|. */
+/* The exact method: strtod on the digits written as "DIGITSe<exp>", with no
+ * decimal point, which every locale reads alike. The digits are the integer
+ * part [a, a_end) and the fraction part [b, b_end) of the text, leading
+ * zeros skipped by the caller; exp10_of_last: the power of ten of the last
+ * of them. At most 780 significant digits are passed on: past those only
+ * whether any is not 0 matters (one '1' stands for them), since no halfway
+ * point between doubles has more than 767. Returns |value|. */
 static double exact_slow(const char *a, const char *a_end, const char *b, const char *b_end,
                          int64_t exp10_of_last)
 {
@@ -277,7 +277,7 @@ size_t pb_nt_parse_info(const char *s, size_t n, double *out, pb_nt_info *info)
         }
         if (q < end && is_digit(*q)) {
             do {
-                if (e < 1000000000L)
+                if (e < 100000000L) /* saturates below 1e9: fits a 32-bit long */
                     e = e * 10 + (*q - '0');
                 q++;
             } while (q < end && is_digit(*q));

@@ -23,7 +23,7 @@ extern const double pb_nt_p10[23];
 /* What pb_nt_parse_info found besides the value. */
 typedef struct pb_nt_info {
     size_t frac_digits; /* digits after the decimal point */
-    long exp;           /* the written exponent (after e/E), saturated at +-1e9; 0 if none */
+    long exp;           /* the written exponent (after e/E), saturated near +-1e9; 0 if none */
 } pb_nt_info;
 
 /* Parses the longest prefix of s[0 .. n) of the form
