@@ -4,7 +4,7 @@
 # stages; --python-bench adds scipy for bench/python_resample.py)
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc g++ libc6-dev libsimde-dev libcriterion-dev libbenchmark-dev python3)
-# glTF (src/io/gltf_*.c): JSON by jansson, which reports line and column
+# glTF (src/io/gltf/): JSON by jansson, which reports line and column
 pkgs+=(libjansson-dev)
 # the Python package (src/python/, pip install . into a --system-site-packages venv):
 # headers, venv, numpy, meson-python (+ patchelf, which it runs on the wheel),

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "internal.h"
+#include "clip_step.h"
 
 static const pb_vec3s no_vel = {0, 0, 0};
 
@@ -356,9 +357,9 @@ pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times, 
 /* The step in source frames, snapped to p/q (q <= 64) when within 1e-4
  * relative: BVH files print frame times to 6 or 7 digits (0.008333 is 1/120
  * to 4e-5), and rates are usually rational. */
-static double resample_step(const pb_clip *src, double fps)
+double pb_clip_step(double frame_time, double fps)
 {
-    double step = 1.0 / (fps * src->frame_time);
+    double step = 1.0 / (fps * frame_time);
     for (int q = 1; q <= 64; q++) {
         double p = floor(step * q + 0.5);
         if (p >= 1 && fabs(p / q - step) <= 1e-4 * step)
@@ -372,7 +373,7 @@ size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned flags)
     if (clip_shape(src) != PB_OK || !finite_pos(src->frame_time) || !finite_pos(fps) ||
         flags_ok(flags, PB_CLIP_LOOP | PB_EXACT_VELOCITY) != PB_OK)
         return 0;
-    double step = resample_step(src, fps), n;
+    double step = pb_clip_step(src->frame_time, fps), n;
     if (!isfinite(step)) /* fps * frame_time underflowed */
         return 0;
     if (flags & PB_CLIP_LOOP)
@@ -405,7 +406,7 @@ pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_cl
     pb_status st = sample_check(src, count, NULL, dst, vel, flags);
     if (st != PB_OK)
         return st;
-    st = sample_at(src, count, NULL, resample_step(src, fps), flags, dst, vel);
+    st = sample_at(src, count, NULL, pb_clip_step(src->frame_time, fps), flags, dst, vel);
     if (st == PB_OK)
         dst->frame_time = 1.0 / fps;
     return st;

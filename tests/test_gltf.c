@@ -1,5 +1,5 @@
 /* Tests of the glTF 2.0 part of the file API (include/posebatch/io.h;
- * src/io/gltf_*.c): the reader on the shared sample models (read from
+ * src/io/gltf/): the reader on the shared sample models (read from
  * PB_SHARED_DATA_DIR/gltf, never copied) and on small files generated here
  * (quantized, sparse, CUBICSPLINE, STEP, external .bin, malformed ones), the
  * evaluation against an independent double-precision transcription of the

@@ -396,15 +396,24 @@ PB_API pb_clip pb_bvh_clip(const pb_bvh *bvh);
 PB_API pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
                                      pb_bvh *out, pb_bvh_error *err);
 
+/* pb_bvh_resample flag, with PB_CLIP_LOOP: each ROOT's travel per cycle
+ * (D = p[F-1] + v - p[0], v the mean of the first and last frame steps) is
+ * taken out before the cyclic resample and put back at each output frame's
+ * source position, so that a walk keeps moving forward across the seam
+ * instead of sliding back (what `posebatch resample --loop` does). */
+#define PB_BVH_LOOP_TRAVEL (1u << 16)
+
 /* src resampled to fps frames per second into a new *out (release with
  * pb_bvh_free): a copy of src's skeleton with
  * pb_clip_resample_frames(pb_bvh_clip(src), fps, flags) frames of
  * pb_clip_resample (rotations by quaternion Catmull-Rom, positions by vec3
- * Catmull-Rom; flags 0 or PB_CLIP_LOOP), frame time 1 / fps, and src's source
+ * Catmull-Rom; flags 0, PB_CLIP_LOOP or PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL),
+ * frame time 1 / fps, and src's source
  * angles and decimals carried over (pb_bvh_resample_angles), so that writing
  * it follows the source's Euler angles and digits. Errors (*out untouched):
  * PB_BVH_ERR_ARG (NULL, src without frames, fps not finite and > 0, unknown
- * flags), PB_BVH_ERR_LIMIT (more than 2^28 frames x joints), PB_BVH_ERR_NOMEM. */
+ * flags, PB_BVH_LOOP_TRAVEL without PB_CLIP_LOOP), PB_BVH_ERR_LIMIT (more
+ * than 2^28 frames x joints), PB_BVH_ERR_NOMEM. */
 PB_API pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
                                    pb_bvh_error *err);
 
@@ -552,9 +561,19 @@ typedef struct pb_gltf {
 } pb_gltf;
 
 /* Reads a .gltf or .glb file (by its first bytes, not its name). Returns
- * PB_BVH_OK and fills *out, or an error (*out zeroed, nothing to free). */
+ * PB_BVH_OK and fills *out, or an error (*out zeroed, nothing to free).
+ * A file that is neither (a device such as /dev/zero, a binary stream) is
+ * refused on its first 64 KiB: PB_BVH_ERR_SYNTAX.
+ * Buffer URIs: data: (base64), or a relative file name, percent-decoded,
+ * that after resolving "..", "." and symbolic links is a regular file inside
+ * the asset's directory; of it at most byteLength bytes are read. Anything
+ * else (a name leaving the directory, an absolute path or other scheme, a
+ * percent-decoded NUL, a FIFO or device, which is never waited on) is
+ * PB_BVH_ERR_VALUE naming the uri; a missing or unreadable file
+ * PB_BVH_ERR_IO with the OS reason. */
 PB_API pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err);
-/* The same from memory; base_dir (NULL: ".") resolves relative buffer URIs. */
+/* The same from memory; base_dir (NULL: ".") is the asset's directory, in
+ * which relative buffer URIs are resolved and must stay. */
 PB_API pb_bvh_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
                                        pb_gltf *out, pb_bvh_error *err);
 PB_API void pb_gltf_free(pb_gltf *g);
@@ -570,8 +589,10 @@ enum {
     PB_GLTF_RESAMPLE_CUBIC = 1u << 0 /* CUBICSPLINE keys, Catmull-Rom tangents */
 };
 /* src with every animation resampled at fps: keys at t_min + i / fps,
- * i = 0 .. floor((t_max - t_min) fps + 1e-3), each the glTF evaluation of the
- * source there. LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose
+ * i = 0 .. floor((t_max - t_min) fps + 1e-3), and one more at t_max where
+ * (t_max - t_min) fps is not whole (the clip keeps its length), each the glTF
+ * evaluation of the source there. Keys that would not increase in float
+ * (times far from zero at a high rate): PB_BVH_ERR_VALUE, nothing written. LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose
  * tangents are the Catmull-Rom velocities of the samples (rotations unrolled
  * to one hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends
@@ -615,6 +636,45 @@ PB_API pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, doub
                                   pb_bvh *out, pb_bvh_error *err);
 /* The skin to convert: 0 for a file with one skin, -1 for none or several. */
 PB_API long pb_gltf_default_skin(const pb_gltf *g);
+
+/* ------------------------------------------------------------------------ */
+/* Formats: one table (src/io/formats.c) for every caller that takes "a clip
+ * file" (the CLI, Python, Dask): what a file is, a clip from any of them,
+ * a clip to the format an output's name asks for. A new format is a folder
+ * under src/io and a row of that table. */
+/* ------------------------------------------------------------------------ */
+typedef enum pb_io_format {
+    PB_IO_FORMAT_BVH = 0,  /* BVH text (also: anything that is not glTF) */
+    PB_IO_FORMAT_GLTF = 1, /* glTF 2.0 JSON (.gltf) */
+    PB_IO_FORMAT_GLB = 2   /* glTF 2.0 binary (.glb) */
+} pb_io_format;
+
+/* The format of a file by its first bytes (n of them; 64 suffice): GLB by
+ * its magic, glTF by a JSON object after blanks (and a UTF-8 byte order
+ * mark), else BVH (whose reader judges the rest). */
+PB_API pb_io_format pb_io_format_of_head(const void *head, size_t n);
+/* The format of a file: by its first bytes when it is a regular file; by its
+ * name (pb_io_format_of_name) when it cannot be read or is a stream (a FIFO
+ * or device is not read here, so no byte of it is lost); "-" is BVH. */
+PB_API pb_io_format pb_io_format_of_file(const char *path);
+/* The format an output's name asks for: ".glb" GLB, ".gltf" glTF (any
+ * case), else BVH. */
+PB_API pb_io_format pb_io_format_of_name(const char *path);
+/* "bvh", "gltf", "glb"; NULL for a value outside the enum. */
+PB_API const char *pb_io_format_name(pb_io_format f);
+
+/* A clip from a file of any format (pb_io_format_of_file): BVH by
+ * pb_bvh_read_file_with(path, opts); glTF by pb_gltf_to_bvh of its one skin
+ * (every node when it has none) and its first animation, at the keys' frame
+ * time (a file with several skins: PB_BVH_ERR_ARG naming them; convert one
+ * with pb_gltf_to_bvh). Errors as those functions'. */
+PB_API pb_bvh_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                                   pb_bvh_error *err);
+/* Writes a clip in the format its name asks for (pb_io_format_of_name): BVH
+ * by pb_bvh_write_file_with(path, clip, opts); glTF or GLB by
+ * pb_gltf_from_bvh and pb_gltf_write_file (opts unused). */
+PB_API pb_bvh_code pb_io_write_clip(const char *path, const pb_bvh *clip,
+                                    const pb_bvh_write_opts *opts, pb_bvh_error *err);
 
 #ifdef __cplusplus
 }

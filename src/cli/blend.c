@@ -34,7 +34,12 @@ static const char usage[] =
     "      --method M     rotation average: log_ref (default), raw_ref, log,\n"
     "                     raw, accurate (eigenvector)\n"
     "      --ref R        reference pose of the _ref methods and of positions:\n"
-    "                     rest (default: identity rotations, OFFSET positions),\n"
+    "                     heaviest (default: at each frame the rotations of the\n"
+    "                     input with the largest weight, OFFSET positions),\n"
+    "                     rest (identity rotations, OFFSET positions; joints\n"
+    "                     near 180 degrees from rest, which real clips have,\n"
+    "                     then blend wrongly: the log map is cut there and\n"
+    "                     raw_ref splits nearby rotations between hemispheres),\n"
     "                     first (the first input's pose at each frame),\n"
     "                     accurate (one pose for the clip: the eigenvector\n"
     "                     average of every frame of every input, mean positions)\n"
@@ -47,11 +52,11 @@ static const char usage[] =
     "Exit status: 0 written, 1 an input failed, the skeletons differ or a joint\n"
     "name repeats (nothing written), 2 usage error.\n";
 
-enum ref_kind { REF_REST, REF_FIRST, REF_ACCURATE };
+enum ref_kind { REF_HEAVIEST, REF_REST, REF_FIRST, REF_ACCURATE };
 
 static const char *const method_names[PB_BLEND_METHOD_COUNT] = {"log_ref", "raw_ref", "log",
                                                                 "raw", "accurate"};
-static const char *const ref_names[] = {"rest", "first", "accurate"};
+static const char *const ref_names[] = {"heaviest", "rest", "first", "accurate"};
 
 typedef struct blend_job {
     size_t k;
@@ -62,7 +67,8 @@ typedef struct blend_job {
     double fps;
     pb_bvh *src; /* k inputs as read */
     pb_bvh *res; /* k inputs resampled (skeletons shared with src) */
-    float *ref_mem; /* REF_REST / REF_ACCURATE: one pose, 7 arrays of J */
+    float *ref_mem; /* REF_HEAVIEST / REF_REST / REF_ACCURATE: one pose, 7 arrays of J */
+    long heavy;     /* REF_HEAVIEST: the input of the largest weight (-1: none > 0) */
 } blend_job;
 
 /* Index of name in names[count], or -1. */
@@ -141,12 +147,12 @@ static int parse_weights(const cli_opts *o, float *w)
 static int parse_names(const cli_opts *o, blend_job *b)
 {
     int m = o->method ? lookup(o->method, method_names, PB_BLEND_METHOD_COUNT) : 0;
-    int r = o->ref ? lookup(o->ref, ref_names, 3) : 0;
+    int r = o->ref ? lookup(o->ref, ref_names, 4) : 0;
     if (m < 0)
         return cli_usage_error(o->cmd, "--method: unknown '%s' (log_ref, raw_ref, log, raw, "
                                        "accurate)", o->method);
     if (r < 0)
-        return cli_usage_error(o->cmd, "--ref: unknown '%s' (rest, first, accurate)", o->ref);
+        return cli_usage_error(o->cmd, "--ref: unknown '%s' (heaviest, rest, first, accurate)", o->ref);
     b->method = (pb_blend_method)m;
     b->ref = (enum ref_kind)r;
     return CLI_OK;
@@ -336,10 +342,15 @@ static int accurate_pose(const blend_job *b, float *m)
     return 0;
 }
 
-/* Builds the fixed reference pose (rest / accurate); none for REF_FIRST. */
+/* Builds the fixed reference pose (rest / accurate; the rest pose's
+ * positions for heaviest); none for REF_FIRST. */
 static int make_ref(blend_job *b)
 {
     size_t J = b->src[0].num_joints;
+    b->heavy = -1;
+    for (size_t i = 0; i < b->k; i++)
+        if (b->weights[i] > 0.0f && (b->heavy < 0 || b->weights[i] > b->weights[b->heavy]))
+            b->heavy = (long)i;
     if (b->ref == REF_FIRST)
         return 0;
     b->ref_mem = malloc(7 * J * sizeof *b->ref_mem);
@@ -347,7 +358,7 @@ static int make_ref(blend_job *b)
         cli_error("out of memory");
         return -1;
     }
-    if (b->ref == REF_REST) {
+    if (b->ref == REF_REST || b->ref == REF_HEAVIEST) {
         rest_pose(&b->src[0], b->ref_mem);
         return 0;
     }
@@ -365,6 +376,8 @@ static int blend_frames(const blend_job *b, pb_bvh *out, pb_cquats *rot, pb_cvec
         }
         pb_cpose ref = const_pose(b->ref_mem ? pose_in_block(b->ref_mem, J)
                                              : frame_pose(&b->res[0], f));
+        if (b->ref == REF_HEAVIEST && b->heavy >= 0)
+            ref.rot = const_pose(frame_pose(&b->res[b->heavy], f)).rot;
         pb_pose op = frame_pose(out, f);
         pb_status st = pb_pose_blend(J, b->k, rot, pos, NULL, b->weights, b->method, &ref, &op);
         if (st != PB_OK) {

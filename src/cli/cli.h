@@ -92,7 +92,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Progress on stderr when it is a terminal: "\r[done/total] name". */
+/* Progress on stderr when it is a terminal: "\r[done/total] name"
+ * (report.c, with the messages above and the reports below). */
 void cli_progress(size_t done, size_t total, const char *name);
 /* Progress within one file, as a pb_bvh_write_opts.progress callback (ctx: a
  * cli_file_progress): "\r[index/total] name P%" on stderr when it is a
@@ -115,7 +116,7 @@ extern pb_bvh_euler_mode cli_euler_mode;
  * (reported for path). */
 extern const char *cli_velocity_csv;
 int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char *path);
-/* Reads a BVH file, reporting any error as "posebatch: FILE: message" and
+/* Loading clips (load.c): reads a BVH file, reporting any error as "posebatch: FILE: message" and
  * each warning as "posebatch: FILE: warning: message".
  * require_frames: a file without frames is an error. Returns 0 on success. */
 int cli_load(const char *path, int require_frames, pb_bvh *out);
@@ -151,12 +152,13 @@ int cli_resample_loop(const pb_bvh *src, double fps, pb_bvh *dst, const char *pa
  * frame-to-frame turn and more than 5 degrees. */
 void cli_loop_seam_check(const pb_bvh *b, const char *path);
 
-/* 1 if out names an existing file that is the same file as in. */
+/* Paths (paths.c): 1 if out names an existing file that is the same file
+ * as in. */
 int cli_same_file(const char *out, const char *in);
 /* 1 if path names an existing directory. */
 int cli_is_dir(const char *path);
 
-/* Output paths and "-" (output.c). "-" as an input reads standard input
+/* "-" (paths.c): as an input it reads standard input
  * (cli_load), "-o -" writes standard output. */
 int cli_is_dash(const char *path);
 /* Usage checks: at most one "-" among the inputs; with several_outputs_ok
@@ -167,7 +169,7 @@ int cli_same_output(const char *out, const char *in);
 /* The output file name of an input under -o DIR: its base name, or
  * "stdin.bvh" for "-". */
 const char *cli_output_name(const char *in);
-/* Writes b to out ("-": standard output; otherwise pb_bvh_write_file_with),
+/* Writes b to out (output.c; "-": standard output; otherwise pb_bvh_write_file_with),
  * reporting any error as "posebatch: OUT: message". Returns 0 on success. */
 int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts);
 /* SIGINT, SIGTERM, SIGHUP remove the temporary files being written and end

@@ -45,31 +45,9 @@ static int has_ext(const char *path, const char *ext)
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
 
-/* The first bytes of a file: 2 GLB, 1 JSON, 0 other, -1 unreadable. */
-static int sniff(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    unsigned char b[256];
-    size_t n = fread(b, 1, sizeof b, f);
-    fclose(f);
-    if (n >= 4 && memcmp(b, "glTF", 4) == 0)
-        return 2;
-    size_t i = n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0;
-    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n'))
-        i++;
-    return i < n && b[i] == '{' ? 1 : 0;
-}
-
 int cli_is_gltf(const char *path)
 {
-    if (cli_is_dash(path))
-        return 0;
-    int s = sniff(path);
-    if (s < 0)
-        return has_ext(path, ".gltf") || has_ext(path, ".glb");
-    return s > 0;
+    return pb_io_format_of_file(path) != PB_IO_FORMAT_BVH;
 }
 
 static int load_gltf(const char *path, pb_gltf *g)
@@ -105,37 +83,24 @@ int cli_load_clip(const char *path, unsigned flags, pb_bvh *out)
 {
     if (!cli_is_gltf(path))
         return cli_load_flags(path, 1, flags, out);
-    pb_gltf g;
-    if (load_gltf(path, &g))
-        return -1;
-    int rc = -1;
-    long skin = pb_gltf_default_skin(&g);
     pb_bvh_error err;
-    if (skin < 0 && g.num_skins > 1)
-        cli_error("%s: the file has %zu skins; convert the one to use with 'posebatch convert "
-                  "--skin N' first",
-                  path, g.num_skins);
-    else if (pb_gltf_to_bvh(&g, skin, 0, 0.0, out, &err) != PB_BVH_OK)
+    if (pb_io_read_clip(path, NULL, out, &err) != PB_BVH_OK) {
         cli_report_bvh(path, &err);
-    else
-        rc = 0;
-    pb_gltf_free(&g);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 int cli_write_clip(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts)
 {
-    if (cli_is_dash(out) || !(has_ext(out, ".glb") || has_ext(out, ".gltf")))
+    if (cli_is_dash(out) || pb_io_format_of_name(out) == PB_IO_FORMAT_BVH)
         return cli_write(out, b, opts);
-    pb_gltf g;
     pb_bvh_error err;
-    if (pb_gltf_from_bvh(b, &g, &err) != PB_BVH_OK) {
+    if (pb_io_write_clip(out, b, NULL, &err) != PB_BVH_OK) {
         cli_report_bvh(out, &err);
         return -1;
     }
-    int rc = write_gltf(out, &g, has_ext(out, ".glb"));
-    pb_gltf_free(&g);
-    return rc;
+    return 0;
 }
 
 int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
@@ -157,7 +122,7 @@ int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
              PB_BVH_OK)
         cli_report_bvh(in, &err);
     else {
-        rc = write_gltf(out, &r, sniff(in) == 2);
+        rc = write_gltf(out, &r, pb_io_format_of_file(in) == PB_IO_FORMAT_GLB);
         pb_gltf_free(&r);
     }
     pb_gltf_free(&g);
@@ -190,7 +155,7 @@ int cli_gltf_info(const char *path, int json)
     pb_gltf g;
     if (load_gltf(path, &g))
         return -1;
-    int glb = sniff(path) == 2;
+    int glb = pb_io_format_of_file(path) == PB_IO_FORMAT_GLB;
     if (json) {
         fputs("{\"file\":", stdout);
         json_s(path);

@@ -43,16 +43,19 @@ static const char usage[] =
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -j, --jobs N       process N inputs at a time, 1..256 (default 1)\n"
     "      --cubic        glTF inputs: CUBICSPLINE keys with Catmull-Rom tangents\n"
-    "                     (default: LINEAR keys)\n"
+    "                     (default: LINEAR keys); a BVH input with it fails\n"
     "  -h, --help         this help\n"
     "\n"
     "glTF inputs (.glb, .gltf, recognised by their content): every animated\n"
     "channel of every animation is sampled as glTF 2.0 defines it at uniform\n"
     "times t0 + i/N (t0, t1 each animation's first and last key time,\n"
-    "i = 0 .. floor((t1 - t0) N)) and written as LINEAR keys (or with --cubic\n"
+    "i = 0 .. floor((t1 - t0) N), and t1 itself where that is not a step)\n"
+    "and written as LINEAR keys (or with --cubic\n"
     "CUBICSPLINE keys); everything that is not animation is copied through,\n"
     "the buffers rewritten compactly. The output is GLB when its name ends in\n"
     ".glb, else glTF JSON with the buffer embedded (a data: URI).\n"
+    "A BVH input written to OUT.glb or OUT.gltf is converted as 'posebatch\n"
+    "convert' does (the skeleton as nodes, one animation of LINEAR keys).\n"
     "\n"
     "An output that would replace an input, or another input's output, is\n"
     "refused. Outputs are written atomically: a failed write leaves nothing.\n"
@@ -87,7 +90,7 @@ static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned 
     }
     pb_bvh_write_opts wo = {
         .euler = cli_euler_mode, .progress = cli_progress_frames, .progress_ctx = fp};
-    int rc = cli_write(jb->out, &dst, &wo);
+    int rc = cli_write_clip(jb->out, &dst, &wo); /* OUT.glb / OUT.gltf: glTF */
     pb_bvh_free(&dst);
     return rc;
 }
@@ -102,6 +105,10 @@ static int run_job(const job *jb, double fps, unsigned flags, cli_file_progress 
             return -1;
         }
         return cli_gltf_resample(jb->in, jb->out, fps, cubic_keys);
+    }
+    if (cubic_keys) {
+        cli_error("%s: --cubic is for glTF inputs, not BVH", jb->in);
+        return -1;
     }
     pb_bvh src;
     if (cli_load(jb->in, 1, &src))

@@ -47,8 +47,18 @@ PB_INLINE int glance_any_sign(pb_u64x4 v)
     return ((v[0] | v[1] | v[2] | v[3]) >> 63) != 0;
 #endif
 }
-/* a pb_blend_layer's 12 words in three groups of four (k_layers_glance
- * checks the layout) */
+/* The layouts the glance reads as words: a change to pb_blend_layer,
+ * pb_pose or pb_cpose must update layer_words, outputs_ascend and the lane
+ * masks of k_layers_glance, so it stops the build here instead of silently
+ * sending every call down the slow path. */
+_Static_assert(sizeof(pb_blend_layer) == 96 && offsetof(pb_blend_layer, weight) == 0 &&
+                   offsetof(pb_blend_layer, joint_weights) == 8 &&
+                   offsetof(pb_blend_layer, pose) == 16,
+               "k_layers_glance reads a pb_blend_layer as 12 words");
+_Static_assert(sizeof(pb_cpose) == 80 && sizeof(pb_pose) == 80 &&
+                   offsetof(pb_cpose, pos) == 32 && offsetof(pb_cpose, scale) == 56,
+               "the glance reads a pose as 10 pointers: rot w x y z, pos x y z, scale x y z");
+/* a pb_blend_layer's 12 words in three groups of four */
 PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, pb_u64x4 *v2)
 {
     const char *p = (const char *)l;
@@ -113,7 +123,7 @@ static __attribute__((noinline)) int outputs_apart(const float *const *p, int m,
 PB_INLINE int outputs_ascend(const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2])
 {
 #if defined(PB_GLANCE_VEC)
-    if (tracks == 3 && sizeof(pb_pose) == 80) {
+    if (tracks == 3) {
         /* the 10 starts as words o[0..9]: o[j+1] - o[j] >= bytes for j =
          * 0..8 (lanes 0-3, 4-7, 5-8), o[0] not NULL, every word below 2^62
          * (so that the differences are exact) */
@@ -201,8 +211,7 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
 #if defined(PB_GLANCE_VEC)
     /* a pb_blend_layer as 12 words: weight (and padding), joint_weights,
      * rot w x y z, pos x y z, scale x y z; a pb_cpose as its last 10 */
-    if (sizeof(pb_blend_layer) == 96 && offsetof(pb_blend_layer, joint_weights) == 8 &&
-        offsetof(pb_blend_layer, pose) == 16 && sizeof(pb_cpose) == 80) {
+    {
         const uint64_t F = ~0ull;
         /* the lanes tested, and (n0) those NULL-tested in the first word
          * group: not the weight, joint_weights against the hull only */

@@ -65,7 +65,7 @@ for m in log_ref raw_ref log raw accurate; do
   expect "blend itself 0.5,0.5 --method $m" 0 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --method $m -o "$T/blend.bvh"
   check "--method $m reproduces the clip (1e-3 deg)" close_to "$T/a.bvh" "$T/blend.bvh" 1e-3 1e-3
 done
-for r in first accurate; do
+for r in heaviest rest first accurate; do
   expect "blend itself --ref $r" 0 blend "$T/a.bvh" "$T/b.bvh" --weights 0.5,0.5 --ref $r -o "$T/blend.bvh"
   check "--ref $r reproduces the clip (1e-3 deg)" close_to "$T/a.bvh" "$T/blend.bvh" 1e-3 1e-3
 done

@@ -65,11 +65,15 @@ sys.exit(not (o["format"] == "gltf" and o["nodes"] == 22 and a["channels"] == 57
   expect "resample Fox.glb --fps 60" 0 resample "$FOX" --fps 60 -o "$T/fox60.glb"
   check "a GLB (magic bytes glTF)" test "$(head -c 4 "$T/fox60.glb")" = glTF
   pb info --json "$T/fox60.glb"
-  check "keys: floor(T * 60) + 1 per animation, all LINEAR" python3 -c '
+  check "keys: floor(T * 60) + 1 per animation and one at the end, all LINEAR, same length" python3 -c '
 import json, math, sys
 src = json.loads(open(sys.argv[1]).read()); out = json.loads(open(sys.argv[2]).read())
-ok = all(b["max_keys"] == math.floor((a["end"] - a["start"]) * 60 + 1e-3) + 1 and b["interpolation"] == ["LINEAR"]
-         and b["channels"] == a["channels"] for a, b in zip(src["animations"], out["animations"]))
+def keys(t):
+    n = math.floor(t * 60 + 1e-3)
+    return n + 1 + (t * 60 - n > 1e-3)
+ok = all(b["max_keys"] == keys(a["end"] - a["start"]) and b["interpolation"] == ["LINEAR"]
+         and b["end"] == a["end"] and b["channels"] == a["channels"]
+         for a, b in zip(src["animations"], out["animations"]))
 sys.exit(not ok)' <("$PB" info --json "$FOX") "$T/out"
   validated "resample Fox.glb --fps 60" "$T/fox60.glb" "$FOX"
   for a in 0 1 2; do three_agrees "three.js samples fox60.glb animation $a" "$T/fox60.glb" "$a"; done
@@ -111,7 +115,7 @@ sys.exit(not (all(a[k] == b.get(k) for k in keys) and set(a) == set(b)))' "$MAN"
   check "nothing written" test ! -e "$T/x.bvh" -a ! -e "$T/l.glb"
 
   # SIGTERM while the temporary is being written: it is removed, the process
-  # dies of the signal (the glTF writer goes through bvh_file.c as BVH does)
+  # dies of the signal (the glTF writer goes through file_write.c as BVH does)
   mkdir -p "$T/sig"
   "$PB" resample --cubic "$FOX" --fps 30000 -o "$T/sig/big.gltf" 2>"$T/err" &
   pid=$!
@@ -178,4 +182,54 @@ PY
   expect "info of the blended .glb" 0 info "$T/manblend.glb"
   expect "blend glTF skeletons that differ" 1 blend "$FOX" "$T/a.bvh" --weights 1,1 -o "$T/x.bvh"
   check "skeleton mismatch named, nothing written" test ! -e "$T/x.bvh"
+fi
+
+# a buffer uri outside the asset's directory is refused, never copied into an
+# output; a FIFO buffer fails at once (it used to hang info/resample/convert)
+if [ -f "$MAN" ]; then
+  mkdir -p "$T/uri/asset"
+  printf 'top secret\n' >"$T/uri/secret.bin"
+  python3 - "$MAN" "$T/uri/asset" <<'PY'
+import base64, json, sys
+g = json.load(open(sys.argv[1]))
+raw = base64.b64decode(g["buffers"][0]["uri"].split(",", 1)[1])
+open(sys.argv[2] + "/cm.bin", "wb").write(raw)
+for name, uri in [("up", "../secret.bin"), ("fifo", "fifo.bin"), ("ok", "cm.bin")]:
+    g["buffers"][0]["uri"] = uri
+    json.dump(g, open(f"{sys.argv[2]}/{name}.gltf", "w"))
+PY
+  mkfifo "$T/uri/asset/fifo.bin"
+  pb resample "$T/uri/asset/up.gltf" --fps 30 -o "$T/uri/up_out.gltf"
+  if [ "$rc" = 1 ] && grep -q "uri '../secret.bin': outside" "$T/err" && [ ! -e "$T/uri/up_out.gltf" ]
+  then ok "uri '../secret.bin': refused, nothing written"; else no "uri '../secret.bin' (rc $rc)"; fi
+  F=$T/uri/asset/fifo.gltf
+  for cmd in "info $F" "resample $F --fps 30 -o $T/uri/f.gltf" "convert $F $T/uri/f.bvh"; do
+    # shellcheck disable=SC2086
+    rc=0; timeout 10 "$PB" $cmd >"$T/out" 2>"$T/err" || rc=$?
+    if [ "$rc" = 1 ] && grep -q "not a regular file" "$T/err"; then ok "FIFO buffer: ${cmd%% *} fails at once"
+    else no "FIFO buffer: ${cmd%% *} (rc $rc)"; fi
+  done
+  expect "a buffer file inside the asset's directory" 0 info "$T/uri/asset/ok.gltf"
+fi
+
+# resample writes what its output's name says, never BVH text into a .glb
+expect "resample BVH -o x.glb" 0 resample "$CLIP" --fps 30 -o "$T/bvh30.glb"
+check "a GLB (magic bytes glTF), readable" test "$(head -c 4 "$T/bvh30.glb")" = glTF
+expect "the .glb reads back" 0 info "$T/bvh30.glb"
+expect "resample BVH --cubic: refused (--cubic is for glTF inputs)" 1 resample "$CLIP" --fps 30 --cubic -o "$T/cubic.bvh"
+check "says why, nothing written" sh -c "grep -q 'cubic is for glTF inputs' '$T/err' && test ! -e '$T/cubic.bvh'"
+if [ -f "$MAN" ]; then
+  # no accessor left behind by the resampled animations (the validator's
+  # UNUSED_OBJECT, checked here without node)
+  expect "resample cesium_man.gltf" 0 resample "$MAN" --fps 60 -o "$T/man60.gltf"
+  check "every accessor of the output is referenced" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1])); used = set()
+for m in g.get("meshes", []):
+    for p in m["primitives"]:
+        used |= set(p["attributes"].values()) | ({p["indices"]} if "indices" in p else set())
+        for t in p.get("targets", []): used |= set(t.values())
+used |= {s["inverseBindMatrices"] for s in g.get("skins", []) if "inverseBindMatrices" in s}
+used |= {x for a in g.get("animations", []) for s in a["samplers"] for x in (s["input"], s["output"])}
+sys.exit(set(range(len(g["accessors"]))) != used)' "$T/man60.gltf"
 fi

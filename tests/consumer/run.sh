@@ -59,10 +59,16 @@ check "pkg-config: resample_file.c, shared" bash -c "
   '$work/rf_shared' $clip 60 '$work/shared.bvh' && grep -qE 'Frames:[[:space:]]+2256' '$work/shared.bvh'"
 check "pkg-config: resample_file.c, static" bash -c "
   cc -std=c11 -Wall -Wextra -Werror examples/resample_file.c $cflags \
-     \$(pkg-config --static --libs posebatch | sed 's/-lposebatch/-l:libposebatch.a/') \
+     \$(pkg-config --libs posebatch-static) \
      -o '$work/rf_static' &&
   ! readelf -d '$work/rf_static' | grep -q libposebatch &&
   '$work/rf_static' $clip 60 '$work/static.bvh' && cmp '$work/shared.bvh' '$work/static.bvh'"
+# the installed CLI finds its library under any prefix (RUNPATH = prefix/libdir)
+installed_libdir=${libdir#"$root"}
+installed_exe=$(find "$root" -path '*/bin/posebatch' | head -n 1)
+check "installed posebatch: RUNPATH is the install's libdir ($installed_libdir)" bash -c "
+  test -n '$installed_exe' && readelf -d '$installed_exe' | grep -E 'R(UN)?PATH' |
+  grep -qF '[$installed_libdir]'"
 fox=../shared/data/gltf/Fox.glb
 if [ -f "$fox" ]; then
   check "pkg-config: resample_gltf.c, shared, on Fox.glb" bash -c "

@@ -61,3 +61,22 @@ def test_dataset_glob_and_clash(client, tmp_path):
         assert s.clips == len(DATA) + len(SHARED) - len(s.failures)
     with pytest.raises(ValueError, match="'fps'"):
         dataset.resample(DATA, 0, tmp_path / "o3", client=client)
+
+
+def test_dataset_fifo_fails_and_gltf_like_the_cli(client, cli, tmp_path):
+    """A FIFO input is a per-clip failure (it used to hang the call); glTF
+    inputs are resampled as the CLI resamples them, byte for byte."""
+    fifo = tmp_path / "pipe.bvh"
+    os.mkfifo(fifo)
+    gltf = [p for p in (os.path.join(ROOT, "..", "shared", "data", "gltf", n)
+                        for n in ("Fox.glb", "cesium_man.gltf")) if os.path.exists(p)]
+    s = dataset.resample([str(fifo), DATA[0]] + gltf, 30, tmp_path / "o", client=client)
+    assert [(p, "regular" in m) for p, m in s.failures] == [(str(fifo), True)]
+    assert s.clips == 1 + len(gltf)
+    ref = tmp_path / "cli"
+    ref.mkdir()
+    for p in gltf:
+        out = ref / os.path.basename(p)
+        subprocess.run([cli, "resample", p, "--fps", "30", "-o", str(out)], check=True,
+                       capture_output=True)
+        assert (tmp_path / "o" / os.path.basename(p)).read_bytes() == out.read_bytes()

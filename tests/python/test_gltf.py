@@ -65,3 +65,41 @@ def test_errors(tmp_path):
         g.to_bvh(animation=-1)
     with pytest.raises(TypeError):
         g.resample("60")
+
+
+def test_files_outside_the_asset_are_not_read(tmp_path):
+    """A buffer uri is a regular file inside the asset's directory: '..',
+    its percent escapes, links leaving the directory and FIFOs are refused
+    naming the uri; a device named directly fails on its first bytes."""
+    (tmp_path / "secret.bin").write_bytes(bytes(range(8)))
+    asset = tmp_path / "asset"
+    asset.mkdir()
+    (asset / "out.bin").symlink_to("../secret.bin")
+    os.mkfifo(asset / "fifo.bin")
+    for uri, why in [("../secret.bin", "outside"), ("%2e%2e/secret.bin", "outside"),
+                     ("out.bin", "outside"), ("fifo.bin", "not a regular file")]:
+        f = asset / "a.gltf"
+        f.write_text('{"asset": {"version": "2.0"}, '
+                     f'"buffers": [{{"uri": "{uri}", "byteLength": 8}}]}}')
+        with pytest.raises(pb.BvhError, match=why) as e:
+            pb.read_gltf(f)
+        assert uri in str(e.value)
+    with pytest.raises(pb.BvhError, match="not glTF"):
+        pb.read_gltf("/dev/zero")
+
+
+def test_file_format(tmp_path):
+    """What a clip file is, as the CLI decides: by content, a stream by name."""
+    assert pb.file_format(CLIP) == "bvh"
+    b = tmp_path / "looks.glb"
+    b.write_bytes(open(CLIP, "rb").read()[:200])  # BVH text under a .glb name
+    assert pb.file_format(b) == "bvh"
+    j = tmp_path / "x.bin"
+    j.write_text('\ufeff  {"asset": {"version": "2.0"}}')
+    assert pb.file_format(j) == "gltf"
+    if os.path.exists(FOX):
+        assert pb.file_format(FOX) == "glb"
+    fifo = tmp_path / "p.glb"
+    os.mkfifo(fifo)
+    assert pb.file_format(fifo) == "glb"  # not opened: by its name
+    assert pb.file_format(tmp_path / "missing.gltf") == "gltf"

@@ -141,8 +141,8 @@ def test_blend_layers_semantics(rng):
     rot, pos, scl, _ = layer_set(rng, 3, J, False)
     w = np.array([0.5, 0.3, 0.2], np.float32)
     base = pb.blend_layers(rot, w, pos, scl)
-    # no reference given: identity rotations, zero positions, unit scales
-    q, p, s = ref_blend(rot, w, pos, scl, None, np.array([1.0, 0, 0, 0]), 0.0, 1.0, False)
+    # no reference given: the heaviest layer's rotations, zero positions, unit scales
+    q, p, s = ref_blend(rot, w, pos, scl, None, rot[0].astype(np.float64), 0.0, 1.0, False)
     assert ref_angle(base.rotations.astype(np.float64), q).max() < 1e-5
     np.testing.assert_allclose(base.positions, p, rtol=1e-5, atol=1e-5)
     # weights are relative: scaling them all changes nothing

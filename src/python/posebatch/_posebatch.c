@@ -145,7 +145,9 @@ static PyMethodDef methods[] = {
      "      ref_rotations=None, ref_positions=None, ref_scales=None, order='wxyz')\n--\n\n"
      "Weighted blend of K poses (pb_pose_blend): rotations (K, J, 4), weights (K,) used as\n"
      "given, positions/scales (K, J, 3). method: 'log_ref' (default), 'raw_ref', 'log', 'raw',\n"
-     "'accurate'. The reference defaults to identity rotations (the rest pose); positions\n"
+     "'accurate'. The reference rotations default to those of the heaviest pose (largest\n"
+     "weight; identity if none > 0): a rest pose of identities puts joints near 180 degrees\n"
+     "from rest, which real clips have, at the log map's cut. Positions\n"
      "blend as ref + sum w (p - ref) with ref_positions, else sum w p. Returns a posebatch.Pose\n"
      "named tuple (rotations, positions, scales)."},
     {"blend_layers", FC(py_blend_layers), FK, py_blend_layers_doc},
@@ -165,6 +167,11 @@ static PyMethodDef methods[] = {
      "Reads a BVH file with the library's reader (the CLI's): returns a posebatch.Bvh; its\n"
      "warnings (e.g. a 'Frames:' count that disagrees) are in .warnings (strict=True: an\n"
      "error). Raises OSError or posebatch.BvhError (a ValueError with .code and .line)."},
+    {"file_format", FC(pbpy_file_format), FK,
+     "file_format(path)\n--\n\n"
+     "'bvh', 'gltf' or 'glb': what a clip file is, by its first bytes (a regular file) or\n"
+     "its name (a stream, or a file that cannot be read), as the CLI decides\n"
+     "(pb_io_format_of_file)."},
     {"read_gltf", FC(pbpy_read_gltf), FK,
      "read_gltf(path)\n--\n\n"
      "Reads a .glb or .gltf file (with .bin or data: buffers) with the library's reader (the\n"

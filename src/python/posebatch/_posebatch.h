@@ -95,6 +95,7 @@ typedef struct {
     PyObject_HEAD
     pb_bvh b;
     PyObject *warnings; /* list of str */
+    PyObject *motion;   /* (rotations, positions) read-only, made on first access */
 } BvhObject;
 extern PyTypeObject BvhType;
 BvhObject *bvh_new(void);
@@ -107,6 +108,8 @@ PyObject *py_parse_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObjec
 
 /* gltf.c */
 extern PyTypeObject GltfType;
+PyObject *pbpy_file_format(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames);
 PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames);
 PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused);

@@ -132,7 +132,9 @@ PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, i
         Py_DECREF(a);
         return NULL;
     }
-    if (t != NPY_FLOAT32) {
+    /* float32 in another byte order ('>f4' here) is converted like float64:
+     * the kernels read native floats */
+    if (t != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a)) {
         if (!(PyTypeNum_ISFLOAT(t) || PyTypeNum_ISINTEGER(t))) {
             PyErr_Format(PyExc_TypeError,
                          "%s(): argument '%s' must be a real array (float32, or float64/int "

@@ -37,21 +37,44 @@ static int opt_track(const char *fn, const char *arg, PyObject *o, PyArrayObject
     return opt_like(fn, arg, o, 3, 2, rot, 0, want, out);
 }
 
+/* The default reference rotations (4 arrays of j at p): at each joint the
+ * rotation of the layer that weighs most there (weight times joint weight;
+ * the first of equals), identity where none weighs > 0. A rest pose of
+ * identities would put joints near 180 degrees from rest, which real clips
+ * have, at the log map's cut and split nearby rotations between hemispheres
+ * (blends up to 54 degrees off); the heaviest layer is near every sample
+ * that matters. */
+static void heaviest_rotations(float *p, size_t j, size_t k, const pb_blend_layer *l)
+{
+    for (size_t i = 0; i < j; i++) {
+        float best = 0.0f;
+        const pb_cquats *q = NULL;
+        for (size_t a = 0; a < k; a++) {
+            float e = l[a].weight * (l[a].joint_weights ? l[a].joint_weights[i] : 1.0f);
+            if (e > best) {
+                best = e;
+                q = &l[a].pose.rot;
+            }
+        }
+        p[i] = q ? q->w[i] : 1.0f;
+        p[j + i] = q ? q->x[i] : 0.0f;
+        p[2 * j + i] = q ? q->y[i] : 0.0f;
+        p[3 * j + i] = q ? q->z[i] : 0.0f;
+    }
+}
+
 /* A blend's reference and output poses at p (20 arrays of j): the reference
- * split from rr (NULL: identity rotations), rp, rs (NULL: absent), then the
- * output with the tracks asked for (pos, scl). */
+ * split from rr (NULL: heaviest_rotations of the k layers l), rp, rs (NULL:
+ * absent), then the output with the tracks asked for (pos, scl). */
 static void blend_io_at(float *p, size_t j, int xyzw, PyArrayObject *rr, PyArrayObject *rp,
-                        PyArrayObject *rs, int pos, int scl, pb_cpose *ref, pb_pose *out)
+                        PyArrayObject *rs, size_t k, const pb_blend_layer *l, int pos, int scl,
+                        pb_cpose *ref, pb_pose *out)
 {
     memset(ref, 0, sizeof *ref);
-    if (rr) {
+    if (rr)
         q_split(F32(rr), j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
-    } else { /* identity rotations: the rest pose */
-        for (size_t i = 0; i < j; i++) {
-            p[i] = 1.0f;
-            p[j + i] = p[2 * j + i] = p[3 * j + i] = 0.0f;
-        }
-    }
+    else
+        heaviest_rotations(p, j, k, l);
     ref->rot = cq_at(p, j);
     p += 4 * j;
     if (rp) {
@@ -130,6 +153,7 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     float *buf = NULL;
     pb_cquats *qs = NULL;
     pb_cvec3s *ps = NULL, *ss = NULL;
+    pb_blend_layer *ls = NULL; /* the samples as layers, for heaviest_rotations */
     if (blend_poses(fn, o[0], o[1], &rot, &wt) ||
         opt_track(fn, "positions", o[2], rot, "rotations", &pos) ||
         opt_track(fn, "scales", o[3], rot, "rotations", &scl))
@@ -159,7 +183,8 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     qs = PyMem_RawMalloc(k * sizeof *qs);
     ps = PyMem_RawMalloc(k * sizeof *ps);
     ss = PyMem_RawMalloc(k * sizeof *ss);
-    if (!buf || !qs || !ps || !ss) {
+    ls = PyMem_RawCalloc(k, sizeof *ls);
+    if (!buf || !qs || !ps || !ss || !ls) {
         PyErr_NoMemory();
         goto done;
     }
@@ -170,6 +195,8 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     for (size_t i = 0; i < k; i++) {
         q_split(F32(rot) + 4 * j * i, j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
         qs[i] = cq_at(p, j);
+        ls[i].weight = w[i];
+        ls[i].pose.rot = qs[i];
         p += 4 * j;
         if (pos) {
             v_split(F32(pos) + 3 * j * i, j, p, p + j, p + 2 * j);
@@ -184,7 +211,7 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     }
     pb_cpose ref;
     pb_pose out;
-    blend_io_at(p, j, xyzw, rr, rp, rs, pos != NULL, scl != NULL, &ref, &out);
+    blend_io_at(p, j, xyzw, rr, rp, rs, k, ls, pos != NULL, scl != NULL, &ref, &out);
     st = pb_pose_blend(j, k, qs, pos ? ps : NULL, scl ? ss : NULL, w, (pb_blend_method)method,
                        &ref, &out);
     if (st == PB_OK)
@@ -196,6 +223,7 @@ done:
     PyMem_RawFree(qs);
     PyMem_RawFree(ps);
     PyMem_RawFree(ss);
+    PyMem_RawFree(ls);
     Py_XDECREF(rot);
     Py_XDECREF(wt);
     Py_XDECREF(pos);
@@ -225,8 +253,11 @@ const char py_blend_layers_doc[] =
     "additive_positions / additive_scales (A, J, 3) optional, additive_joint_weights\n"
     "(A, J)) apply in order: q <- exp(a log d) q, p <- p + a d, s <- s d^a. method:\n"
     "'log_ref' (default), 'raw_ref', 'log', 'raw'; linear_scales=True blends scales\n"
-    "linearly (ozz-animation's semantics) instead of in log space. The reference (rest\n"
-    "pose) defaults to identity rotations, zero positions and unit scales. J may be\n"
+    "linearly (ozz-animation's semantics) instead of in log space. The reference\n"
+    "rotations default to, at each joint, those of the layer that weighs most there\n"
+    "(identity where none weighs > 0); positions to zero, scales to one. A rest pose\n"
+    "of identities as reference puts joints near 180 degrees from rest (real clips\n"
+    "have them) at the log map's cut: blends there go wrong. J may be\n"
     "several axes (characters x joints: one call). Returns a posebatch.Pose named tuple\n"
     "(rotations, positions, scales); the C API's results bit for bit.";
 
@@ -395,7 +426,8 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
         p = split_layers(p, ka, j, xyzw, a[AROT], a[AWT], a[APOS], a[ASCL], a[AJW], layers + k);
     pb_cpose ref;
     pb_pose out;
-    blend_io_at(p, j, xyzw, a[RROT], a[RPOS], a[RSCL], a[POS] != NULL, a[SCL] != NULL, &ref, &out);
+    blend_io_at(p, j, xyzw, a[RROT], a[RPOS], a[RSCL], k, layers, a[POS] != NULL, a[SCL] != NULL,
+                &ref, &out);
     pb_blend_desc d = {j, layers, k, ka ? layers + k : NULL, ka, (pb_blend_method)method,
                        lin ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
     st = pb_pose_blend_layers(&d, &out);

@@ -13,6 +13,7 @@ static void Bvh_dealloc(BvhObject *self)
 {
     pb_bvh_free(&self->b);
     Py_XDECREF(self->warnings);
+    Py_XDECREF(self->motion);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -89,6 +90,7 @@ BvhObject *bvh_new(void)
     if (!o)
         return NULL;
     memset(&o->b, 0, sizeof o->b);
+    o->motion = NULL;
     o->warnings = PyList_New(0);
     if (!o->warnings) {
         Py_DECREF(o);
@@ -369,15 +371,21 @@ static PyObject *Bvh_motion(BvhObject *self, PyObject *const *args, Py_ssize_t n
     return t;
 }
 
-/* item i of motion(): the rotations (0) or the positions (1) */
+/* item i of motion(): the rotations (0) or the positions (1), made once
+ * (a Bvh's motion never changes) and read-only, so that every access is the
+ * same array and costs nothing */
 static PyObject *Bvh_motion_item(BvhObject *self, Py_ssize_t i)
 {
-    PyObject *t = Bvh_motion(self, NULL, 0, NULL);
-    if (!t)
-        return NULL;
-    PyObject *r = PyTuple_GET_ITEM(t, i);
+    if (!self->motion) {
+        PyObject *t = Bvh_motion(self, NULL, 0, NULL);
+        if (!t)
+            return NULL;
+        for (Py_ssize_t k = 0; k < 2; k++)
+            PyArray_CLEARFLAGS((PyArrayObject *)PyTuple_GET_ITEM(t, k), NPY_ARRAY_WRITEABLE);
+        self->motion = t;
+    }
+    PyObject *r = PyTuple_GET_ITEM(self->motion, i);
     Py_INCREF(r);
-    Py_DECREF(t);
     return r;
 }
 static PyObject *Bvh_get_rotations(BvhObject *self, void *c)
@@ -519,8 +527,8 @@ static PyGetSetDef Bvh_getset[] = {
     {"num_joints", (getter)Bvh_get_num_joints, NULL, "number of joints (End Sites excluded)", NULL},
     {"frame_time", (getter)Bvh_get_frame_time, NULL, "seconds per frame", NULL},
     {"fps", (getter)Bvh_get_fps, NULL, "frames per second (1 / frame_time)", NULL},
-    {"rotations", (getter)Bvh_get_rotations, NULL, "(F, J, 4) float32 (w, x, y, z) copy", NULL},
-    {"positions", (getter)Bvh_get_positions, NULL, "(F, J, 3) float32 copy (OFFSET where a joint has no position channels)", NULL},
+    {"rotations", (getter)Bvh_get_rotations, NULL, "(F, J, 4) float32 (w, x, y, z), read-only, made once (motion() gives writable copies)", NULL},
+    {"positions", (getter)Bvh_get_positions, NULL, "(F, J, 3) float32, read-only, made once (OFFSET where a joint has no position channels)", NULL},
     {"joint_names", (getter)Bvh_get_joint_names, NULL, "list of joint names", NULL},
     {"parents", (getter)Bvh_get_parents, NULL, "parent index per joint (None for a ROOT)", NULL},
     {"offsets", (getter)Bvh_get_offsets, NULL, "(J, 3) float32 OFFSETs", NULL},

@@ -5,6 +5,7 @@
 #include "_posebatch.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <posebatch.h>
@@ -103,7 +104,11 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
         }
         fo = pb_clip_resample_frames(&src, fps, flags);
         if (fo == 0) {
-            PyErr_Format(PyExc_ValueError, "%s(): cannot resample %zu frames of %g s to %g fps (too many frames)", fn, f, frame_time, fps);
+            char msg[256]; /* PyErr_Format has no %g */
+            snprintf(msg, sizeof msg,
+                     "%s(): cannot resample %zu frames of %g s to %g fps (too many frames)", fn, f,
+                     frame_time, fps);
+            PyErr_SetString(PyExc_ValueError, msg);
             goto done;
         }
     } else {
@@ -121,6 +126,14 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
             PyErr_Format(PyExc_ValueError, "%s(): argument 'times' is empty", fn);
             goto done;
         }
+        const double *tv = (const double *)PyArray_DATA(times);
+        for (size_t i = 0; i < fo; i++)
+            if (!isfinite(tv[i])) {
+                PyErr_Format(PyExc_ValueError,
+                             "%s(): argument 'times' must be finite: element %zu is %s", fn, i,
+                             isnan(tv[i]) ? "NaN" : tv[i] > 0 ? "inf" : "-inf");
+                goto done;
+            }
     }
     size_t m = fo * j;
     if (fj > PB_MAX_COUNT || m > PB_MAX_COUNT || m / j != fo) {

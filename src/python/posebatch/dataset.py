@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import glob as _glob
 import os
+import stat
 import sys
 import time
 from typing import Iterable, List, Optional, Sequence, Tuple, Union
@@ -101,15 +102,26 @@ def _resample_one(path: str, fps: float, output: str) -> ClipResult:
     t0 = time.perf_counter()
     res = ClipResult(path=path, output=output)
     try:
-        from posebatch import read_bvh
-        clip = read_bvh(path)
-        res.warnings = tuple(clip.warnings)
-        res.frames_in = clip.num_frames
-        if clip.num_frames == 0:
-            raise ValueError("the file has no frames")
-        out = clip.resample(fps)
-        out.write(output)
-        res.frames_out = out.num_frames
+        # a FIFO or device would block the worker (or never end): like the
+        # CLI's glTF buffers, only regular files are read
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError("not a regular file")
+        from posebatch import file_format
+        if file_format(path) != "bvh":  # as 'posebatch resample' does: every animation
+            from posebatch import read_gltf
+            g = read_gltf(path).resample(fps)
+            g.write(output)
+            res.frames_in = res.frames_out = 0
+        else:
+            from posebatch import read_bvh
+            clip = read_bvh(path)
+            res.warnings = tuple(clip.warnings)
+            res.frames_in = clip.num_frames
+            if clip.num_frames == 0:
+                raise ValueError("the file has no frames")
+            out = clip.resample(fps)
+            out.write(output)
+            res.frames_out = out.num_frames
     except Exception as e:  # reported per clip, never raised
         res.error = f"{type(e).__name__}: {e}"
     res.seconds = time.perf_counter() - t0

@@ -31,6 +31,25 @@ static PyObject *fs_path(PyObject *o)
     return PyUnicode_FSConverter(o, &bytes) ? bytes : NULL;
 }
 
+PyObject *pbpy_file_format(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    (void)self;
+    static const char *names[] = {"path"};
+    PyObject *o[1];
+    if (parse_args("file_format", args, nargs, kwnames, names, 1, 1, 1, o))
+        return NULL;
+    PyObject *bytes = fs_path(o[0]);
+    if (!bytes)
+        return NULL;
+    pb_io_format f;
+    Py_BEGIN_ALLOW_THREADS
+    f = pb_io_format_of_file(PyBytes_AS_STRING(bytes));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(bytes);
+    return PyUnicode_FromString(pb_io_format_name(f));
+}
+
 PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)
 {

@@ -1,6 +1,5 @@
 /* Pieces shared by the glTF reader, evaluator and writer (internal to
- * src/io; the contract is include/posebatch/io.h), and the generic atomic
- * file output of bvh_file.c that BVH and glTF share. */
+ * src/io; the contract is include/posebatch/io.h). */
 #ifndef PB_IO_GLTF_INTERNAL_H
 #define PB_IO_GLTF_INTERNAL_H
 
@@ -9,14 +8,7 @@
 #include <stdio.h>
 
 #include "posebatch/io.h"
-
-/* Writes through fn (which writes the whole content to f, returns PB_BVH_OK
- * or an error it has put in err) with the output-path rules of
- * pb_bvh_write_file: atomic replace through a registered temporary,
- * links followed, devices and FIFOs written through, others refused
- * (bvh_file.c). */
-typedef pb_bvh_code (*pb_io_writer)(FILE *f, void *ctx, pb_bvh_error *err);
-pb_bvh_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb_bvh_error *err);
+#include "io_internal.h"
 
 #ifdef PB_GLTF_JSON /* jansson users only */
 #include <jansson.h>

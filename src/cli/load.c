@@ -1,115 +1,13 @@
-/* Messages, progress, file loading and pb_bvh <-> pb_clip plumbing shared by
- * the commands. */
-#include <pthread.h>
-#include <stdarg.h>
+/* Reading clips for the commands (a BVH file or standard input, with the
+ * --strict-euler flags and warnings as messages), a joint's channel list as
+ * text, new motion over a skeleton, and the resample step with its up-front
+ * output size check. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
-
-/* One lock for stderr: workers report errors while the main thread may be
- * redrawing the progress line. */
-static pthread_mutex_t err_lock = PTHREAD_MUTEX_INITIALIZER;
-static int progress_shown; /* a progress line without newline is on screen */
-
-static void clear_progress_locked(void)
-{
-    if (progress_shown) {
-        fputs("\r\033[K", stderr);
-        progress_shown = 0;
-    }
-}
-
-void cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pthread_mutex_lock(&err_lock);
-    clear_progress_locked();
-    fputs("posebatch: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    pthread_mutex_unlock(&err_lock);
-    va_end(ap);
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "posebatch%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'posebatch%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
-    va_end(ap);
-    return CLI_USAGE;
-}
-
-static int progress_tty = -1; /* stderr is a terminal (-1: not asked yet) */
-
-/* Under err_lock. */
-static int progress_on_locked(void)
-{
-    if (progress_tty < 0)
-        progress_tty = isatty(STDERR_FILENO);
-    return progress_tty;
-}
-
-void cli_progress(size_t done, size_t total, const char *name)
-{
-    pthread_mutex_lock(&err_lock);
-    if (progress_on_locked()) {
-        fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, name);
-        fflush(stderr);
-        progress_shown = 1;
-    }
-    pthread_mutex_unlock(&err_lock);
-}
-
-void cli_progress_frames(void *ctx, size_t done, size_t total)
-{
-    cli_file_progress *fp = ctx;
-    if (total == 0 || done > total)
-        return;
-    int pct = (int)(done * 100 / total);
-    if (pct == fp->pct) /* redraw only when the number changes */
-        return;
-    fp->pct = pct;
-    pthread_mutex_lock(&err_lock);
-    if (progress_on_locked()) {
-        fprintf(stderr, "\r\033[K[%zu/%zu] %s %d%%", fp->index, fp->total, fp->name, pct);
-        fflush(stderr);
-        progress_shown = 1;
-    }
-    pthread_mutex_unlock(&err_lock);
-}
-
-void cli_progress_end(void)
-{
-    pthread_mutex_lock(&err_lock);
-    if (progress_shown)
-        fputc('\n', stderr);
-    progress_shown = 0;
-    pthread_mutex_unlock(&err_lock);
-}
-
-void cli_report_bvh(const char *path, const pb_bvh_error *err)
-{
-    /* I/O messages already start with the path. */
-    size_t n = strlen(path);
-    if (strncmp(err->message, path, n) == 0 && err->message[n] == ':')
-        cli_error("%s", err->message);
-    else
-        cli_error("%s: %s", path, err->message[0] ? err->message : pb_bvh_code_str(err->code));
-}
-
-void cli_report_status(const char *path, const char *what, pb_status st)
-{
-    cli_error("%s: %s: %s", path, what, pb_status_str(st));
-}
 
 unsigned cli_read_flags;
 pb_bvh_euler_mode cli_euler_mode = PB_BVH_EULER_SOURCE;
@@ -206,7 +104,8 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)
 {
     pb_clip sc = pb_bvh_clip(src);
-    size_t frames = pb_clip_resample_frames(&sc, fps, flags);
+    unsigned clip_flags = flags & PB_CLIP_LOOP; /* PB_BVH_LOOP_TRAVEL is pb_bvh_resample's */
+    size_t frames = pb_clip_resample_frames(&sc, fps, clip_flags);
     if (frames == 0) {
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
         return -1;
@@ -214,7 +113,7 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
     /* Refuse an output that the reader would refuse before computing it:
      * estimated from 16 output frames spread over the clip, sampled as the
      * resample will (interpolated values print longer than the source's). */
-    if (too_large(src, &sc, fps, flags, frames, path))
+    if (too_large(src, &sc, fps, clip_flags, frames, path))
         return -1;
     /* The library's whole-file resample: pb_clip_resample, and the source's
      * Euler angles at the new frames (the writer's default choice among
@@ -225,19 +124,4 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
         return -1;
     }
     return 0;
-}
-
-int cli_same_file(const char *out, const char *in)
-{
-    /* Device and inode: catches the same file under another spelling, through
-     * symbolic links and hard links alike. */
-    struct stat so, si;
-    return stat(out, &so) == 0 && stat(in, &si) == 0 && so.st_dev == si.st_dev &&
-           so.st_ino == si.st_ino;
-}
-
-int cli_is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }

@@ -1,5 +1,5 @@
-/* File output (BVH, and glTF through pb_io_write_file_cb: any writer that
- * writes to a FILE *). What is at the output path decides how it is written:
+/* File output for every format (pb_io_write_file_cb: any writer that writes
+ * to a FILE *). What is at the output path decides how it is written:
  *   nothing            a new file, created atomically (below);
  *   a regular file     replaced atomically, if the caller may write to it
  *                      (faccessat W_OK, effective ids): a file it could not
@@ -14,7 +14,7 @@
  * Atomically: the text goes to ".<name>.tmp-<pid>-<n>" in the target's
  * directory (<name> shortened so that the temporary name stays within
  * NAME_MAX), which is flushed, fsync'ed, closed and renamed over the target;
- * the temporary is registered with bvh_tmp.c meanwhile, so that a signal
+ * the temporary is registered with tmp.c meanwhile, so that a signal
  * handler can remove it. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* O_PATH */
@@ -23,9 +23,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "bvh_internal.h"
-#include "bvh_tmp.h"
-#include "gltf_internal.h" /* pb_io_write_file_cb, pb_io_writer */
+#include "io_internal.h"
+#include "tmp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,11 +43,11 @@
 
 /* "path: reason", or the reason alone when path and reason do not both fit
  * (the caller prints the path itself then): the OS reason is never cut. */
-#define io_err(err, path, ...) bvh_path_err((err), PB_BVH_ERR_IO, (path), __VA_ARGS__)
+#define io_err(err, path, ...) io_path_err((err), PB_BVH_ERR_IO, (path), __VA_ARGS__)
 
 static pb_bvh_code nomem(pb_bvh_error *err)
 {
-    return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    return io_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
 }
 
 enum target_kind { T_NEW, T_REGULAR, T_STREAM };
@@ -270,11 +269,11 @@ static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer 
                      ((unsigned)attempt * 2654435761u);
         tmp_name(tmp, sizeof tmp, base, n);
         /* Registered before it exists: a signal in between finds nothing. */
-        slot = pb_bvh_tmp_add(dfd, tmp);
+        slot = io_tmp_add(dfd, tmp);
         fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd < 0) {
             int e = errno;
-            pb_bvh_tmp_remove(slot);
+            io_tmp_remove(slot);
             slot = -1;
             errno = e;
             if (e != EEXIST)
@@ -312,7 +311,7 @@ static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer 
     else
         (void)fsync(dfd); /* make the rename durable (best effort) */
     /* A signal handler that claimed the slot is using dfd: leave it open. */
-    if (pb_bvh_tmp_remove(slot))
+    if (io_tmp_remove(slot))
         close(dfd);
     return rc;
 }
@@ -331,33 +330,4 @@ pb_bvh_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb
         rc = write_atomic(path, &t, fn, ctx, err);
     free(t.path);
     return rc;
-}
-
-pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *b, pb_bvh_error *err)
-{
-    return pb_bvh_write_file_with(path, b, NULL, err);
-}
-
-typedef struct bvh_write_ctx {
-    const pb_bvh *b;
-    const pb_bvh_write_opts *opts;
-} bvh_write_ctx;
-
-static pb_bvh_code write_bvh(FILE *f, void *ctx, pb_bvh_error *err)
-{
-    const bvh_write_ctx *c = ctx;
-    return pb_bvh_write_stream_with(f, c->b, c->opts, err);
-}
-
-pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *b, const pb_bvh_write_opts *opts,
-                                   pb_bvh_error *err)
-{
-    bvh_clear_err(err);
-    if (!path || !path[0] || !b)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "path or bvh is NULL or empty");
-    pb_bvh_code rc = bvh_validate(b, err);
-    if (rc)
-        return rc;
-    bvh_write_ctx c = {b, opts};
-    return pb_io_write_file_cb(path, write_bvh, &c, err);
 }

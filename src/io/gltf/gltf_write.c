@@ -1,7 +1,7 @@
 /* glTF writer: the document's JSON tree with every animation sampler's input
  * and output replaced by the pb_gltf's data, and one compact buffer holding
  * every bufferView still referenced plus the new sampler data. .glb or .gltf
- * (buffer as a base64 data: URI). Files go through bvh_file.c's atomic
+ * (buffer as a base64 data: URI). Files go through file_write.c's atomic
  * output (pb_io_write_file_cb). */
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
@@ -188,13 +188,17 @@ static pb_bvh_code replace_samplers(wstate *w, const pb_gltf *g)
                              "animations[%zu]: the document and the pb_gltf disagree", a);
             break;
         }
-        /* inputs shared by pointer keep one accessor */
+        /* inputs shared by pointer keep one accessor per accessor they had
+         * in the source: each old input accessor is rewritten, none is left
+         * behind unused, and no other reference is renumbered */
         const float **seen = calloc(an->num_samplers, sizeof *seen);
         json_int_t *seen_idx = calloc(an->num_samplers, sizeof *seen_idx);
+        long *seen_old = calloc(an->num_samplers, sizeof *seen_old);
         size_t nseen = 0;
-        if (!seen || !seen_idx) {
+        if (!seen || !seen_idx || !seen_old) {
             free(seen);
             free(seen_idx);
+            free(seen_old);
             rc = wnomem(w->err);
             break;
         }
@@ -202,16 +206,18 @@ static pb_bvh_code replace_samplers(wstate *w, const pb_gltf *g)
             const pb_gltf_sampler *sm = &an->samplers[s];
             json_t *jsm = json_array_get(js, s);
             json_int_t in_idx = -1, out_idx;
+            long old_in = pv->in_acc ? pv->in_acc[a][s] : -1;
             for (size_t k = 0; k < nseen; k++)
-                if (seen[k] == sm->input)
+                if (seen[k] == sm->input && seen_old[k] == old_in)
                     in_idx = seen_idx[k];
             if (in_idx < 0) {
-                json_t *acc = accessor_slot(&ss, pv->in_acc ? pv->in_acc[a][s] : -1, &in_idx);
+                json_t *acc = accessor_slot(&ss, old_in, &in_idx);
                 if (!acc || set_accessor(w, acc, sm->input, sm->count, 1, 1)) {
                     rc = wnomem(w->err);
                     break;
                 }
                 seen[nseen] = sm->input;
+                seen_old[nseen] = old_in;
                 seen_idx[nseen++] = in_idx;
             }
             json_t *acc = accessor_slot(&ss, pv->out_acc ? pv->out_acc[a][s] : -1, &out_idx);
@@ -229,6 +235,7 @@ static pb_bvh_code replace_samplers(wstate *w, const pb_gltf *g)
         }
         free(seen);
         free(seen_idx);
+        free(seen_old);
     }
 done:
     free(ss.other);

@@ -8,6 +8,7 @@
 #include "gltf_internal.h"
 #include "bvh_internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,6 +275,107 @@ static size_t safe_name(const char *in, size_t index, char *out, size_t cap)
     return n;
 }
 
+/* What the motion of pb_gltf_to_bvh reads: animation anim (a, NULL: none)
+ * of g, nj joints in order[], each node's translation / rotation channel
+ * (tch, rch; -1 none). */
+typedef struct motion_src {
+    const pb_gltf *g;
+    size_t anim;
+    const pb_gltf_animation *a;
+    const size_t *order;
+    const long *tch, *rch;
+    size_t nj;
+} motion_src;
+
+/* Frames 0 .. b->num_frames - 1 of b: frame f is frame at[f] (at NULL: f)
+ * of the motion at t_min + frame * ft. */
+static pb_bvh_code fill_frames(const motion_src *m, double ft, const size_t *at, pb_bvh *b,
+                               pb_bvh_error *err)
+{
+    const pb_gltf_animation *a = m->a;
+    size_t F = b->num_frames, nj = m->nj;
+    float *times = malloc(F * sizeof *times + 1);
+    float *vals = a ? malloc(F * (a->num_values ? a->num_values : 1) * sizeof *vals) : NULL;
+    pb_bvh_code rc = PB_BVH_OK;
+    if (!times || (a && !vals)) {
+        free(times);
+        free(vals);
+        return nomem(err);
+    }
+    for (size_t f = 0; f < F; f++)
+        times[f] = (float)((a ? a->t_min : 0.0) + (double)(at ? at[f] : f) * ft);
+    if (a)
+        rc = pb_gltf_sample(m->g, m->anim, F, times, vals, err);
+    free(times);
+    for (size_t f = 0; f < F && !rc; f++)
+        for (size_t k = 0; k < nj; k++) {
+            size_t n = m->order[k], e = f * nj + k;
+            const pb_gltf_node *nd = &m->g->nodes[n];
+            const float *t = nd->translation, *q = NULL;
+            float rq[4];
+            if (m->tch[n] >= 0)
+                t = vals + f * a->num_values + a->channels[m->tch[n]].offset;
+            if (m->rch[n] >= 0)
+                q = vals + f * a->num_values + a->channels[m->rch[n]].offset;
+            else {
+                rq[0] = nd->rotation[1], rq[1] = nd->rotation[2], rq[2] = nd->rotation[3],
+                rq[3] = nd->rotation[0];
+                q = rq;
+            }
+            b->pos_x[e] = t[0], b->pos_y[e] = t[1], b->pos_z[e] = t[2];
+            b->rot_w[e] = q[3], b->rot_x[e] = q[0], b->rot_y[e] = q[1], b->rot_z[e] = q[2];
+        }
+    free(vals);
+    return rc;
+}
+
+/* PB_BVH_ERR_LIMIT (set) when F frames of b's skeleton would make a text
+ * larger than the writer writes: estimated from 16 frames spread over them,
+ * sampled first (so a tiny file claiming a huge animation fails at once). */
+static pb_bvh_code check_text_size(const motion_src *m, const pb_bvh *b, double ft, size_t F,
+                                   pb_bvh_error *err)
+{
+    enum { N = 16 };
+    if (F <= N)
+        return PB_BVH_OK;
+    size_t at[N];
+    for (size_t i = 0; i < N; i++)
+        at[i] = i * (F - 1) / (N - 1);
+    pb_bvh probe = *b;
+    probe.rot_w = probe.rot_x = probe.rot_y = probe.rot_z = NULL;
+    probe.pos_x = probe.pos_y = probe.pos_z = NULL;
+    probe.euler_deg = NULL;
+    probe.decimals = NULL;
+    pb_bvh_code rc = bvh_alloc_motion(&probe, N, 0);
+    probe.num_frames = N;
+    if (rc)
+        rc = nomem(err);
+    else
+    rc = fill_frames(m, ft, at, &probe, err);
+    double est = 0.0;
+    if (!rc)
+        rc = pb_bvh_estimate_bytes(&probe, F, NULL, &est, err);
+    if (!rc && est > (double)PB_BVH_MAX_FILE_BYTES)
+        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                         "%zu frames at %g s would be a BVH of about %.2f GB, more than the "
+                         "%.2f GB a BVH file may have (a longer frame time?)",
+                         F, ft, est / 1e9, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
+    float *arr[7] = {probe.rot_w, probe.rot_x, probe.rot_y, probe.rot_z,
+                     probe.pos_x, probe.pos_y, probe.pos_z};
+    for (int k = 0; k < 7; k++)
+        free(arr[k]);
+    return rc;
+}
+
+/* The frame time that key times of float precision mean: 1/R when the
+ * interval d is that of a whole rate R to float rounding (keys at 1/24 s
+ * apart read back as 0.04166668...). */
+static double whole_rate_time(double d)
+{
+    double r = 1.0 / d, R = nearbyint(r);
+    return R >= 1 && fabs(r - R) <= 2e-5 * R ? 1.0 / R : d;
+}
+
 pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
                            pb_bvh *out, pb_bvh_error *err)
 {
@@ -286,6 +388,9 @@ pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double fram
     if (g->num_animations && anim >= g->num_animations)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "animation %zu: the file has %zu", anim,
                            g->num_animations);
+    if (isnan(frame_time) || isinf(frame_time))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "frame time %g: finite, or <= 0 for the keys' own", frame_time);
     const gltf_priv *pv = g->priv_;
     json_t *jnodes = json_object_get(pv->root, "nodes");
     size_t N = g->num_nodes;
@@ -456,59 +561,41 @@ pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double fram
                         d[k] = d[k - 1];
                         d[k - 1] = tmp;
                     }
-                ft = d[m / 2];
+                ft = whole_rate_time(d[m / 2]);
                 free(d);
             }
         }
     }
-    if (!(ft > 0) || !isfinite(ft))
-        ft = 1.0 / 30.0;
+    /* a BVH's Frame Time as its reader takes it: 1e-5 s (100,000 fps) up to
+     * float range */
+    if (!(ft >= BVH_MIN_FRAME_TIME && ft <= FLT_MAX)) {
+        rc = bvh_set_err(err, PB_BVH_ERR_VALUE, 0,
+                         "frame time %g s%s: a BVH frame time is %g s to %g s (pass one)", ft,
+                         frame_time > 0 ? "" : " from the keys", BVH_MIN_FRAME_TIME,
+                         (double)FLT_MAX);
+        goto done2;
+    }
     if (a) {
         double nf = floor(((double)a->t_max - a->t_min) / ft + 1e-3) + 1;
         if (!(nf * (double)nj <= (double)((size_t)1 << 28))) {
-            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%.0f frames of %zu joints are too many",
+            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many",
                              nf, nj);
             goto done2;
         }
         F = (size_t)nf;
     }
     b.frame_time = ft;
+    motion_src ms = {g, anim, a, order, tch, rch, nj};
+    rc = check_text_size(&ms, &b, ft, F, err);
+    if (rc)
+        goto done2;
     rc = bvh_alloc_motion(&b, F, 0);
     if (rc) {
         rc = nomem(err);
         goto done2;
     }
     b.num_frames = F;
-    float *times = malloc(F * sizeof *times);
-    vals = a ? malloc(F * (a->num_values ? a->num_values : 1) * sizeof *vals) : NULL;
-    if (!times || (a && !vals)) {
-        free(times);
-        rc = nomem(err);
-        goto done2;
-    }
-    for (size_t f = 0; f < F; f++)
-        times[f] = (float)((a ? a->t_min : 0.0) + (double)f * ft);
-    if (a)
-        rc = pb_gltf_sample(g, anim, F, times, vals, err);
-    free(times);
-    for (size_t f = 0; f < F && !rc; f++)
-        for (size_t k = 0; k < nj; k++) {
-            size_t n = order[k], e = f * nj + k;
-            const pb_gltf_node *nd = &g->nodes[n];
-            const float *t = nd->translation, *q = NULL;
-            float rq[4];
-            if (tch[n] >= 0)
-                t = vals + f * a->num_values + a->channels[tch[n]].offset;
-            if (rch[n] >= 0)
-                q = vals + f * a->num_values + a->channels[rch[n]].offset;
-            else {
-                rq[0] = nd->rotation[1], rq[1] = nd->rotation[2], rq[2] = nd->rotation[3],
-                rq[3] = nd->rotation[0];
-                q = rq;
-            }
-            b.pos_x[e] = t[0], b.pos_y[e] = t[1], b.pos_z[e] = t[2];
-            b.rot_w[e] = q[3], b.rot_x[e] = q[0], b.rot_y[e] = q[1], b.rot_z[e] = q[2];
-        }
+    rc = fill_frames(&ms, ft, NULL, &b, err);
 done2:
     free(tch);
     free(rch);

@@ -1,6 +1,6 @@
-/* BVH module: errors, channel names, and the in-memory pb_bvh (free, frame
+/* BVH module: channel names, and the in-memory pb_bvh (free, frame
  * count, joint lookup). The reader is bvh_read.c (tokens: bvh_lex.c), the
- * writer bvh_write.c, atomic file output bvh_file.c. */
+ * writer bvh_write.c, BVH file output bvh_file.c (over ../file_write.c). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -11,65 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-pb_bvh_code bvh_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const char *fmt, ...)
-{
-    if (!err)
-        return code;
-    err->code = code;
-    err->line = line;
-    size_t n = 0;
-    if (line > 0) {
-        int k = snprintf(err->message, sizeof err->message, "line %ld: ", line);
-        n = k > 0 ? (size_t)k : 0;
-        if (n >= sizeof err->message)
-            n = sizeof err->message - 1;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message + n, sizeof err->message - n, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-pb_bvh_code bvh_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt,
-                         ...)
-{
-    char why[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    if (!err)
-        return code;
-    if (strlen(path) + 2 + strlen(why) < sizeof err->message)
-        return bvh_set_err(err, code, 0, "%s: %s", path, why);
-    return bvh_set_err(err, code, 0, "%s", why); /* the reason, never cut */
-}
-
-void bvh_clear_err(pb_bvh_error *err)
-{
-    if (err) {
-        err->code = PB_BVH_OK;
-        err->line = 0;
-        err->message[0] = '\0';
-    }
-}
-
-const char *pb_bvh_code_str(pb_bvh_code code)
-{
-    switch (code) {
-    case PB_BVH_OK: return "ok";
-    case PB_BVH_ERR_IO: return "I/O error";
-    case PB_BVH_ERR_SYNTAX: return "syntax error";
-    case PB_BVH_ERR_VALUE: return "invalid value";
-    case PB_BVH_ERR_LIMIT: return "limit exceeded";
-    case PB_BVH_ERR_MOTION: return "motion data mismatch";
-    case PB_BVH_ERR_NOMEM: return "out of memory";
-    case PB_BVH_ERR_ARG: return "invalid argument";
-    }
-    return "unknown error";
-}
 
 const char *const bvh_channel_names[6] = {
     "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation",

@@ -9,6 +9,7 @@
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
 #include "bvh_internal.h"
+#include "file_read.h"
 
 #include <errno.h>
 #include <math.h>
@@ -180,6 +181,11 @@ static int get_int(reader *r, json_t *obj, const char *key, const char *path, lo
         return -1;
     }
     long long x = json_integer_value(v);
+    if (lo < 0 && x < 0) { /* an optional index: absent, never -1 */
+        gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+                 "'%s' is %lld: glTF leaves an absent index out, it has no -1", key, x);
+        return -1;
+    }
     if (x < lo || x > hi) {
         gltf_err(r->err, PB_BVH_ERR_VALUE, path, "'%s' is %lld, outside [%lld, %lld]", key, x, lo,
                  hi);
@@ -271,52 +277,6 @@ static int hexval(int c)
                                    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* Reads a whole file (at most MAX_FILE bytes); errno on failure. */
-static unsigned char *slurp(const char *path, size_t *len, int *too_big)
-{
-    *too_big = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= MAX_FILE) {
-                *too_big = 1;
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                errno = ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) {
-            if (ferror(f)) {
-                int e = errno ? errno : EIO;
-                free(buf);
-                buf = NULL;
-                errno = e;
-            }
-            break;
-        }
-    }
-    int e = errno;
-    fclose(f);
-    errno = e;
-    *len = n;
-    return buf;
-}
-
 static int load_buffer(reader *r, size_t b, json_t *jb)
 {
     char path[64];
@@ -361,37 +321,35 @@ static int load_buffer(reader *r, size_t b, json_t *jb)
             have = dl;
         } else {
             if (strstr(uri, "://") || uri[0] == '/')
-                return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path,
+                return gltf_err(r->err, PB_BVH_ERR_VALUE, path,
                                 "uri '%s': only relative file names and data: URIs are read", uri),
                        -1;
-            size_t bl = strlen(r->base_dir), ul = strlen(uri);
-            char *file = malloc(bl + ul + 2);
+            /* percent-decoded; the file must lie inside the asset's
+             * directory and be regular, and no more than byteLength bytes
+             * of it are read (file_read.c) */
+            size_t ul = strlen(uri);
+            char *file = malloc(ul + 1);
             if (!file)
                 return nomem(r->err), -1;
             size_t k = 0;
-            memcpy(file, r->base_dir, bl);
-            k = bl;
-            if (bl && file[bl - 1] != '/')
-                file[k++] = '/';
             for (size_t i = 0; i < ul; i++) {
-                if (uri[i] == '%' && i + 2 < ul + 0 + 1 && hexval(uri[i + 1]) >= 0 &&
+                if (uri[i] == '%' && i + 2 < ul && hexval(uri[i + 1]) >= 0 &&
                     hexval(uri[i + 2]) >= 0) {
                     file[k++] = (char)(hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]));
                     i += 2;
                 } else
                     file[k++] = uri[i];
             }
-            file[k] = '\0';
-            int big;
-            data = slurp(file, &have, &big);
-            if (!data) {
-                int e = errno;
-                gltf_err(r->err, PB_BVH_ERR_IO, path, "uri '%s': %s: %s", uri, file,
-                         big ? "larger than 2 GiB" : strerror(e));
-                free(file);
-                return -1;
-            }
+            char why[256];
+            int e;
+            data = io_read_inside(r->base_dir, file, k, (size_t)len, &have, why, sizeof why, &e);
             free(file);
+            if (!data) {
+                if (e == ENOMEM)
+                    return nomem(r->err), -1;
+                return gltf_err(r->err, e ? PB_BVH_ERR_IO : PB_BVH_ERR_VALUE, path,
+                                "uri '%s': %s", uri, why), -1;
+            }
         }
         if (have < (size_t)len) {
             free(data);
@@ -568,6 +526,12 @@ static float *decode_accessor(reader *r, long long a, const char *path, unsigned
         size_t vlen, stride;
         if (!view_bytes(r, bv, ap, &vlen, &stride))
             return NULL;
+        if (stride && stride < es) {
+            gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
+                     "bufferView %lld: byteStride %zu is smaller than an element (%zu bytes)", bv,
+                     stride, es);
+            return NULL;
+        }
         if ((size_t)off + (stride ? stride : es) * (n - 1) + es > vlen) {
             gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
                      "%lld elements of %zu bytes (stride %zu) from byteOffset %lld do not fit in "
@@ -881,6 +845,12 @@ static float *sampler_input(reader *r, long long acc, const char *path, size_t *
     float *in = decode_accessor(r, acc, path, 1u << (5126 - 5120), 1, count);
     if (!in)
         return NULL;
+    if (*count > 0 && !(in[0] >= 0.0f)) {
+        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "accessor %lld: key time %.9g is negative", acc,
+                 (double)in[0]);
+        free(in);
+        return NULL;
+    }
     for (size_t k = 1; k < *count; k++)
         if (!(in[k] > in[k - 1])) {
             gltf_err(r->err, PB_BVH_ERR_VALUE, path,
@@ -1049,6 +1019,14 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                 float *q = ov + (k * gltf_stride(sm) + (gltf_stride(sm) == 3)) * 4;
                 double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
                             (double)q[3] * q[3];
+                /* a key of (near) zero length or not finite has no rotation:
+                 * refused like a node's, not written back as (0,0,0,0) */
+                if (spath[s] == 1 && !(n2 > 1e-12 && n2 < 1e12)) {
+                    free(spath);
+                    return gltf_err(r->err, PB_BVH_ERR_VALUE, op,
+                                    "accessor %lld, key %zu: a rotation of length %g, not a "
+                                    "unit quaternion", out, k, sqrt(n2)), -1;
+                }
                 if (fabs(n2 - 1.0) > 2e-6 && n2 > 0)
                     for (int j = 0; j < 4; j++)
                         q[j] = (float)(q[j] / sqrt(n2));
@@ -1086,6 +1064,37 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* Where a .gltf's JSON starts: after a UTF-8 byte order mark and blanks. */
+static size_t json_start(const unsigned char *data, size_t size)
+{
+    size_t i = 0;
+    if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
+        i = 3;
+    while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* NULL when a JSON object starts at i, else why the data is not glTF. */
+static const char *not_json(const unsigned char *data, size_t size, size_t i)
+{
+    if (i < size && data[i] == '{')
+        return NULL;
+    return i + 9 <= size && memcmp(data + i, "HIERARCHY", 9) == 0
+               ? "this is a BVH file, not glTF"
+               : "not glTF: neither GLB nor a JSON object";
+}
+
+/* io_read_whole's look at a file's first bytes: GLB, or JSON (a stream of
+ * blanks alone is read on). */
+static const char *head_is_gltf(const unsigned char *head, size_t n)
+{
+    if (n >= 4 && le32(head) == GLB_MAGIC)
+        return NULL;
+    size_t i = json_start(head, n);
+    return i == n && n > 0 ? NULL : not_json(head, n, i);
+}
+
 static int parse(reader *r, const unsigned char *data, size_t size)
 {
     const char *json = (const char *)data;
@@ -1119,16 +1128,10 @@ static int parse(reader *r, const unsigned char *data, size_t size)
             }
         }
     } else {
-        size_t i = 0;
-        if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
-            i = 3;
-        while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
-            i++;
-        if (i == size || data[i] != '{')
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL,
-                            i + 9 <= size && memcmp(data + i, "HIERARCHY", 9) == 0
-                                ? "this is a BVH file, not glTF"
-                                : "not glTF: neither GLB nor a JSON object"), -1;
+        size_t i = json_start(data, size);
+        const char *why = not_json(data, size, i);
+        if (why)
+            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL, "%s", why), -1;
         json = (const char *)data + i;
         jlen = size - i;
     }
@@ -1219,10 +1222,15 @@ pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err)
     }
     size_t len;
     int big;
-    unsigned char *data = slurp(path, &len, &big);
+    const char *refused;
+    unsigned char *data = io_read_whole(path, MAX_FILE, head_is_gltf, &len, &big, &refused);
     if (!data) {
         memset(out, 0, sizeof *out);
-        return bvh_path_err(err, PB_BVH_ERR_IO, path, "%s",
+        if (refused)
+            return bvh_path_err(err, PB_BVH_ERR_SYNTAX, path, "%s", refused);
+        if (errno == ENOMEM)
+            return nomem(err);
+        return bvh_path_err(err, big ? PB_BVH_ERR_LIMIT : PB_BVH_ERR_IO, path, "%s",
                             big ? "larger than 2 GiB" : strerror(errno));
     }
     const char *slash = strrchr(path, '/');

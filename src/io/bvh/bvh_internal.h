@@ -1,4 +1,4 @@
-/* Pieces shared by the BVH reader, writer and file output (internal to
+/* Pieces shared by the BVH reader, writer and resampler (internal to
  * src/io, hidden in libposebatch; the module's contract is the public
  * include/posebatch/io.h). */
 #ifndef PB_IO_BVH_INTERNAL_H
@@ -10,26 +10,20 @@
 
 #include "numtext.h"
 #include "posebatch/io.h"
+#include "io_internal.h"
 
 #define MAX_ELEMS ((size_t)1 << 28) /* frames * joints, as PB_MAX_COUNT */
+/* frames per second at most: a Frame Time below 1 / BVH_MAX_RATE is refused
+ * by the reader, and so never written */
+#define BVH_MAX_RATE 100000.0
+#define BVH_MIN_FRAME_TIME (1.0 / BVH_MAX_RATE)
 /* The reader keeps frames * joints <= bytes of motion data + this. */
 #define READ_ELEMS_SLACK ((size_t)65536)
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PB_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define PB_PRINTF(a, b)
-#endif
-
-/* Fills *err (when not NULL): "line N: " (line > 0) and the message; returns
- * code. */
-pb_bvh_code bvh_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const char *fmt, ...)
-    PB_PRINTF(4, 5);
-void bvh_clear_err(pb_bvh_error *err);
-/* "path: reason" (line 0), or only the reason when the path would not leave
- * room for it: a message never cuts the reason. */
-pb_bvh_code bvh_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt,
-                         ...) PB_PRINTF(4, 5);
+/* the neutral layer's error helpers under the names the BVH code uses */
+#define bvh_set_err io_set_err
+#define bvh_clear_err io_clear_err
+#define bvh_path_err io_path_err
 
 extern const char *const bvh_channel_names[6];
 
@@ -38,6 +32,8 @@ extern const char *const bvh_channel_names[6];
  * empty; none zeroed); on failure some may be allocated: the caller frees
  * them. */
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
+/* pb_bvh_resample with PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL (bvh_loop.c). */
+pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_bvh_error *err);
 
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */

@@ -92,13 +92,17 @@ pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bv
     bvh_clear_err(err);
     if (!src || !out)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL", src ? "out" : "src");
-    if (flags & ~(unsigned)PB_CLIP_LOOP)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "unknown flags 0x%x", flags & ~(unsigned)PB_CLIP_LOOP);
+    if ((flags & ~(unsigned)(PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) ||
+        (flags & (PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) == PB_BVH_LOOP_TRAVEL)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "unknown flags 0x%x (PB_BVH_LOOP_TRAVEL "
+                           "goes with PB_CLIP_LOOP)", flags);
     if (!(fps > 0.0) || !isfinite(fps))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "cannot resample to %g fps", fps);
     if (src->num_frames == 0 || src->num_joints == 0 || !src->rot_w)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "the clip has no %s",
                            src->num_joints == 0 ? "joints" : "frames");
+    if (flags & PB_BVH_LOOP_TRAVEL) /* bvh_loop.c: around the cyclic resample */
+        return bvh_resample_travel(src, fps, out, err);
     pb_clip sc = pb_bvh_clip(src);
     size_t frames = pb_clip_resample_frames(&sc, fps, flags);
     if (frames == 0 || frames > MAX_ELEMS / src->num_joints)

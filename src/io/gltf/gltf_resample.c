@@ -152,11 +152,30 @@ static pb_status vec_tangents(size_t n, size_t c, const float *val, double fps, 
     return st;
 }
 
+/* Tangents of the last two keys where the last step is shorter (the end
+ * key): the differences were taken over uniform steps of 1/fps; each is
+ * rescaled to the time its neighbours really span. */
+static void end_tangents(const pb_gltf_animation *sa, size_t n, size_t c, double fps, float *tan)
+{
+    for (size_t i = n >= 2 ? n - 2 : 0; i < n; i++) {
+        size_t lo = i ? i - 1 : 0, hi = i + 1 < n ? i + 1 : n - 1;
+        double t_hi = hi == n - 1 ? (double)sa->t_max : (double)sa->t_min + (double)hi / fps;
+        double t_lo = (double)sa->t_min + (double)lo / fps;
+        double f = ((double)(hi - lo) / fps) / (t_hi - t_lo);
+        for (size_t j = 0; j < c; j++)
+            tan[i * c + j] = (float)(tan[i * c + j] * f);
+    }
+}
+
 static pb_bvh_code resample_anim(const pb_gltf_animation *sa, double fps, int cubic,
                                  gltf_priv *pv, pb_gltf_animation *da, pb_bvh_error *err)
 {
     double span = (double)sa->t_max - (double)sa->t_min;
     double nk = floor(span * fps + 1e-3) + 1;
+    /* the end between two steps: a last key at t_max, so the clip keeps its
+     * length (a looping clip would pop otherwise) */
+    int end_key = span * fps - (nk - 1) > 1e-3 &&
+                  (float)((double)sa->t_min + (nk - 1) / fps) < sa->t_max;
     size_t *soff = malloc((sa->num_samplers + 1) * sizeof *soff);
     if (!soff)
         return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
@@ -164,10 +183,10 @@ static pb_bvh_code resample_anim(const pb_gltf_animation *sa, double fps, int cu
     if (!(nk * (double)(total ? total : 1) * 3 <= (double)MAX_VALUES)) {
         free(soff);
         return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                           "animation '%s': %.0f keys at %g fps over %g s are too many", sa->name,
+                           "animation '%s': %.3g keys at %g fps over %g s are too many", sa->name,
                            nk, fps, span);
     }
-    size_t n = (size_t)nk;
+    size_t n = (size_t)nk + (size_t)end_key;
     float *times = gltf_keep(pv, malloc(n * sizeof *times));
     float *vals = malloc(n * (total ? total : 1) * sizeof *vals);
     da->samplers = calloc(sa->num_samplers, sizeof *da->samplers);
@@ -182,8 +201,16 @@ static pb_bvh_code resample_anim(const pb_gltf_animation *sa, double fps, int cu
     da->num_channels = sa->num_channels;
     memcpy(da->channels, sa->channels, sa->num_channels * sizeof *da->channels);
     for (size_t i = 0; i < n; i++)
-        times[i] = (float)((double)sa->t_min + (double)i / fps);
-    pb_bvh_code rc = gltf_eval_samplers(sa, n, times, soff, total, vals, err);
+        times[i] = end_key && i == n - 1 ? sa->t_max : (float)((double)sa->t_min + (double)i / fps);
+    pb_bvh_code rc = PB_BVH_OK;
+    for (size_t i = 1; i < n && !rc; i++)
+        if (!(times[i] > times[i - 1])) /* a reader refuses keys that do not increase */
+            rc = bvh_set_err(err, PB_BVH_ERR_VALUE, 0,
+                             "animation '%s': keys 1/%g s apart near %g s are not distinct in "
+                             "float (resample at a lower rate)",
+                             sa->name ? sa->name : "", fps, (double)times[i]);
+    if (!rc)
+        rc = gltf_eval_samplers(sa, n, times, soff, total, vals, err);
     for (size_t s = 0; s < sa->num_samplers && !rc; s++) {
         const pb_gltf_sampler *ss = &sa->samplers[s];
         pb_gltf_sampler *ds = &da->samplers[s];
@@ -212,6 +239,8 @@ static pb_bvh_code resample_anim(const pb_gltf_animation *sa, double fps, int cu
         if (st != PB_OK)
             rc = bvh_set_err(err, st == PB_ERR_NOMEM ? PB_BVH_ERR_NOMEM : PB_BVH_ERR_ARG, 0,
                              "resampling: %s", pb_status_str(st));
+        if (cubic && end_key)
+            end_tangents(sa, n, c, fps, tan);
         if (cubic)
             for (size_t i = 0; i < n; i++) {
                 memcpy(o + (3 * i) * c, tan + i * c, c * sizeof *o);

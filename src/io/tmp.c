@@ -1,9 +1,9 @@
-/* Registry of live temporary files for signal handlers (see bvh_tmp.h). */
+/* Registry of live temporary files for signal handlers (see tmp.h). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 
-#include "bvh_tmp.h"
+#include "tmp.h"
 #include "posebatch/io.h"
 
 #include <errno.h>
@@ -17,21 +17,21 @@ enum { SLOT_FREE = 0, SLOT_FILLING = 1, SLOT_LIVE = 2, SLOT_CLAIMED = 3 };
 typedef struct tmp_slot {
     atomic_int state;
     int dirfd;
-    char name[PB_BVH_TMP_NAME];
+    char name[IO_TMP_NAME];
 } tmp_slot;
 
-static tmp_slot slots[PB_BVH_TMP_SLOTS];
+static tmp_slot slots[IO_TMP_SLOTS];
 
 #if defined(ATOMIC_INT_LOCK_FREE) && ATOMIC_INT_LOCK_FREE != 2
 #error "the temporary-file registry needs lock-free atomic int (signal handlers)"
 #endif
 
-int pb_bvh_tmp_add(int dirfd, const char *name)
+int io_tmp_add(int dirfd, const char *name)
 {
-    size_t n = name ? strlen(name) : PB_BVH_TMP_NAME;
-    if (n >= PB_BVH_TMP_NAME)
+    size_t n = name ? strlen(name) : IO_TMP_NAME;
+    if (n >= IO_TMP_NAME)
         return -1;
-    for (int i = 0; i < PB_BVH_TMP_SLOTS; i++) {
+    for (int i = 0; i < IO_TMP_SLOTS; i++) {
         int want = SLOT_FREE;
         if (!atomic_compare_exchange_strong(&slots[i].state, &want, SLOT_FILLING))
             continue;
@@ -44,18 +44,18 @@ int pb_bvh_tmp_add(int dirfd, const char *name)
     return -1;
 }
 
-int pb_bvh_tmp_remove(int slot)
+int io_tmp_remove(int slot)
 {
-    if (slot < 0 || slot >= PB_BVH_TMP_SLOTS)
+    if (slot < 0 || slot >= IO_TMP_SLOTS)
         return 1;
     int want = SLOT_LIVE;
     return atomic_compare_exchange_strong(&slots[slot].state, &want, SLOT_FREE) ? 1 : 0;
 }
 
-int pb_bvh_tmp_unlink_all(void)
+int io_tmp_unlink_all(void)
 {
     int saved = errno, count = 0;
-    for (int i = 0; i < PB_BVH_TMP_SLOTS; i++) {
+    for (int i = 0; i < IO_TMP_SLOTS; i++) {
         int want = SLOT_LIVE;
         /* Claimed slots stay claimed: the owner no longer reuses them. */
         if (atomic_compare_exchange_strong(&slots[i].state, &want, SLOT_CLAIMED) &&
@@ -68,5 +68,5 @@ int pb_bvh_tmp_unlink_all(void)
 
 int pb_io_unlink_temporaries(void)
 {
-    return pb_bvh_tmp_unlink_all();
+    return io_tmp_unlink_all();
 }

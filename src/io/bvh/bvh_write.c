@@ -9,6 +9,7 @@
 #include "numtext.h"
 
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,8 +44,10 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "no joints to write");
     if (J > PB_BVH_MAX_JOINTS)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "more than %d joints", PB_BVH_MAX_JOINTS);
-    if (!(b->frame_time > 0.0) || !isfinite(b->frame_time))
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
+    if (!(b->frame_time >= BVH_MIN_FRAME_TIME && b->frame_time <= FLT_MAX))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "frame time %g s: the reader takes %g s up to float range", b->frame_time,
+                           BVH_MIN_FRAME_TIME);
     if (b->num_frames > 0 && b->num_frames > MAX_ELEMS / J)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "too many frames");
     if (b->num_frames > 0 && (!b->rot_w || !b->rot_x || !b->rot_y || !b->rot_z || !b->pos_x ||

@@ -1,0 +1,220 @@
+/* glTF inputs that glTF forbids, and outputs our own readers would refuse
+ * (issue 35, points 3 and 4): each is an error naming what is wrong, before
+ * anything is written; resampling keeps each animation's length. Small GLBs
+ * are built here (one node, one animation); the sample models come from
+ * PB_SHARED_DATA_DIR/gltf. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "clipdata.h"
+#include "glb_build.h"
+#include "posebatch/io.h"
+
+/* One node animated by one rotation sampler of n keys (times, xyzw), read
+ * from a GLB; extra JSON members of the node and the input accessor may be
+ * given (node_extra, acc_extra: "" or ",\"key\":value"). */
+static pb_bvh_code read_anim(size_t n, const float *times, const float *xyzw,
+                             const char *node_extra, const char *view_extra, pb_gltf *g,
+                             pb_bvh_error *err)
+{
+    size_t tb = n * 4, qb = n * 16;
+    unsigned char *bin = malloc(tb + qb);
+    cr_assert_not_null(bin);
+    memcpy(bin, times, tb);
+    memcpy(bin + tb, xyzw, qb);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"a\"%s}],"
+             "\"buffers\":[{\"byteLength\":%zu}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu},"
+             "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu%s}],"
+             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%zu,"
+             "\"type\":\"SCALAR\"},"
+             "{\"bufferView\":1,\"componentType\":5126,\"count\":%zu,\"type\":\"VEC4\"}],"
+             "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],"
+             "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"rotation\"}}]}]}",
+             node_extra, tb + qb, tb, tb, qb, view_extra, n, n);
+    size_t size;
+    unsigned char *glb = glb_build(json, bin, tb + qb, &size);
+    cr_assert_not_null(glb);
+    pb_bvh_code rc = pb_gltf_read_memory(glb, size, NULL, g, err);
+    free(glb);
+    free(bin);
+    return rc;
+}
+
+static const float k_ident[4] = {0, 0, 0, 1};
+
+static void keys(size_t n, const float *times, float *t, float *q)
+{
+    for (size_t i = 0; i < n; i++) {
+        t[i] = times[i];
+        memcpy(q + 4 * i, k_ident, sizeof k_ident);
+    }
+}
+
+Test(gltf_checks, rotation_key_of_length_zero_refused)
+{
+    float t[3] = {0, 1, 2}, q[12];
+    keys(3, t, t, q);
+    q[4] = q[5] = q[6] = q[7] = 0.0f; /* key 1: (0, 0, 0, 0) */
+    pb_gltf g;
+    pb_bvh_error err;
+    cr_assert_eq(read_anim(3, t, q, "", "", &g, &err), PB_BVH_ERR_VALUE, "%s", err.message);
+    cr_expect(strstr(err.message, "accessor 1, key 1") != NULL, "%s", err.message);
+    cr_expect(strstr(err.message, "length 0") != NULL, "%s", err.message);
+}
+
+Test(gltf_checks, forbidden_values_refused)
+{
+    float t[3] = {0, 1, 2}, q[12];
+    keys(3, t, t, q);
+    pb_gltf g;
+    pb_bvh_error err;
+    /* sanity: the same file without the fault reads */
+    cr_assert_eq(read_anim(3, t, q, "", "", &g, &err), PB_BVH_OK, "%s", err.message);
+    pb_gltf_free(&g);
+    /* negative key times */
+    float neg[3] = {-1, 0, 1};
+    cr_expect_eq(read_anim(3, neg, q, "", "", &g, &err), PB_BVH_ERR_VALUE);
+    cr_expect(strstr(err.message, "negative") != NULL, "%s", err.message);
+    /* -1 as an index: glTF leaves an absent index out */
+    cr_expect_eq(read_anim(3, t, q, ",\"mesh\":-1", "", &g, &err), PB_BVH_ERR_VALUE);
+    cr_expect(strstr(err.message, "'mesh' is -1") != NULL, "%s", err.message);
+    /* a byteStride smaller than the element (VEC4 of floats: 16 bytes) */
+    cr_expect_eq(read_anim(3, t, q, "", ",\"byteStride\":8", &g, &err), PB_BVH_ERR_VALUE);
+    cr_expect(strstr(err.message, "byteStride 8 is smaller") != NULL, "%s", err.message);
+}
+
+/* Keys far from zero at a high rate collapse in float: an error, not a file
+ * whose key times do not increase (which every reader refuses). */
+Test(gltf_checks, resample_refuses_keys_that_collapse)
+{
+    float t[4] = {1e7f, 1e7f + 1, 1e7f + 2, 1e7f + 3}, q[16];
+    keys(4, t, t, q);
+    pb_gltf g, r;
+    pb_bvh_error err;
+    cr_assert_eq(read_anim(4, t, q, "", "", &g, &err), PB_BVH_OK, "%s", err.message);
+    cr_expect_eq(pb_gltf_resample(&g, 60, 0, &r, &err), PB_BVH_ERR_VALUE, "%s", err.message);
+    cr_expect(strstr(err.message, "not distinct in float") != NULL, "%s", err.message);
+    /* at 0.5 fps the same keys are distinct: resampled, each key time increasing */
+    cr_assert_eq(pb_gltf_resample(&g, 0.5, 0, &r, &err), PB_BVH_OK, "%s", err.message);
+    const pb_gltf_sampler *s = &r.animations[0].samplers[0];
+    for (size_t k = 1; k < s->count; k++)
+        cr_expect_gt(s->input[k], s->input[k - 1]);
+    pb_gltf_free(&r);
+    pb_gltf_free(&g);
+}
+
+/* A frame time the BVH reader refuses is never made or written. */
+Test(gltf_checks, bvh_frame_times_the_reader_takes)
+{
+    float t[3] = {0, 1e-40f, 2e-40f}, q[12];
+    keys(3, t, t, q);
+    pb_gltf g;
+    pb_bvh b;
+    pb_bvh_error err;
+    cr_assert_eq(read_anim(3, t, q, "", "", &g, &err), PB_BVH_OK, "%s", err.message);
+    /* from the keys (1e-40 s apart) */
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, 0.0, &b, &err), PB_BVH_ERR_VALUE, "%s", err.message);
+    cr_expect(strstr(err.message, "from the keys") != NULL, "%s", err.message);
+    /* given: NaN, Inf are argument errors; 1e300 beyond float range */
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, NAN, &b, &err), PB_BVH_ERR_ARG);
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, INFINITY, &b, &err), PB_BVH_ERR_ARG);
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, 1e300, &b, &err), PB_BVH_ERR_VALUE);
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, 1e-6, &b, &err), PB_BVH_ERR_VALUE);
+    /* a good one converts, and the writer then refuses to write a frame time
+     * its reader would refuse */
+    cr_assert_eq(pb_gltf_to_bvh(&g, -1, 0, 1.0 / 30, &b, &err), PB_BVH_OK, "%s", err.message);
+    b.frame_time = 9.99e-41;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
+    cr_expect(strstr(err.message, "frame time") != NULL, "%s", err.message);
+    fclose(f);
+    free(text);
+    pb_bvh_free(&b);
+    pb_gltf_free(&g);
+}
+
+/* A tiny file claiming a huge animation fails at once on its estimated size
+ * (it used to sample hundreds of millions of frames first). */
+Test(gltf_checks, huge_animation_refused_up_front, .timeout = 10)
+{
+    float t[2] = {0, 1e7f}, q[8];
+    keys(2, t, t, q);
+    pb_gltf g;
+    pb_bvh b;
+    pb_bvh_error err;
+    cr_assert_eq(read_anim(2, t, q, "", "", &g, &err), PB_BVH_OK, "%s", err.message);
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, 0.04, &b, &err), PB_BVH_ERR_LIMIT, "%s", err.message);
+    cr_expect(strstr(err.message, "GB") != NULL, "%s", err.message);
+    pb_gltf_free(&g);
+}
+
+static const char *model(const char *name)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/gltf/%s", data_dir(), name);
+    struct stat st;
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
+/* Fox's Walk (0.7083 s) and Run (1.1583 s) keep their length at 60 fps: a
+ * last key at the end, not 0.7 and 1.15 s (looping clips would pop). */
+Test(gltf_checks, resample_keeps_each_animation_length)
+{
+    const char *p = model("Fox.glb");
+    if (!p)
+        cr_skip_test("Fox.glb not found");
+    pb_gltf g, r;
+    pb_bvh_error err;
+    cr_assert_eq(pb_gltf_read_file(p, &g, &err), PB_BVH_OK, "%s", err.message);
+    for (unsigned flags = 0; flags <= PB_GLTF_RESAMPLE_CUBIC; flags += PB_GLTF_RESAMPLE_CUBIC) {
+        cr_assert_eq(pb_gltf_resample(&g, 60, flags, &r, &err), PB_BVH_OK, "%s", err.message);
+        for (size_t a = 0; a < g.num_animations; a++) {
+            cr_expect_eq(r.animations[a].t_max, g.animations[a].t_max, "animation %zu: %g s, not %g",
+                         a, (double)r.animations[a].t_max, (double)g.animations[a].t_max);
+            /* the value at the end is the source's there */
+            float t_end = g.animations[a].t_max;
+            size_t nv = g.animations[a].num_values;
+            float *u = malloc(nv * sizeof *u), *v = malloc(nv * sizeof *v);
+            cr_assert_eq(pb_gltf_sample(&g, a, 1, &t_end, u, &err), PB_BVH_OK);
+            cr_assert_eq(pb_gltf_sample(&r, a, 1, &t_end, v, &err), PB_BVH_OK);
+            for (size_t i = 0; i < nv; i++)
+                cr_expect_float_eq(u[i], v[i], 1e-5f * (1.0f + fabsf(u[i])), "value %zu", i);
+            free(u);
+            free(v);
+        }
+        pb_gltf_free(&r);
+    }
+    pb_gltf_free(&g);
+}
+
+/* glTF -> BVH: keys 1/24 s apart in float mean 1/24 s, written so. */
+Test(gltf_checks, frame_time_of_the_keys_is_the_whole_rate)
+{
+    const char *p = model("Fox.glb");
+    if (!p)
+        cr_skip_test("Fox.glb not found");
+    pb_gltf g;
+    pb_bvh b;
+    pb_bvh_error err;
+    cr_assert_eq(pb_gltf_read_file(p, &g, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(pb_gltf_to_bvh(&g, pb_gltf_default_skin(&g), 1, 0.0, &b, &err), PB_BVH_OK, "%s",
+                 err.message);
+    cr_expect_eq(b.frame_time, 1.0 / 24.0, "%.17g", b.frame_time);
+    pb_bvh_free(&b);
+    pb_gltf_free(&g);
+}
