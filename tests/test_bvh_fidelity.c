@@ -176,3 +176,73 @@ Test(bvh_fidelity, never_writes_more_elements_than_the_reader_reads)
     pb_bvh_free(&b);
     free(t);
 }
+
+/* Element i's rotation (w, x, y, z), normalised, in double. */
+static void rot_of(const pb_bvh *b, size_t i, double q[4])
+{
+    double w = b->rot_w[i], x = b->rot_x[i], y = b->rot_y[i], z = b->rot_z[i];
+    double n = sqrt(w * w + x * x + y * y + z * z);
+    q[0] = w / n;
+    q[1] = x / n;
+    q[2] = y / n;
+    q[3] = z / n;
+}
+
+/* Angle (rad) between two unit rotations, sign-free, accurate when small. */
+static double turn_between(const double a[4], const double b[4])
+{
+    double w = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    double x = a[0] * b[1] - a[1] * b[0] - a[2] * b[3] + a[3] * b[2];
+    double y = a[0] * b[2] + a[1] * b[3] - a[2] * b[0] - a[3] * b[1];
+    double z = a[0] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[0];
+    return 2.0 * atan2(sqrt(x * x + y * y + z * z), fabs(w));
+}
+
+/* The source angles stand for a rotation only within 2e-7 rad of theirs
+ * (posebatch/io.h): a rotation turned by 1e-6 rad from its source angles
+ * (and by 4e-7, 1e-5), written with PB_BVH_EULER_SOURCE, reads back as the
+ * turned rotation, not the source's. Frame 1 is near the +-180 wrap, frame
+ * 2 on the other branch from frame 0. */
+Test(bvh_fidelity, a_rotation_turned_past_2e_7_rad_is_not_the_source_angles)
+{
+    static const double turns[3] = {1e-6, 4e-7, 1e-5};
+    static const double axes[3][3] = {{1, 2, 3}, {0, 0, 1}, {-3, 1, 1}};
+    pb_bvh b = read_text(k_text);
+    cr_assert_not_null(b.euler_deg);
+    double src[3][4], turned[3][4];
+    for (size_t f = 0; f < 3; f++) {
+        rot_of(&b, f, src[f]);
+        const double *a = axes[f];
+        double an = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), s = sin(turns[f] / 2) / an;
+        double d[4] = {cos(turns[f] / 2), s * a[0], s * a[1], s * a[2]}, *q = src[f];
+        /* q d, stored as floats as the reader stores rotations */
+        b.rot_w[f] = (float)(q[0] * d[0] - q[1] * d[1] - q[2] * d[2] - q[3] * d[3]);
+        b.rot_x[f] = (float)(q[0] * d[1] + q[1] * d[0] + q[2] * d[3] - q[3] * d[2]);
+        b.rot_y[f] = (float)(q[0] * d[2] - q[1] * d[3] + q[2] * d[0] + q[3] * d[1]);
+        b.rot_z[f] = (float)(q[0] * d[3] + q[1] * d[2] - q[2] * d[1] + q[3] * d[0]);
+        rot_of(&b, f, turned[f]);
+        /* the turn after float rounding (about 1.2e-7 at most) */
+        double t = turn_between(src[f], turned[f]);
+        cr_assert(fabs(t - turns[f]) < 1.5e-7, "frame %zu: turned by %g rad", f, t);
+    }
+    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0};
+    char *out = write_text(&b, &o, PB_BVH_OK, NULL);
+    pb_bvh back = read_text(out);
+    for (size_t f = 0; f < 3; f++) {
+        double q[4];
+        rot_of(&back, f, q);
+        /* 6 printed decimals of a degree and float rounding (measured up
+         * to 7e-9 rad); the source angles would be turns[f] away */
+        double to_turned = turn_between(q, turned[f]), to_src = turn_between(q, src[f]);
+        cr_assert_lt(to_turned, 5e-8, "frame %zu: read back %g rad from the turned rotation, %g from the source's",
+                     f, to_turned, to_src);
+        cr_assert_gt(to_src, turns[f] - 2e-7, "frame %zu: %g rad from the source's", f, to_src);
+    }
+    /* and the printed angles are not the source's text */
+    double v[6];
+    angles_of_frame(out, 0, v);
+    cr_assert(v[3] != 154.4 || v[4] != -36.8 || v[5] != -111.4, "frame 0: the source's angles");
+    pb_bvh_free(&back);
+    free(out);
+    pb_bvh_free(&b);
+}

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,6 +595,74 @@ Test(gltf, json_and_container_errors)
     cr_assert_eq(pb_gltf_read_file("/nonexistent/x.glb", &g, &err), PB_BVH_ERR_IO);
 }
 
+/* d as a GLB file in a buffer of exactly its size (malloc'd: under ASan a
+ * read past it is reported): the JSON chunk, then a BIN chunk of d's bytes
+ * whose length field claims `extra` bytes more than the file holds. The
+ * buffer's byteLength is the claim and the last bufferView is moved by
+ * `shift` bytes, so that a reader taking the claim reads past the end. */
+static unsigned char *doc_glb(doc *d, uint32_t extra, size_t shift, size_t *size)
+{
+    json_t *last = json_array_get(d->views, json_array_size(d->views) - 1);
+    json_object_set_new(last, "byteOffset",
+                        json_integer(json_integer_value(json_object_get(last, "byteOffset")) +
+                                     (json_int_t)shift));
+    json_object_set_new(d->root, "buffers",
+                        json_pack("[{s:I}]", "byteLength", (json_int_t)d->len + extra));
+    char *text = json_dumps(d->root, JSON_COMPACT);
+    size_t jl = strlen(text), jp = (jl + 3) & ~(size_t)3;
+    *size = 12 + 8 + jp + 8 + d->len;
+    unsigned char *g = malloc(*size), *p = g;
+    cr_assert_not_null(g);
+    uint32_t head[5] = {0x46546C67u, 2, (uint32_t)*size, (uint32_t)jp, 0x4E4F534Au};
+    uint32_t bin[2] = {(uint32_t)d->len + extra, 0x004E4942u};
+    memcpy(p, head, sizeof head); /* little-endian hosts (x86, aarch64) */
+    p += sizeof head;
+    memcpy(p, text, jl);
+    memset(p + jl, ' ', jp - jl);
+    p += jp;
+    memcpy(p, bin, sizeof bin);
+    memcpy(p + sizeof bin, d->bin, d->len);
+    free(text);
+    return g;
+}
+
+/* A GLB BIN chunk claiming more bytes than the file has is malformed
+ * (PB_BVH_ERR_SYNTAX), by 1 byte to 8 (the chunk header's size, where a
+ * bound off by a header would still take it) and by 2^32 - 1 - its size;
+ * the exact claim reads. Each in a buffer of exactly the file's size (run
+ * under ASan in CI). */
+Test(gltf, glb_bin_chunk_past_the_end_is_refused)
+{
+    static const uint32_t extras[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12};
+    const size_t ne = sizeof extras / sizeof extras[0];
+    for (size_t i = 0; i <= ne; i++) { /* the last: the largest claim */
+        int tin, rout;
+        doc d = base_doc(&tin, &rout);
+        uint32_t extra = i < ne ? extras[i] : 0xFFFFFFFFu - (uint32_t)d.len;
+        size_t size;
+        /* the rotations' view moved to end at the claimed end (4-byte steps) */
+        unsigned char *glb = doc_glb(&d, extra, extra <= 12 ? extra & ~3u : 0, &size);
+        pb_gltf g;
+        pb_bvh_error err;
+        memset(&g, 0x5a, sizeof g);
+        pb_bvh_code rc = pb_gltf_read_memory(glb, size, NULL, &g, &err);
+        if (extra == 0) {
+            cr_assert_eq(rc, PB_BVH_OK, "%s", err.message);
+            float t = 1, v[4];
+            cr_assert_eq(pb_gltf_sample(&g, 0, 1, &t, v, &err), PB_BVH_OK);
+            cr_assert(v[0] == 0 && v[1] == 0 && v[2] == 1 && v[3] == 0);
+            pb_gltf_free(&g);
+        } else {
+            cr_assert_eq(rc, PB_BVH_ERR_SYNTAX, "BIN chunk %u bytes past the end: %d (%s)", extra,
+                         rc, rc ? err.message : "accepted");
+            cr_assert_not_null(strstr(err.message, "GLB: the BIN chunk"), "%s", err.message);
+            cr_assert_null(g.priv_);
+        }
+        free(glb);
+        json_decref(d.root);
+    }
+}
+
 Test(gltf, external_bin_file)
 {
     char *dir = tmpdir();
@@ -720,8 +789,8 @@ Test(gltf, resample_cubic_tangents_are_catmull_rom)
     pb_gltf_free(&g);
 }
 
-/* The document minus what the writer may change. */
-static json_t *non_animation(const char *path)
+/* The JSON of a .gltf or .glb file. */
+static json_t *file_json(const char *path)
 {
     json_error_t je;
     json_t *j;
@@ -741,6 +810,13 @@ static json_t *non_animation(const char *path)
     }
     fclose(f);
     cr_assert_not_null(j, "%s", je.text);
+    return j;
+}
+
+/* The document minus what the writer may change. */
+static json_t *non_animation(const char *path)
+{
+    json_t *j = file_json(path);
     json_object_del(j, "accessors");
     json_object_del(j, "bufferViews");
     json_object_del(j, "buffers");
@@ -792,6 +868,94 @@ Test(gltf, write_copies_everything_but_animation)
         pb_gltf_free(&g);
     }
     rmtree(dir);
+}
+
+/* glTF requires min and max on every animation input accessor: those the
+ * writer gives must be the first and last key times exactly (as floats), in
+ * every file it writes: resampled LINEAR and CUBICSPLINE, .glb and .gltf, a
+ * source written again, a BVH clip. (CI's validator stage checks them too,
+ * but only where node is installed.) */
+static void expect_input_min_max(const char *path, const pb_gltf *r)
+{
+    json_t *j = file_json(path), *accs = json_object_get(j, "accessors");
+    pb_gltf h = read_ok(path);
+    cr_assert_eq(h.num_animations, r->num_animations);
+    cr_assert_eq(json_array_size(json_object_get(j, "animations")), h.num_animations, "%s", path);
+    size_t checked = 0;
+    for (size_t a = 0; a < h.num_animations; a++) {
+        json_t *sm = json_object_get(json_array_get(json_object_get(j, "animations"), a), "samplers");
+        cr_assert_eq(json_array_size(sm), h.animations[a].num_samplers, "%s animation %zu", path, a);
+        for (size_t s = 0; s < h.animations[a].num_samplers; s++) {
+            const pb_gltf_sampler *x = &h.animations[a].samplers[s], *y = &r->animations[a].samplers[s];
+            cr_assert_eq(x->count, y->count);
+            json_int_t in = json_integer_value(json_object_get(json_array_get(sm, s), "input"));
+            json_t *acc = json_array_get(accs, (size_t)in);
+            json_t *mn = json_object_get(acc, "min"), *mx = json_object_get(acc, "max");
+            cr_assert(json_array_size(mn) == 1 && json_array_size(mx) == 1,
+                      "%s animation %zu sampler %zu: input accessor %lld without min/max", path, a,
+                      s, (long long)in);
+            float lo = (float)json_number_value(json_array_get(mn, 0));
+            float hi = (float)json_number_value(json_array_get(mx, 0));
+            /* the keys as written (r) and as read back (h) */
+            cr_assert(lo == y->input[0] && lo == x->input[0] && hi == y->input[y->count - 1] &&
+                          hi == x->input[x->count - 1],
+                      "%s animation %zu sampler %zu: min %.9g max %.9g, keys %.9g .. %.9g", path, a,
+                      s, (double)lo, (double)hi, (double)y->input[0],
+                      (double)y->input[y->count - 1]);
+            checked++;
+        }
+    }
+    cr_assert_gt(checked, 0);
+    pb_gltf_free(&h);
+    json_decref(j);
+}
+
+Test(gltf, written_input_min_max_are_the_first_and_last_key_times)
+{
+    char *dir = tmpdir();
+    char out[512];
+    pb_bvh_error err;
+    const char *p = gltf_sample_path("Fox.glb"), *q = gltf_sample_path("cesium_man.gltf");
+    const struct { const char *src, *out; double fps; unsigned flags; } cases[] = {
+        {p, "fox30.gltf", 30, 0},  {p, "fox60c.glb", 60, PB_GLTF_RESAMPLE_CUBIC},
+        {p, "fox.glb", 0, 0},      {q, "man24.glb", 24, 0},
+        {q, "man50c.gltf", 50, PB_GLTF_RESAMPLE_CUBIC}, {q, "man.gltf", 0, 0},
+    };
+    size_t done = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (!cases[c].src)
+            continue; /* a missing sample model (named above) */
+        pb_gltf g = read_ok(cases[c].src), r;
+        if (cases[c].fps > 0)
+            cr_assert_eq(pb_gltf_resample(&g, cases[c].fps, cases[c].flags, &r, &err), PB_BVH_OK,
+                         "%s", err.message);
+        snprintf(out, sizeof out, "%s/%s", dir, cases[c].out);
+        const pb_gltf *w = cases[c].fps > 0 ? &r : &g;
+        cr_assert_eq(pb_gltf_write_file(out, w, &err), PB_BVH_OK, "%s", err.message);
+        expect_input_min_max(out, w);
+        if (cases[c].fps > 0)
+            pb_gltf_free(&r);
+        pb_gltf_free(&g);
+        done++;
+    }
+    /* a BVH clip (the shipped one), both containers */
+    pb_bvh b;
+    cr_assert_eq(pb_bvh_read_file(repo_clip_path("cmu_01_03.bvh"), &b, &err), PB_BVH_OK, "%s",
+                 err.message);
+    pb_gltf g;
+    cr_assert_eq(pb_gltf_from_bvh(&b, &g, &err), PB_BVH_OK, "%s", err.message);
+    const char *names[2] = {"cmu.glb", "cmu.gltf"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(out, sizeof out, "%s/%s", dir, names[k]);
+        cr_assert_eq(pb_gltf_write_file(out, &g, &err), PB_BVH_OK, "%s", err.message);
+        expect_input_min_max(out, &g);
+    }
+    pb_gltf_free(&g);
+    pb_bvh_free(&b);
+    rmtree(dir);
+    if (done < sizeof cases / sizeof cases[0]) /* the missing ones were named SKIP above */
+        fprintf(stderr, "min/max: %zu of %zu sample-model cases run, and the BVH clip\n", done,
+                sizeof cases / sizeof cases[0]);
 }
 
 /* The mesh data survive: a mesh accessor's bytes in the output equal the

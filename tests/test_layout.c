@@ -3,10 +3,12 @@
  * backend (the suite runs once per backend): bit-exact against plain loops
  * for every n around the lane widths and for unaligned pointers, NaN
  * payloads and -0 kept, padding of AoS transforms never written, errors
- * leave everything untouched. */
+ * leave everything untouched, and PB_ERR_ALIAS for an array at every float
+ * offset that overlaps the one it must not (and PB_OK right outside). */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,4 +183,192 @@ Test(layout, errors_leave_everything_untouched)
     /* n == 0: nothing checked, nothing written */
     cr_assert_eq(pb_quats_from_xyzw(0, NULL, (pb_quats){NULL, NULL, NULL, NULL}), PB_OK);
     cr_assert_eq(pb_pose_to_aos(0, NULL, NULL, NULL), PB_OK);
+}
+
+/* ---- the alias checks at every placement -------------------------------- */
+
+/* Each converter with an array placed at every float offset d around the
+ * array it must not overlap: an array of m floats at d from one of L floats
+ * overlaps it exactly when -m < d < L, which must be PB_ERR_ALIAS (nothing
+ * written); d = -m (ending right below) and d = L (starting right after)
+ * must be accepted, and convert. The sweep from -m - 1 to L + 1 covers the
+ * start, the middle of every component block (n floats of the dense
+ * layouts' output; a transform's parts in AoS), the last float and both
+ * sides just outside. The interleaved array of an AoS layout is the one the
+ * contract counts: from aos, (n-1) * stride floats plus the last
+ * transform's parts, padding included. */
+typedef struct conv {
+    const char *name;
+    int to;                /* 1: batch -> interleaved (the interleaved array is the output) */
+    int dense;             /* 3 or 4: _xyz / _xyzw; 0: AoS with `lay` */
+    pb_aos_layout lay;
+} conv;
+
+static const conv convs[] = {
+    {"pb_quats_from_xyzw", 0, 4, {0, 0, 0, 0}},
+    {"pb_quats_to_xyzw", 1, 4, {0, 0, 0, 0}},
+    {"pb_vec3s_from_xyz", 0, 3, {0, 0, 0, 0}},
+    {"pb_vec3s_to_xyz", 1, 3, {0, 0, 0, 0}},
+    {"pb_pose_from_aos (pad, R, T, pad, S, pad)", 0, 0, {14, 5, 1, 10}},
+    {"pb_pose_to_aos (pad, R, T, pad, S, pad)", 1, 0, {14, 5, 1, 10}},
+    {"pb_pose_from_aos (TRS)", 0, 0, PB_AOS_TRS},
+    {"pb_pose_to_aos (TRS)", 1, 0, PB_AOS_TRS},
+    {"pb_pose_from_aos (rotations, stride 4)", 0, 0, {4, PB_AOS_NONE, 0, PB_AOS_NONE}},
+    {"pb_pose_to_aos (rotations, stride 4)", 1, 0, {4, PB_AOS_NONE, 0, PB_AOS_NONE}},
+};
+
+/* the batch arrays in the order convert() takes them (quaternions w, x, y,
+ * z; vec3s x, y, z; AoS: rotation, translation, scale), and for each the
+ * float of an interleaved element it goes with */
+static int batch_arrays(const conv *c, int where[10])
+{
+    if (c->dense) {
+        static const int q[4] = {3, 0, 1, 2}; /* w, x, y, z: xyzw[4i+3], ... */
+        for (int k = 0; k < c->dense; k++)
+            where[k] = c->dense == 4 ? q[k] : k;
+        return c->dense;
+    }
+    int na = 0;
+    if (c->lay.rotation != PB_AOS_NONE) {
+        static const int q[4] = {3, 0, 1, 2};
+        for (int k = 0; k < 4; k++)
+            where[na++] = c->lay.rotation + q[k];
+    }
+    if (c->lay.translation != PB_AOS_NONE)
+        for (int k = 0; k < 3; k++)
+            where[na++] = c->lay.translation + k;
+    if (c->lay.scale != PB_AOS_NONE)
+        for (int k = 0; k < 3; k++)
+            where[na++] = c->lay.scale + k;
+    return na;
+}
+
+static size_t interleaved_len(const conv *c, size_t n)
+{
+    if (c->dense)
+        return n * (size_t)c->dense;
+    int end = 0, off[3] = {c->lay.translation, c->lay.rotation, c->lay.scale}, len[3] = {3, 4, 3};
+    for (int p = 0; p < 3; p++)
+        if (off[p] != PB_AOS_NONE && off[p] + len[p] > end)
+            end = off[p] + len[p];
+    return (n - 1) * c->lay.stride + (size_t)end;
+}
+
+static pb_status convert(const conv *c, size_t n, float *il, float *const a[10])
+{
+    if (c->dense == 4) {
+        pb_quats q = {a[0], a[1], a[2], a[3]};
+        return c->to ? pb_quats_to_xyzw(n, pb_cq(q), il) : pb_quats_from_xyzw(n, il, q);
+    }
+    if (c->dense == 3) {
+        pb_vec3s v = {a[0], a[1], a[2]};
+        return c->to ? pb_vec3s_to_xyz(n, pb_cv(v), il) : pb_vec3s_from_xyz(n, il, v);
+    }
+    pb_pose p = {{NULL, NULL, NULL, NULL}, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
+    int i = 0;
+    if (c->lay.rotation != PB_AOS_NONE) {
+        pb_quats q = {a[i], a[i + 1], a[i + 2], a[i + 3]};
+        p.rot = q;
+        i += 4;
+    }
+    if (c->lay.translation != PB_AOS_NONE) {
+        pb_vec3s v = {a[i], a[i + 1], a[i + 2]};
+        p.pos = v;
+        i += 3;
+    }
+    if (c->lay.scale != PB_AOS_NONE) {
+        pb_vec3s v = {a[i], a[i + 1], a[i + 2]};
+        p.scale = v;
+    }
+    if (!c->to)
+        return pb_pose_from_aos(n, il, &c->lay, &p);
+    pb_cpose cp = {pb_cq(p.rot), pb_cv(p.pos), pb_cv(p.scale)};
+    return pb_pose_to_aos(n, &cp, &c->lay, il);
+}
+
+#define APOOL 8192
+static float apool[APOOL], asaved[APOOL], atemplate[APOOL];
+
+/* One call with the interleaved array at pool offset il and the batch
+ * arrays at off[]: PB_ERR_ALIAS and nothing written when `overlap`, else
+ * PB_OK and every element where the contract puts it. */
+static void place_and_call(const conv *c, size_t n, size_t il, const size_t off[10], int na,
+                           int overlap, const char *what, long d)
+{
+    int where[10];
+    batch_arrays(c, where);
+    memcpy(apool, atemplate, sizeof apool);
+    memcpy(asaved, apool, sizeof apool);
+    float *a[10];
+    for (int k = 0; k < na; k++)
+        a[k] = apool + off[k];
+    pb_status got = convert(c, n, apool + il, a);
+    cr_assert_eq(got, overlap ? PB_ERR_ALIAS : PB_OK, "%s, n %zu, %s at offset %ld: status %d",
+                 c->name, n, what, d, got);
+    if (overlap) {
+        cr_assert(same(apool, asaved, APOOL), "%s, n %zu, %s at offset %ld: an error wrote", c->name,
+                  n, what, d);
+        return;
+    }
+    size_t stride = c->dense ? (size_t)c->dense : c->lay.stride;
+    for (int k = 0; k < na; k++)
+        for (size_t i = 0; i < n; i++) {
+            size_t e = il + i * stride + (size_t)where[k];
+            /* to: the batch array (as it was) lands in the interleaved one;
+             * from: the interleaved one (as it was) lands in the array */
+            const float *want = c->to ? &asaved[off[k] + i] : &asaved[e];
+            const float *got_at = c->to ? &apool[e] : &apool[off[k] + i];
+            cr_assert(same(got_at, want, 1), "%s, n %zu, %s at offset %ld: array %d element %zu",
+                      c->name, n, what, d, k, i);
+        }
+}
+
+Test(layout, alias_checks_at_every_placement)
+{
+    static const size_t ns[] = {1, 2, 5, 19};
+    long calls = 0, aliases = 0;
+    fill(atemplate, APOOL);
+    for (size_t ci = 0; ci < sizeof convs / sizeof convs[0]; ci++) {
+        const conv *c = &convs[ci];
+        int where[10];
+        int na = batch_arrays(c, where);
+        for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+            size_t n = ns[s], L = interleaved_len(c, n);
+            /* the arrays far apart: the interleaved one low, the batch
+             * arrays each in a slot of its own above it */
+            size_t slot = 2 * (L + n) + 8, base = L + n + 4;
+            size_t il = base, off[10];
+            for (int k = 0; k < na; k++)
+                off[k] = base + (size_t)(k + 1) * slot;
+            cr_assert_lt(off[na - 1] + slot, (size_t)APOOL);
+            if (c->to) {
+                /* each input array at every offset around the output */
+                for (int k = 0; k < na; k++)
+                    for (long d = -(long)n - 1; d <= (long)L + 1; d++) {
+                        size_t moved[10];
+                        memcpy(moved, off, sizeof moved);
+                        moved[k] = (size_t)((long)il + d);
+                        int overlap = d > -(long)n && d < (long)L;
+                        char what[32];
+                        snprintf(what, sizeof what, "input array %d", k);
+                        place_and_call(c, n, il, moved, na, overlap, what, d);
+                        calls++;
+                        aliases += overlap;
+                    }
+            } else {
+                /* the interleaved input at every offset around each output */
+                for (int k = 0; k < na; k++)
+                    for (long d = -(long)L - 1; d <= (long)n + 1; d++) {
+                        size_t at = (size_t)((long)off[k] + d);
+                        int overlap = d > -(long)L && d < (long)n;
+                        char what[48];
+                        snprintf(what, sizeof what, "the input around output array %d", k);
+                        place_and_call(c, n, at, off, na, overlap, what, d);
+                        calls++;
+                        aliases += overlap;
+                    }
+            }
+        }
+    }
+    cr_log_info("%ld placements, %ld of them overlapping", calls, aliases);
 }

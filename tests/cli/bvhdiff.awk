@@ -2,9 +2,12 @@
 # rotations rather than Euler triplets (a writer may pick another triplet for
 # the same rotation, e.g. near gimbal lock or across +-180 degrees).
 #   awk -f bvhdiff.awk A.bvh B.bvh
-# prints "frames FA FB rot_deg R pos P": the largest angle between matching
-# joint rotations (degrees) and the largest position channel difference, over
-# the frames both files have.
+# prints "frames FA FB rot_deg R pos P values N changed C lines L max_abs M":
+# the largest angle between matching joint rotations (degrees) and the
+# largest position channel difference, over the frames both files have; and
+# of the N values on those frames' data lines, the C that differ as numbers
+# (on L lines), M the largest absolute difference of one (an angle that
+# moved by 360 counts as 360 here, not in rot_deg).
 
 function qmul(a, b, r) {
     r[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3]
@@ -55,6 +58,16 @@ FNR != NR && data[FILENAME] && NF > 0 {
     if (!(k in line)) next
     na = split(line[k], fa); nb = split($0, fb)
     if (na != nb) { bad_width = 1; next }
+    nvals += na
+    changed_here = 0
+    for (c = 1; c <= na; c++)
+        if (fa[c] != fb[c]) {
+            changed_here++
+            d = fa[c] - fb[c]; if (d < 0) d = -d
+            if (d > maxabs) maxabs = d
+        }
+    nchanged += changed_here
+    if (changed_here) nlines++
     for (j = 0; j < nj; j++) {
         # the sum of the Euler angle differences bounds the rotation angle:
         # when it is tiny (same triplet) it stands for the angle, saving trig
@@ -72,5 +85,6 @@ FNR != NR && data[FILENAME] && NF > 0 {
 }
 END {
     if (bad_width) { print "data lines differ in width"; exit 1 }
-    printf "frames %d %d rot_deg %.3g pos %.3g\n", frames[ARGV[1]], frames[ARGV[2]], maxrot, maxpos
+    printf "frames %d %d rot_deg %.3g pos %.3g values %d changed %d lines %d max_abs %.3g\n", \
+        frames[ARGV[1]], frames[ARGV[2]], maxrot, maxpos, nvals, nchanged, nlines, maxabs
 }

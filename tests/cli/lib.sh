@@ -1,9 +1,10 @@
 # Helpers and fixtures for the CLI suites (sourced by run.sh, which sets PB,
-# HERE, T (this suite's directory), passed and failed).
+# HERE, T (this suite's directory), passed, failed and skipped).
 # shellcheck shell=bash
 CLIP="$HERE/../../data/cmu_01_03.bvh"
 DIFF="$HERE/bvhdiff.awk"
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
+skip_one() { skipped=$((skipped + 1)); } # a check that cannot run here (say why once)
 no() { failed=$((failed + 1)); echo "FAIL $1"; [ -s "$T/err" ] && sed 's/^/     | /' "$T/err" | head -5; }
 check() { # name command...: passes when the command succeeds
   local name=$1; shift
