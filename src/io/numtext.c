@@ -120,14 +120,24 @@ static inline int ctz64(uint64_t x) /* x != 0 */
 }
 
 /* Reads the run of digits at p (w = w * 10 + digit for each; it wraps past
- * 19 digits, which the caller then reads again); returns its end. Eight bytes
- * at a time while eight can be read: the digits among them found and
+ * 19 digits, which the caller then reads again); returns its end. The first
+ * four digit by digit (most runs in motion files are shorter), then eight
+ * bytes at a time while eight can be read: the digits among them found and
  * converted at once (SWAR). */
 static inline const char *scan_digits(const char *p, const char *end, uint64_t *wp)
 {
     static const uint64_t pow10_8[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                         100000000};
     uint64_t w = *wp;
+    /* short runs (most numbers in motion files) digit by digit */
+    for (int i = 0; i < 4; i++) {
+        if (p >= end || !is_digit(*p)) {
+            *wp = w;
+            return p;
+        }
+        w = w * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
     while (end - p >= 8) {
         const uint64_t x = load_le64(p);
         /* bit 7 of each byte that is not '0'..'9' (carries and borrows only
