@@ -15,7 +15,9 @@
 //                         joint-layers (joints x k).
 // bench/clip_bench.cc adds cmu_resample, cmu_write and cmu_pose_blend on the
 // shipped CMU clip (real motion capture, 31 joints); --summary prints them in
-// a table of their own.
+// a table of their own. bench/file_bench.cc adds file_* (the BVH text of that
+// clip: parse, format, write, the whole job, a memcpy floor), also with a
+// table of their own.
 //
 // posebatch-bench --summary [--repetitions=N] [benchmark flags...] runs the
 // selection N times (default 5, randomly interleaved) and prints, per kernel
@@ -44,6 +46,7 @@
 #include <unistd.h>
 
 #include "clip_bench.h"
+#include "file_bench.h"
 #include "naive.h"
 #include "posebatch.h"
 
@@ -1295,6 +1298,9 @@ void print_help()
                  "  cmu_resample/<backend>/31/4, cmu_write/memset/31/4, cmu_pose_blend/<backend>/31/4:\n"
                  "  the shipped CMU clip (bench/clip_bench.cc; $POSEBATCH_BENCH_CLIP overrides\n"
                  "  the path).\n"
+                 "  file_parse, file_parse_numbers, file_format_numbers, file_write, file_job,\n"
+                 "  file_memcpy: BVH text of that clip and of its 480 fps resample, MB/s and ns\n"
+                 "  per joint-sample (bench/file_bench.cc).\n"
                  "  [--summary [--repetitions=N]]\n"
                  "      run the selection N times (default 5, randomly interleaved, default\n"
                  "      --benchmark_min_time=%s) and print a table of the median ns per item\n"
@@ -1376,6 +1382,7 @@ int main(int argc, char **argv)
     for (const BackendInfo &b : reg.backends)
         ids.push_back({b.id, b.name});
     register_clip_benchmarks(ids, &reg.clip_names);
+    register_file_benchmarks();
 
     if (!list_only)
         check_against_naive(reg.backends);
@@ -1407,6 +1414,7 @@ int main(int argc, char **argv)
         std::fflush(stdout);
         print_table(console ? stdout : stderr, reg, rep.medians(), repetitions, min_time,
                     rep.wall_over_cpu());
+        print_file_table(console ? stdout : stderr, rep.medians());
     }
     return 0;
 }

@@ -38,8 +38,9 @@ pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles)
     }
     b->decimals = NULL;
     if (n && angles) {
+        /* not zeroed: the reader fills both, pb_bvh_set_frames its new frames */
         b->euler_deg = malloc(3 * n * sizeof(double));
-        b->decimals = calloc(frames * (b->num_channels ? b->num_channels : 1), 1);
+        b->decimals = malloc(frames * (b->num_channels ? b->num_channels : 1));
         if (!b->euler_deg || !b->decimals)
             return PB_BVH_ERR_NOMEM;
     }
@@ -101,10 +102,15 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
         if (frames * J > kept)
             memset(nb.euler_deg + 3 * kept, 0, 3 * (frames * J - kept) * sizeof(double));
         free(b->euler_deg);
-        /* Decimals: kept frames keep theirs, new frames 0 (calloc). */
+        /* Decimals: kept frames keep theirs, new frames 0. */
         size_t kf = frames < b->num_frames ? frames : b->num_frames;
+        size_t per = b->num_channels ? b->num_channels : 1;
         if (b->decimals && kf && b->num_channels)
             memcpy(nb.decimals, b->decimals, kf * b->num_channels);
+        else
+            kf = 0;
+        if (frames > kf)
+            memset(nb.decimals + kf * per, 0, (frames - kf) * per);
         free(b->decimals);
     }
     size_t keep = (frames < b->num_frames ? frames : b->num_frames) * J;
@@ -115,14 +121,16 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
             memcpy(dst[k], src[k], keep * sizeof(float));
         free(src[k]);
     }
-    for (size_t i = keep; i < frames * J; i++) {
-        const pb_bvh_joint *jt = &b->joints[i % J];
-        nb.rot_w[i] = 1.0f;
-        nb.rot_x[i] = nb.rot_y[i] = nb.rot_z[i] = 0.0f;
-        nb.pos_x[i] = jt->offset[0];
-        nb.pos_y[i] = jt->offset[1];
-        nb.pos_z[i] = jt->offset[2];
-    }
+    /* New frames: the rest pose (keep is a whole number of frames). */
+    for (size_t i = keep; i < frames * J; i += J)
+        for (size_t j = 0; j < J; j++) {
+            const pb_bvh_joint *jt = &b->joints[j];
+            nb.rot_w[i + j] = 1.0f;
+            nb.rot_x[i + j] = nb.rot_y[i + j] = nb.rot_z[i + j] = 0.0f;
+            nb.pos_x[i + j] = jt->offset[0];
+            nb.pos_y[i + j] = jt->offset[1];
+            nb.pos_z[i + j] = jt->offset[2];
+        }
     nb.num_frames = frames;
     *b = nb;
     return PB_BVH_OK;

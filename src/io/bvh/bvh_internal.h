@@ -4,9 +4,11 @@
 #ifndef PB_IO_BVH_INTERNAL_H
 #define PB_IO_BVH_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "numtext.h"
 #include "posebatch/io.h"
 #include "io_internal.h"
 
@@ -26,8 +28,9 @@
 extern const char *const bvh_channel_names[6];
 
 /* Allocates the 7 motion arrays of frames * num_joints floats, and euler_deg
- * (3 doubles per element) when angles != 0 (all NULL when empty); on failure some may
- * be allocated: the caller frees them. */
+ * (3 doubles per element) and decimals when angles != 0 (all NULL when
+ * empty; none zeroed); on failure some may be allocated: the caller frees
+ * them. */
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
 /* pb_bvh_resample with PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL (bvh_loop.c). */
 pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_bvh_error *err);
@@ -60,13 +63,22 @@ static inline int is_eol(char c) { return c == '\n' || c == '\r'; }
 int bvh_eq_ci(const char *s, size_t n, const char *word);
 /* A printable, truncated copy of a token for messages. */
 const char *bvh_show(const char *s, size_t n, char out[48]);
-/* Powers of ten 1e0..1e22 (exact doubles). */
-extern const double bvh_p10[23];
 /* Locale-independent decimal number: [+-] digits [. digits] [e [+-] digits],
  * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
- * 1 and a finite *out, or 0. Correctly rounded for up to 15 significant
- * digits and |exponent| <= 22; otherwise within an ulp or two. */
+ * 1 and a finite *out, correctly rounded (pb_nt_parse, numtext.h), or 0. */
 int bvh_parse_number(const char *s, size_t n, double *out);
+/* The same for the token starting at s (it ends at whitespace or end),
+ * read where it starts: its length when it is such a number (finite *out,
+ * *info as pb_nt_parse_info gives it), else 0. */
+static inline size_t bvh_number_token(const char *s, const char *end, double *out,
+                                      pb_nt_info *info)
+{
+    size_t len = pb_nt_parse_info(s, (size_t)(end - s), out, info);
+    const char *p = s + len;
+    if (len == 0 || (p < end && !is_space(*p)) || !isfinite(*out))
+        return 0;
+    return len;
+}
 
 typedef struct tok {
     const char *s;

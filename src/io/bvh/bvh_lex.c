@@ -40,84 +40,13 @@ const char *bvh_show(const char *s, size_t n, char out[48])
 
 /* Locale-independent decimal number: [+-] digits [. digits] [e [+-] digits],
  * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
- * 1 and a finite *out, or 0. Correctly rounded for up to 15 significant
- * digits and |exponent| <= 22; otherwise within an ulp or two. */
-const double bvh_p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
+ * 1 and a finite *out (correctly rounded: numtext.c), or 0. */
 int bvh_parse_number(const char *s, size_t n, double *out)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (i < n && (s[i] == '+' || s[i] == '-')) {
-        neg = s[i] == '-';
-        i++;
-    }
-    uint64_t mant = 0;
-    long exp10 = 0;
-    int digits = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9') {
-        if (mant < 100000000000000000ULL)
-            mant = mant * 10 + (uint64_t)(s[i] - '0');
-        else
-            exp10++;
-        digits++;
-        i++;
-    }
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && s[i] >= '0' && s[i] <= '9') {
-            if (mant < 100000000000000000ULL) {
-                mant = mant * 10 + (uint64_t)(s[i] - '0');
-                exp10--;
-            }
-            digits++;
-            i++;
-        }
-    }
-    if (digits == 0)
-        return 0;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        i++;
-        int eneg = 0;
-        if (i < n && (s[i] == '+' || s[i] == '-')) {
-            eneg = s[i] == '-';
-            i++;
-        }
-        if (i >= n || s[i] < '0' || s[i] > '9')
-            return 0;
-        long e = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9') {
-            if (e < 100000)
-                e = e * 10 + (s[i] - '0');
-            i++;
-        }
-        exp10 += eneg ? -e : e;
-    }
-    if (i != n)
-        return 0;
     double v;
-    if (mant == 0) {
-        v = 0.0;
-    } else if (exp10 > 400) {
-        return 0; /* overflow */
-    } else if (exp10 < -400) {
-        v = 0.0; /* underflow */
-    } else {
-        v = (double)mant;
-        if (exp10 >= 0 && exp10 <= 22)
-            v *= bvh_p10[exp10];
-        else if (exp10 < 0 && exp10 >= -22)
-            v /= bvh_p10[-exp10];
-        else {
-            long h = exp10 / 2;
-            v = v * pow(10.0, (double)h) * pow(10.0, (double)(exp10 - h));
-        }
-    }
-    if (!isfinite(v))
+    if (n == 0 || pb_nt_parse(s, n, &v) != n || !isfinite(v))
         return 0;
-    *out = neg ? -v : v;
+    *out = v;
     return 1;
 }
 

@@ -535,21 +535,37 @@ static pb_bvh_code check_duplicate_names(parser *P, const pb_bvh *b)
     return PB_BVH_OK;
 }
 
+/* The first line break ('\n' or '\r') at or after p, or end: memchr in
+ * windows, so that a text without one kind is not searched to its end for
+ * each line. */
+static const char *next_eol(const char *p, const char *end)
+{
+    while (p < end) {
+        size_t w = (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096;
+        const char *nl = memchr(p, '\n', w);
+        const char *cr = memchr(p, '\r', (size_t)((nl ? nl : p + w) - p));
+        if (cr)
+            return cr;
+        if (nl)
+            return nl;
+        p += w;
+    }
+    return end;
+}
+
 /* Data lines that hold anything but whitespace from p to end: an upper bound
  * on the frames, counted before anything is allocated. */
 static size_t count_data_lines(const char *p, const char *end)
 {
     size_t n = 0;
-    int blank = 1;
-    for (; p < end; p++) {
-        if (is_eol(*p)) {
-            n += !blank;
-            blank = 1;
-        } else if (!is_space(*p)) {
-            blank = 0;
-        }
+    for (;;) {
+        while (p < end && is_space(*p))
+            p++;
+        if (p >= end)
+            return n;
+        n++; /* a line with something on it: on to its end */
+        p = next_eol(p, end);
     }
-    return n + !blank;
 }
 
 /* Decimals a number token is written with (digits after the point, less the
@@ -625,39 +641,64 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
 
     pb_bvh_code rc = PB_BVH_OK;
     size_t f = 0;
+    const char *const end = P->lx.end;
     for (;;) {
         lex_skip_ws(&P->lx);
-        if (P->lx.p >= P->lx.end)
+        if (P->lx.p >= end)
             break;
         long line = P->lx.line;
         size_t k = 0;
+        const char *p = P->lx.p;
+        signed char *dec = keep ? b->decimals + f * C : NULL;
         for (;;) {
-            lex_skip_hws(&P->lx);
-            if (P->lx.p >= P->lx.end || is_eol(*P->lx.p))
+            while (p < end && is_hspace(*p))
+                p++;
+            if (p >= end || is_eol(*p))
                 break;
-            const char *s = P->lx.p;
-            while (P->lx.p < P->lx.end && !is_space(*P->lx.p))
-                P->lx.p++;
-            size_t n = (size_t)(P->lx.p - s);
+            const char *s = p;
             if (k < C) {
+                /* The number is read where it starts; it must be the whole
+                 * token (up to whitespace). */
                 double v;
-                if (!bvh_parse_number(s, n, &v)) {
-                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
-                                     "invalid number '%s' (value %zu)", bvh_show(s, n, b1), k + 1);
+                pb_nt_info info;
+                size_t len = bvh_number_token(s, end, &v, &info);
+                p = s + len;
+                if (len == 0) {
+                    while (p < end && !is_space(*p))
+                        p++;
+                    P->lx.p = p;
+                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid number '%s' (value %zu)",
+                                     bvh_show(s, (size_t)(p - s), b1), k + 1);
                     goto done;
                 }
                 if (is_rot[k] && fabs(v) > MAX_ANGLE_DEG) {
+                    P->lx.p = p;
                     rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
                                      "rotation value %zu is '%s' degrees, beyond +-%g", k + 1,
-                                     bvh_show(s, n, b1), MAX_ANGLE_DEG);
+                                     bvh_show(s, len, b1), MAX_ANGLE_DEG);
                     goto done;
                 }
-                if (keep)
-                    b->decimals[f * C + k] = (signed char)(is_rot[k] ? 0 : decimals_of(s, n));
+                if (dec) {
+                    int d = 0;
+                    if (!is_rot[k]) {
+                        /* decimals_of(s, len), without scanning the token again */
+                        if (info.exp > -100 && info.exp < 100) {
+                            long dd = (long)(info.frac_digits > 1000 ? 1000 : info.frac_digits) - info.exp;
+                            d = dd < 0 ? 0 : dd > 17 ? 17 : (int)dd;
+                        } else {
+                            d = decimals_of(s, len);
+                        }
+                    }
+                    dec[k] = (signed char)d;
+                }
                 vals[k] = v;
+            } else {
+                while (p < end && !is_space(*p))
+                    p++;
             }
             k++;
         }
+        P->lx.p = p;
         if (k != C) {
             lex_skip_ws(&P->lx);
             if (P->lx.p >= P->lx.end && k < C)

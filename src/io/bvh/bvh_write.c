@@ -1,10 +1,12 @@
-/* BVH writer: number formatting, the hierarchy, and the motion as Euler
- * angles in each joint's channel order. */
+/* BVH writer: the hierarchy, and the motion as Euler angles in each joint's
+ * channel order; numbers by numtext.c. The motion is formatted frame by frame
+ * into one output buffer and written in chunks of WRITE_CHUNK bytes. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
 
 #include "bvh_internal.h"
+#include "numtext.h"
 
 #include <errno.h>
 #include <float.h>
@@ -13,96 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* m (the value times 10^d, >= 0) in fixed notation with d decimals, trailing
- * zeros dropped; "-" only for a non-zero value. buf holds >= 48 bytes. */
-static void put_fixed(char *buf, int neg, uint64_t m, int d)
-{
-    char tmp[32];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + m % 10);
-        m /= 10;
-    } while (m || n <= d);
-    int lo = 0; /* trailing zero decimals */
-    while (lo < d && tmp[lo] == '0')
-        lo++;
-    size_t k = 0;
-    if (neg && !(n == d + 1 && tmp[d] == '0' && lo == d))
-        buf[k++] = '-';
-    for (int i = n - 1; i >= d; i--)
-        buf[k++] = tmp[i];
-    if (lo < d) {
-        buf[k++] = '.';
-        for (int i = d - 1; i >= lo; i--)
-            buf[k++] = tmp[i];
-    }
-    buf[k] = '\0';
-}
-
-/* The shortest text that this reader turns back into exactly v: fixed
- * notation with the fewest decimals (computed exactly as bvh_parse_number reads
- * it back), else %g with 6..9 digits. */
-static void fmt_float(float v, char *buf, size_t size)
-{
-    if (v == 0.0f) {
-        snprintf(buf, size, "0");
-        return;
-    }
-    double a = fabs((double)v);
-    for (int d = 0; d <= 15; d++) {
-        double t = a * bvh_p10[d];
-        if (t >= 9e15)
-            break;
-        double m = nearbyint(t);
-        if ((float)(m / bvh_p10[d]) == (float)a) {
-            put_fixed(buf, v < 0.0f, (uint64_t)m, d);
-            return;
-        }
-    }
-    for (int p = 6; p <= 9; p++) {
-        snprintf(buf, size, "%.*g", p, (double)v);
-        double back;
-        if (bvh_parse_number(buf, strlen(buf), &back) && (float)back == v)
-            return;
-    }
-}
-
-/* A position: the shortest round-trip form, or with `decimals` decimals
- * (trailing zeros dropped) when the source was written finer than that. */
-static void fmt_pos(float v, int decimals, char *buf, size_t size)
-{
-    fmt_float(v, buf, size);
-    const char *dot = strchr(buf, '.');
-    int have = dot ? (int)strlen(dot + 1) : 0;
-    if (decimals <= have || decimals > 15 || strchr(buf, 'e'))
-        return;
-    double m = nearbyint(fabs((double)v) * bvh_p10[decimals]);
-    if (m < 9e15)
-        put_fixed(buf, v < 0.0f, (uint64_t)m, decimals);
-}
-
-/* Fewest significant digits (15..17) that read back to the same double. */
-static void fmt_double(double v, char *buf, size_t size)
-{
-    for (int p = 15; p <= 17; p++) {
-        snprintf(buf, size, "%.*g", p, v);
-        double back;
-        if (bvh_parse_number(buf, strlen(buf), &back) && back == v)
-            return;
-    }
-}
-
-/* Degrees with 6 decimals, trailing zeros dropped, no "-0". */
-static void fmt_angle(double v, char *buf, size_t size)
-{
-    double a = fabs(v);
-    if (a < 1e12) {
-        put_fixed(buf, v < 0.0, (uint64_t)nearbyint(a * 1e6), 6);
-        return;
-    }
-    snprintf(buf, size, "%.6f", v);
-}
 
 static void indent(FILE *f, size_t depth)
 {
@@ -188,10 +100,10 @@ typedef struct wstate {
 
 static void write_end_site(wstate *W, size_t e, size_t depth)
 {
-    char a[3][40];
+    char a[3][PB_NT_MAX + 1];
     const pb_bvh_end_site *E = &W->b->end_sites[e];
     for (int k = 0; k < 3; k++)
-        fmt_float(E->offset[k], a[k], sizeof a[k]);
+        a[k][pb_nt_float(a[k], E->offset[k])] = '\0';
     indent(W->f, depth);
     fputs("End Site\n", W->f);
     indent(W->f, depth);
@@ -254,9 +166,9 @@ static pb_bvh_code write_hierarchy(wstate *W, pb_bvh_error *err)
         fprintf(f, "%s %s\n", parent < 0 ? "ROOT" : "JOINT", jt->name);
         indent(f, depth);
         fputs("{\n", f);
-        char a[3][40];
+        char a[3][PB_NT_MAX + 1];
         for (int k = 0; k < 3; k++)
-            fmt_float(jt->offset[k], a[k], sizeof a[k]);
+            a[k][pb_nt_float(a[k], jt->offset[k])] = '\0';
         indent(f, depth + 1);
         fprintf(f, "OFFSET %s %s %s\n", a[0], a[1], a[2]);
         indent(f, depth + 1);
@@ -283,19 +195,20 @@ typedef struct wframe {
     double *prev; /* J * 3: the angles written for the previous frame */
 } wframe;
 
-/* Longest text of one value: "-" + 12 digits + "." + 6 decimals, or a %g
- * form; 48 covers every formatter. */
-#define VALUE_CHARS 48
+/* Longest text of one value and its separator. */
+#define VALUE_CHARS (PB_NT_MAX + 1)
+/* The output buffer is written out when it holds this many bytes. */
+#define WRITE_CHUNK ((size_t)64 * 1024)
 
-/* Formats frame fr as one line (with '\n') into line (C * (VALUE_CHARS + 1)
- * + 2 bytes); first: no previous frame. Returns its length, or 0 with *err
+/* Formats frame fr as one line (with '\n') into line (C * VALUE_CHARS + 1
+ * bytes); first: no previous frame. Returns its length, or 0 with *err
  * filled for a non-finite value. */
 static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_error *err)
 {
     const pb_bvh *b = X->b;
     const size_t J = b->num_joints;
     size_t n = 0;
-    char num[VALUE_CHARS];
+    const signed char *decimals = b->decimals ? b->decimals + fr * b->num_channels : NULL;
     for (size_t j = 0; j < J; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
         const wjoint *w = &X->wj[j];
@@ -321,26 +234,21 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
         int r = 0;
         for (int c = 0; c < jt->num_channels; c++) {
             int ch = jt->channels[c];
+            if (n > 0)
+                line[n++] = ' ';
             if (ch < PB_BVH_XROT) {
                 if (!isfinite(pos[ch])) {
                     bvh_set_err(err, PB_BVH_ERR_ARG, 0,
                                 "frame %zu, joint '%s': non-finite position", fr, jt->name);
                     return 0;
                 }
-                fmt_pos(pos[ch],
-                        b->decimals ? b->decimals[fr * b->num_channels + jt->first_channel + (size_t)c]
-                                    : 0,
-                        num, sizeof num);
+                n += pb_nt_float_pos(line + n, pos[ch],
+                                     decimals ? decimals[jt->first_channel + (size_t)c] : 0);
             } else if (as_read) {
-                fmt_double(deg[r++], num, sizeof num); /* the source's value */
+                n += pb_nt_double(line + n, deg[r++]); /* the source's value */
             } else {
-                fmt_angle(deg[r++], num, sizeof num);
+                n += pb_nt_angle(line + n, deg[r++]);
             }
-            if (n > 0)
-                line[n++] = ' ';
-            size_t len = strlen(num);
-            memcpy(line + n, num, len);
-            n += len;
         }
     }
     line[n++] = '\n';
@@ -429,8 +337,13 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
                              : PB_BVH_MAX_FILE_BYTES;
     wframe X = {b, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev};
     const size_t C = b->num_channels;
-    char *line = malloc(C * (VALUE_CHARS + 1) + 2);
-    if (!line) {
+    /* One buffer: a line when estimating; else the header and then whole
+     * frames, written out whenever WRITE_CHUNK bytes are in it (malloc: every
+     * byte written out is formatted first). */
+    const size_t line_max = C * VALUE_CHARS + 1;
+    const size_t cap = estimate ? line_max : WRITE_CHUNK + line_max;
+    char *buf = malloc(cap);
+    if (!buf) {
         rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
         goto out;
     }
@@ -438,11 +351,11 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
      * front, before anything is written, then counted while writing), or more
      * frames x joints than its memory bound allows for the bytes (checked at
      * the end). */
-    double longest = longest_sampled_line(&X, line, err);
+    double longest = longest_sampled_line(&X, buf, err);
     double est = longest * (double)(estimate ? est_frames : F);
     if (longest < 0.0) {
         rc = err ? err->code : PB_BVH_ERR_ARG;
-        free(line);
+        free(buf);
         goto out;
     }
     /* The header, exactly: written to memory first. */
@@ -451,13 +364,13 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
     FILE *hf = open_memstream(&hbuf, &hlen);
     if (!hf) {
         rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
-        free(line);
+        free(buf);
         goto out;
     }
     W.f = hf;
     rc = write_hierarchy(&W, err);
-    char ft[40];
-    fmt_double(b->frame_time, ft, sizeof ft);
+    char ft[PB_NT_MAX + 1];
+    ft[pb_nt_double(ft, b->frame_time)] = '\0';
     fprintf(hf, "MOTION\nFrames: %zu\nFrame Time: %s\n", F, ft);
     if (fclose(hf) != 0 && rc == PB_BVH_OK)
         rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
@@ -465,7 +378,7 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
     if (rc == PB_BVH_OK && estimate) {
         *estimate = (double)hlen + est;
         free(hbuf);
-        free(line);
+        free(buf);
         goto out;
     }
     if (rc == PB_BVH_OK && (double)(F * J) > longest * (double)F + (double)READ_ELEMS_SLACK)
@@ -478,17 +391,26 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
                          "the text would be about %.0f bytes, more than the %zu that a reader "
                          "accepts; nothing written (fewer frames or a lower rate?)",
                          (double)hlen + est, limit);
-    if (rc == PB_BVH_OK && fwrite(hbuf, 1, hlen, f) != hlen)
-        rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
+    /* The header goes out with the first frames (a long one alone). */
+    size_t used = 0;
+    if (rc == PB_BVH_OK) {
+        if (hlen <= WRITE_CHUNK) {
+            memcpy(buf, hbuf, hlen);
+            used = hlen;
+        } else if (fwrite(hbuf, 1, hlen, f) != hlen) {
+            rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
+        }
+    }
     free(hbuf);
     if (rc != PB_BVH_OK) {
-        free(line);
+        free(buf);
         goto out;
     }
     const size_t head = hlen;
     size_t data_bytes = 0;
+    int write_failed = 0;
     for (size_t fr = 0; fr < F; fr++) {
-        size_t n = format_frame(&X, fr, fr == 0, line, err);
+        size_t n = format_frame(&X, fr, fr == 0, buf + used, err);
         if (n == 0) {
             rc = err ? err->code : PB_BVH_ERR_ARG;
             break;
@@ -501,12 +423,24 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
                              limit, fr + 1, F);
             break;
         }
-        if (fwrite(line, 1, n, f) != n || ferror(f))
-            break;
+        used += n;
+        if (used >= WRITE_CHUNK) {
+            size_t w = fwrite(buf, 1, used, f);
+            int bad = w != used || ferror(f);
+            used = 0;
+            if (bad) {
+                write_failed = 1;
+                break;
+            }
+        }
         if (opts && opts->progress && ((fr + 1) % 256 == 0 || fr + 1 == F))
             opts->progress(opts->progress_ctx, fr + 1, F);
     }
-    free(line);
+    /* What is formatted goes out, also before an error (as the frames before
+     * it always did). */
+    if (used > 0 && !write_failed)
+        (void)fwrite(buf, 1, used, f);
+    free(buf);
     if (rc == PB_BVH_OK && (fflush(f) != 0 || ferror(f))) {
         rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
         goto out;
