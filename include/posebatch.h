@@ -36,28 +36,15 @@
  *   pb_clip_resample allocate (a workspace of 9 floats per joint and 4 per
  *   joint rounded up to 16, freed before they return; PB_ERR_NOMEM if it
  *   cannot be had).
- * - Cost per call: a fixed part (argument checks: every array at a glance,
- *   about 3-7 ns for a call with 21 arrays such as pb_quat_hermite when the
- *   outputs come in address order (a quaternion's arrays w, x, y, z or x,
- *   y, z, w; pb_pose_blend_layers' outputs in any order) and no input lies
- *   among them, array by array otherwise; dispatch; the last block's
- *   latency) and the blocks of
- *   4/8/16 joints (SSE4.1/AVX2/AVX-512); joints past the last whole block
- *   run as a whole block ending at the last joint (partial only below one
- *   block). At real skeleton sizes the cost per joint is within 1.4x that
- *   at 1024 joints from 48 joints up for most kernels (up to 1.6x for vec3
- *   and the raw average, single cells up to 1.9x in a noisy run) and
- *   1.0-3.4x at 16-33 joints (measured, every
- *   kernel); e.g. pb_quat_catmull_rom with
- *   velocity on 31 joints takes about 0.21 us on one AVX2 core of an AMD
- *   EPYC (Zen 4), 0.16 us with AVX-512. Calling once per skeleton per frame
- *   is the intended use; several characters in one call (n = characters x
- *   joints) amortise the fixed part.
+ * - Cost: a fixed part per call (argument checks, dispatch) plus blocks of
+ *   4/8/16 elements (SSE4.1/AVX2/AVX-512): call once per skeleton per frame,
+ *   or put several characters in one call (n = characters x joints) to share
+ *   the fixed part. Measured figures: docs/performance.md.
  *
  * Accuracy (float32, against a double-precision reference, any backend)
  * -------------------------------------------------------------------
  *   rotations:  within PB_ACCURACY_ROTATION_RAD (2e-6 rad) of the reference,
- *               measured as the angle of q_ref^-1 q, sign-insensitive;
+ *               as the angle of q_ref^-1 q, sign-insensitive;
  *   velocities: within 1e-5 relative + 1e-6 absolute (per vector norm);
  *   scales:     within 2e-6 relative;
  * for inputs within the normal range: unit (to float rounding) quaternions and
@@ -179,14 +166,9 @@ PB_API int pb_backend_supported(pb_backend backend);
  * chosen automatically, and are slow: they exist to prove the kernels. */
 PB_API int pb_backend_emulated(pb_backend backend);
 /* Floats processed per SIMD step by a backend (1 for scalar); 0 if unknown.
- * On a CPU that executes each 512-bit operation as two 256-bit halves (AMD
- * Zen 4), the AVX-512 backend runs batches of 1-8 and 17-24 elements with
- * 8-lane (its AVX2) kernels: a partial 16-lane block costs a whole one
- * there, and one whole block plus a partial one cost more than three 8-lane
- * blocks (measured 1-22% at 24 joints); pb_pose_blend_layers, whose 16-lane
- * kernel wins from 17 up there, only batches of 1-8; pb_quat_nlerp, whose
- * one whole 16-lane block loses to two 8-lane ones there, 16 as well.
- * Results as from any backend. */
+ * On a CPU that executes each 512-bit operation as two 256-bit halves, the
+ * AVX-512 backend runs some small batches with its 8-lane (AVX2) kernels;
+ * results are as from any backend. */
 PB_API int pb_backend_lanes(pb_backend backend);
 /* Makes every later call use this backend, process-wide. Errors: PB_ERR_ARG
  * (out of range), PB_ERR_UNSUPPORTED (not built in or not supported by this
@@ -218,9 +200,8 @@ PB_API pb_status pb_quat_normalize(size_t n, pb_cquats q, pb_quats out);
 /* out = log(q) = half-angle * axis, half-angle = atan2(|v|, w) in [0, pi].
  * Scale-invariant (uses only the direction of q). v == 0 gives 0 (for w < 0,
  * i.e. the rotation by 2 pi, too: the same rotation as the identity).
- * Accuracy: 3e-7 relative to |log q| (measured maximum 2.7e-7 over 10^6
- * random unit quaternions), for vector parts from the smallest denormal up to
- * 1e18 (|v|^2 must not overflow). */
+ * Accuracy: 3e-7 relative to |log q|, for vector parts from the smallest
+ * denormal up to 1e18 (|v|^2 must not overflow). */
 PB_API pb_status pb_quat_log(size_t n, pb_cquats q, pb_vec3s out);
 /* out = exp(v) = (cos|v|, sin|v| v/|v|), unit norm to 2^-22 for any finite v
  * with |v| < 1e18 (|v|^2 must not overflow; larger v give a non-unit result).
@@ -350,8 +331,7 @@ PB_API pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsi
  * out may be exactly any sample or the reference array (in place).
  * Sums over the samples run in blocks of 16, the block sums accumulated with
  * compensated (TwoSum) summation, so the error does not grow with k (tested
- * to k = 1e6; identical samples: 6e-7 rad at k = 1e6, was 1e-2 with a plain
- * running sum).
+ * to k = 1e6).
  * Rotation accuracy against the same formula in double, any k:
  * - log, log_ref: 2e-6 rad;
  * - raw, raw_ref: 2e-6 + 1.2e-7 kappa rad, kappa = sum_i |w_i| |s_i| /
@@ -363,8 +343,8 @@ PB_API pb_status pb_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsi
  *   near 90 degrees from the samples, splitting them between hemispheres, for
  *   raw_ref; or cancelling negative weights). 1.2e-7 kappa is 2 u kappa
  *   (u = 2^-24): the float rounding of the products w_i s_i alone moves the
- *   direction of the sum by up to u kappa, half-angle. Measured: at most 0.42
- *   of the bound for kappa up to 9e5, k up to 4096, every backend;
+ *   direction of the sum by up to u kappa, half-angle (tested for kappa up
+ *   to 9e5, k up to 4096, every backend);
  * - basic: 2e-6 rad for clustered samples at any k (tested to 1e6); for
  *   nearly cancelling sums expect the raw bound with its own signs (its
  *   hemisphere choices follow the running sum; not separately tested);
@@ -404,13 +384,11 @@ PB_API pb_status pb_quat_average_log_ref(size_t n, size_t k, pb_cquats ref,
  * Accuracy against an exact double eigen-solver: within
  * max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g) = max(2e-6, 4e-7 / g) rad,
  * g = (l1 - l2) / l1 the relative gap of the two largest eigenvalues.
- * Samples that agree to a few tens of degrees have g near 1 (measured 6.8e-7
- * rad); widely spread samples have small g, and there float arithmetic itself
- * is the limit: rounding the accumulated matrix moves the eigenvector by up
- * to 2.0e-7 / g, the float Jacobi rotations by up to 2.6e-7 / g, together
- * measured up to 3.2e-7 / g (6e5 random cases, k = 2..8). The bound holds
- * at any k (matrix sums compensated as above; measured 2.1e-7 rad for 1e6
- * identical samples, 3.4e-7 for 1e6 clustered frames). */
+ * Samples that agree to a few tens of degrees have g near 1; widely spread
+ * samples have small g, and there float arithmetic itself is the limit
+ * (rounding the accumulated matrix and the float Jacobi rotations move the
+ * eigenvector in proportion to 1 / g). The bound holds at any k (matrix
+ * sums compensated as above). */
 PB_API pb_status pb_quat_average_accurate(size_t n, size_t k, const pb_cquats *samples,
                                           const float *weights, pb_quats out);
 /* Running-hemisphere average (the text's quat_average_basic, for completeness):
@@ -428,8 +406,7 @@ PB_API pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, floa
  * quaternions stored frame-major (element (f, j) at f*joints + j), with equal
  * weights; use the result later as the reference of the _ref averages.
  * frames == 0 is PB_ERR_ARG; frames*joints <= PB_MAX_COUNT. out must not overlap
- * the input. Accuracy: that of pb_quat_average_accurate at any frame count
- * (measured 3.4e-7 rad over 1e6 frames; a plain running sum gave 5e-3). */
+ * the input. Accuracy: that of pb_quat_average_accurate at any frame count. */
 PB_API pb_status pb_quat_reference_extract(size_t frames, size_t joints, pb_cquats poses,
                                            pb_quats out);
 
@@ -450,8 +427,7 @@ PB_API pb_status pb_quat_bezier_controls(size_t n, pb_cquats prev, pb_cquats cur
  * controls q1, q2. (pb_quat_slerp also returns exactly a at t = 0, +-b at
  * t = 1.) Each slerp is evaluated from its nearer end (for t > 1/2 from the
  * second point back, with 1 - t): within 2e-6 rad of the double reference
- * over all t in [0, 1] (measured 8.5e-7 with controls 90-166 degrees
- * apart; evaluated from the start only, the error grew with t to 2.1e-6). */
+ * over all t in [0, 1]. */
 PB_API pb_status pb_quat_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cquats q2,
                                       pb_cquats q3, pb_quats out);
 /* Shoemake's control quaternions (Double/Bisect, SIGGRAPH 85 section 4.2):
@@ -565,14 +541,8 @@ PB_API size_t pb_clip_resample_frames(const pb_clip *src, double fps, unsigned f
  * 30 -> 120 fps with a printed frame time of 0.0333333, or 1 for 120 fps
  * with 0.008333) that ratio is used exactly, so every q-th output frame is
  * exactly a source frame. Sets dst->frame_time = 1 / fps (always finite: an
- * fps whose reciprocal is infinite is PB_ERR_ARG). Cost, measured (bench
- * cmu_resample): the shipped 31-joint CMU clip, rotations and positions, 120
- * -> 480 fps, about 3.1 ns per output joint-sample on one AVX2 core of an
- * AMD EPYC (Zen 5), 2.0 with AVX-512 (README, Benchmarks): 9.4 and 6.2
- * times the time glibc's memset takes to write the same output bytes (on
- * Zen 4 about 3.5 and 2.9 ns, 9 and 8 times). (The output frames
- * of one source segment are computed together, up to 16 of them, for poses
- * of up to 256 joints.) */
+ * fps whose reciprocal is infinite is PB_ERR_ARG). Cost: proportional to the
+ * output's frames x joints (figures: docs/performance.md). */
 PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_clip *dst,
                                   const pb_clip_vel *vel);
 
@@ -609,8 +579,8 @@ typedef enum pb_blend_method {
  * of sum_i |w_i p_i|; scales within 2e-6 + 1.2e-7 L relative, L = sum_i
  * |w_i ln(s_i / ref.scale)| (ref.scale 1 when absent): the log-space sum of
  * magnitude L carries about an ulp of L, so tiny or huge scales (1e-30:
- * |ln| = 69) lose relative accuracy in proportion (measured at most 0.8 of
- * the bound, magnitudes 1 to 1e-30, k up to 1000; 1.8e-7 where L < 1).
+ * |ln| = 69) lose relative accuracy in proportion (tested for magnitudes 1
+ * to 1e-30, k up to 1000).
  * ln(s_i / ref.scale) is formed as 2 atanh((s_i - ref.scale) / (s_i +
  * ref.scale)) where the ratio lies within a factor sqrt 2 (no rounded
  * ratio: to an ulp of the log however near 1), else as ln of the rounded
@@ -685,19 +655,9 @@ typedef struct pb_blend_desc {
  * joints, every blended layer's scale is the reference's (1 without one: a
  * rig's usual unit scales) and every weight (times its joint weight) is
  * finite, log-space scales take no logarithms (ln 1 = 0: the result is
- * bitwise the same, the reference's scale); raw_ref then costs 0.55-0.69x
- * its time with other scales. Cost, measured: 4 layers of
- * a 31-joint skeleton with full transforms, raw_ref and linear scales, take
- * about 0.13 us per call on one AVX2 core of an AMD EPYC (Zen 4), 0.12 us on
- * AVX-512 (raw_ref with log-space scales: 0.31 and 0.23 us; on Zen 5, whose
- * AVX-512 runs full width, 0.11 and 0.08 us, log-space 0.24 and 0.16 us,
- * scales within e^0.05 of the reference), of which the
- * argument checks are about 15 ns; the cost per joint there is 1.33x (AVX2)
- * and 1.66x (AVX-512) that at 1024 joints, and within 1.12x / 1.18x of it
- * from 48 joints up (the Zen 4 comparison with ozz-animation in
- * docs/performance.md, medians of 7 rounds): one call per character per
- * frame is the intended use, and
- * per-joint weights let several characters share one call. */
+ * bitwise the same, the reference's scale). Cost: one call per character
+ * per frame is the intended use; per-joint weights let several characters
+ * share one call (figures: docs/performance.md). */
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
 /* ------------------------------------------------------------------------ */

@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Draws the README's figures (SVG, in docs/) from one run on this machine.
+"""Draws the figures of docs/performance.md (SVG, in docs/) from one run on this machine.
 
     /usr/bin/python3 scripts/plots.py [--build BUILD] [--out docs] [--bench-json FILE]
 
-Needs Debian's python3-numpy and python3-matplotlib (run it with /usr/bin/python3),
-a build with the CLI and the benchmark (meson setup BUILD -Dbench=enabled).
+Needs Debian's python3-numpy and python3-matplotlib (`bash scripts/setup.sh
+--plots` installs them; run this with /usr/bin/python3, which sees them) and
+a build with the CLI and the benchmark:
+
+    meson setup build-rel -Dbench=enabled && ninja -C build-rel
+
+(--build defaults to build-rel). With --bench-json FILE (e.g. the shipped
+docs/bench.json) the benchmark is not run and only the CLI is needed.
+Anything missing is one line on stderr and exit status 1.
 
 1. docs/angular_speed.svg: the angular speed of three joints of the shipped clip
    resampled 120 -> 480 fps, by posebatch (quaternion Catmull-Rom, the CLI's
@@ -26,11 +33,25 @@ import subprocess
 import sys
 import tempfile
 
-import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+def fail(msg):
+    """One line on stderr, exit status 1 (no traceback)."""
+    print(f"plots: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+try:
+    import numpy as np
+except ImportError:
+    fail("numpy is missing: apt-get install python3-numpy (or bash scripts/setup.sh --plots), "
+         "and run this with /usr/bin/python3")
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    fail("matplotlib is missing: apt-get install python3-matplotlib (or bash scripts/setup.sh "
+         "--plots), and run this with /usr/bin/python3")
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 CLIP = os.path.join(TOP, "data", "cmu_01_03.bvh")
@@ -100,8 +121,11 @@ def plot_speed(build, out):
     fps = 480.0
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = os.path.join(tmp, "v.csv")
-        subprocess.run([cli, "resample", CLIP, "-o", os.devnull, "--fps", str(fps),
-                        "--velocity-csv", csv_path], check=True)
+        r = subprocess.run([cli, "resample", CLIP, "-o", os.devnull, "--fps", str(fps),
+                            "--velocity-csv", csv_path], stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+            fail(f"{cli} resample failed (exit {r.returncode}): {last}")
         with open(csv_path) as f:
             rows = list(csv.reader(f))
     head, body = rows[0], np.array(rows[1:], dtype=float)
@@ -148,14 +172,24 @@ def run_bench(build, json_path):
            f"--benchmark_out={json_path}", "--benchmark_out_format=json"]
     if shutil.which("taskset"):
         cmd = ["taskset", "-c", "1"] + cmd
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    print(f"plots: running the benchmark ({exe}), a few minutes", file=sys.stderr)
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+    if r.returncode != 0:
+        fail(f"{exe} failed (exit {r.returncode})")
 
 
 def load_bench(json_path):
     """{(kernel, backend, joints): ns per unit} from items_per_second (k = 4 where
     the benchmark has a k)."""
-    with open(json_path) as f:
-        d = json.load(f)
+    try:
+        with open(json_path) as f:
+            d = json.load(f)
+    except OSError as e:
+        fail(f"cannot read the benchmark JSON {json_path}: {e.strerror}")
+    except ValueError as e:
+        fail(f"{json_path} is not benchmark JSON: {e}")
+    if not isinstance(d, dict) or not isinstance(d.get("benchmarks"), list):
+        fail(f"{json_path} is not posebatch-bench JSON (no 'benchmarks' list)")
     r = {}
     for b in d["benchmarks"]:
         if b.get("run_type") != "iteration" or "items_per_second" not in b:
@@ -230,19 +264,34 @@ def main():
     ap.add_argument("--out", default=os.path.join(TOP, "docs"))
     ap.add_argument("--bench-json")
     a = ap.parse_args()
+    # everything this run needs, checked before anything is drawn
+    cli = os.path.join(a.build, "src", "cli", "posebatch")
+    bench = os.path.join(a.build, "bench", "posebatch-bench")
+    setup = f"meson setup {a.build} -Dbench=enabled && ninja -C {a.build}"
+    if not os.access(cli, os.X_OK):
+        fail(f"{cli} not found: build it first ({setup})")
+    results = None
+    if a.bench_json:
+        if not os.path.isfile(a.bench_json):
+            fail(f"{a.bench_json} not found (docs/bench.json is the shipped run)")
+        results = load_bench(a.bench_json)
+        if not results[0]:
+            fail(f"no benchmark results in {a.bench_json}")
+    elif not os.access(bench, os.X_OK):
+        fail(f"{bench} not found: build the benchmark ({setup}; needs libbenchmark-dev), "
+             "or pass --bench-json docs/bench.json")
     os.makedirs(a.out, exist_ok=True)
     path, pick = plot_speed(a.build, a.out)
     print(f"{path}: joints {', '.join(pick)}")
-    json_path = a.bench_json
-    if not json_path:
+    if results is None:
         json_path = os.path.join(a.out, "bench.json")
         run_bench(a.build, json_path)
-    r, ctx = load_bench(json_path)
-    if not r:
-        sys.exit(f"plots: no benchmark results in {json_path}")
+        results = load_bench(json_path)
+        if not results[0]:
+            fail(f"no benchmark results in {json_path}")
+    r, ctx = results
     print(plot_backends(r, ctx, a.out))
     print(plot_scaling(r, a.out))
-
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what posebatch needs on Debian 12 (as root), only what is missing.
-# Usage: scripts/setup.sh [--ci | --python-bench]   (--ci adds cross / qemu / clang for CI
-# stages; --python-bench adds scipy for bench/python_resample.py)
+# Usage: scripts/setup.sh [--ci | --python-bench | --plots]   (--ci adds cross / qemu / clang
+# for CI stages; --python-bench adds scipy for bench/python_resample.py; --plots adds
+# matplotlib for scripts/plots.py)
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc g++ libc6-dev libsimde-dev libcriterion-dev libbenchmark-dev python3)
 # glTF (src/io/gltf/): JSON by jansson, which reports line and column
@@ -20,6 +21,10 @@ fi
 # bench/python_*.py only (not CI): scipy, the competitor measured there
 if [ "${1:-}" = "--python-bench" ]; then
   pkgs+=(python3-scipy)
+fi
+# scripts/plots.py only (the figures in docs/, not CI): matplotlib
+if [ "${1:-}" = "--plots" ]; then
+  pkgs+=(python3-matplotlib)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -177,23 +177,21 @@ extern const pb_kernels pb_kernels_scalar;
 /* The kernels the active backend (resolved on first use) runs a batch of n
  * elements with: its own,
  * or on a CPU that executes each 512-bit operation as two 256-bit halves
- * (AMD Zen 4), the AVX-512 backend's 256-bit ones (the AVX2 kernels) for n
- * of at most one whole 16-lane block and a partial one of at most 8 lanes
- * (n = 1..8 and 17..24): such a block costs a whole one there, and two
+ * (AMD family 19h: Zen 4), the AVX-512 backend's 256-bit ones (the AVX2 kernels)
+ * for n of at most one whole 16-lane block and a partial one of at most 8
+ * lanes (n = 1..8 and 17..24): such a block costs a whole one there, and two
  * 16-lane blocks cost more than three 8-lane ones. Results as from any
- * backend (bit-identical in deterministic builds). */
+ * backend (bit-identical in deterministic builds). The measurements behind
+ * these three rules: docs/performance.md ("What the headers and source
+ * comments said"). */
 const pb_kernels *pb_kernels_for(size_t n);
 /* the same for pb_pose_blend_layers, whose 16-lane kernel there wins from
- * 17 elements up (measured per call: 0.91-0.93x of the 8-lane kernel's time
- * at 18 and 22 joints, level at 24): the 256-bit one for n = 1..8 only */
+ * 17 elements up: the 256-bit one for n = 1..8 only */
 const pb_kernels *pb_kernels_for_blend(size_t n);
 /* the same for pb_quat_nlerp, whose one whole 16-lane block there loses
- * to two whole 8-lane ones (16 elements: 1.08x of the 8-lane kernel's time,
- * medians of 9 interleaved bench rounds, 1.04-1.30x in each; with this rule
- * nlerp/avx512/16 took 29.9-30.9 ns against 32.5-33.7 before, 7 interleaved
- * rounds): the 256-bit one for n = 1..8, 16 and 17..24. At 9..15 it stays
- * 16-lane: there the 8-lane pair's second block is a back tail, and a
- * per-call probe had it level to 1.10x slower at 9..15. */
+ * to two whole 8-lane ones: the 256-bit one for n = 1..8, 16 and 17..24.
+ * At 9..15 it stays 16-lane: there the 8-lane pair's second block is a back
+ * tail. */
 const pb_kernels *pb_kernels_for_nlerp(size_t n);
 
 #endif

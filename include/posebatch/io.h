@@ -1,6 +1,7 @@
 /*
- * posebatch/io.h — files: the BVH (Biovision Hierarchy) reader and writer,
- * Euler angles <-> quaternions, and resampling a whole file's motion.
+ * posebatch/io.h — files: the BVH (Biovision Hierarchy) and glTF 2.0 readers
+ * and writers, Euler angles <-> quaternions, and resampling a whole file's
+ * motion.
  * Part of libposebatch (link as for posebatch.h: pkg-config posebatch, or
  * CMake find_package(posebatch)).
  *
@@ -592,9 +593,10 @@ enum {
  * i = 0 .. floor((t_max - t_min) fps + 1e-3), and one more at t_max where
  * (t_max - t_min) fps is not whole (the clip keeps its length), each the glTF
  * evaluation of the source there. Keys that would not increase in float
- * (times far from zero at a high rate): PB_BVH_ERR_VALUE, nothing written. LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose
- * tangents are the Catmull-Rom velocities of the samples (rotations unrolled
- * to one hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
+ * (times far from zero at a high rate): PB_BVH_ERR_VALUE, nothing written.
+ * LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose tangents
+ * are the Catmull-Rom velocities of the samples (rotations unrolled to one
+ * hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends
  * the end key repeated). Everything else is src's. */
 PB_API pb_bvh_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
