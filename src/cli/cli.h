@@ -8,7 +8,7 @@
 #include "posebatch.h"
 #include "posebatch/io.h"
 
-/* Exit codes (documented in --help and README.md). */
+/* Exit codes (documented in --help and docs/cli.md). */
 #define CLI_OK 0
 #define CLI_FAILED 1 /* some input could not be read, processed or written */
 #define CLI_USAGE 2  /* bad option, missing argument, bad number */
