@@ -77,3 +77,22 @@ Test(formats, clips_in_and_out_of_every_format)
     pb_bvh_free(&a);
     cr_expect_eq(pb_io_read_clip(NULL, NULL, &a, &err), PB_BVH_ERR_ARG);
 }
+
+/* The io names of the release before (pb_bvh_code, pb_bvh_error, PB_BVH_*)
+ * still compile and mean the same types and values. */
+Test(formats, old_io_names_are_aliases)
+{
+    _Static_assert(PB_BVH_OK == PB_IO_OK && PB_BVH_ERR_IO == PB_IO_ERR_IO &&
+                       PB_BVH_ERR_SYNTAX == PB_IO_ERR_SYNTAX &&
+                       PB_BVH_ERR_VALUE == PB_IO_ERR_VALUE &&
+                       PB_BVH_ERR_LIMIT == PB_IO_ERR_LIMIT &&
+                       PB_BVH_ERR_MOTION == PB_IO_ERR_MOTION &&
+                       PB_BVH_ERR_NOMEM == PB_IO_ERR_NOMEM && PB_BVH_ERR_ARG == PB_IO_ERR_ARG,
+                   "old codes");
+    pb_bvh_error old_err;
+    pb_io_error *e = &old_err; /* the same type */
+    pb_bvh_code (*read)(const char *, pb_gltf *, pb_bvh_error *) = pb_gltf_read_file;
+    cr_expect_eq(read("/nonexistent.glb", &(pb_gltf){0}, e), PB_BVH_ERR_IO);
+    for (int c = 0; c <= PB_IO_ERR_ARG; c++)
+        cr_expect_str_eq(pb_bvh_code_str((pb_bvh_code)c), pb_io_code_str((pb_io_code)c));
+}

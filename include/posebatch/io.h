@@ -6,7 +6,7 @@
  * CMake find_package(posebatch)).
  *
  *     pb_bvh in, out;
- *     pb_bvh_error err;
+ *     pb_io_error err;
  *     if (pb_bvh_read_file("in.bvh", &in, &err) ||
  *         pb_bvh_resample(&in, 60.0, 0, &out, &err) ||
  *         pb_bvh_write_file("out.bvh", &out, &err))
@@ -14,8 +14,8 @@
  *
  * Errors
  * ------
- * Every BVH function returns a pb_bvh_code (PB_BVH_OK == 0, so a nonzero
- * result is an error) and fills an optional pb_bvh_error: the code, the
+ * Every function here returns a pb_io_code (PB_IO_OK == 0, so a nonzero
+ * result is an error) and fills an optional pb_io_error: the code, the
  * 1-based line of the problem (0 when it is not about a line: I/O, memory,
  * arguments) and a message ("line N: ..." for problems in a text, "PATH:
  * reason" for I/O; the file name is not repeated in text errors). Like
@@ -199,26 +199,41 @@ typedef enum pb_bvh_channel {
     PB_BVH_ZROT = 5
 } pb_bvh_channel;
 
-/* What kind of failure (pb_bvh_code_str names it); 0 is success. */
-typedef enum pb_bvh_code {
-    PB_BVH_OK = 0,
-    PB_BVH_ERR_IO = 1,     /* open/read/write/rename failed (message has the OS reason) */
-    PB_BVH_ERR_SYNTAX = 2, /* malformed file: unexpected token, braces, keywords; not BVH */
-    PB_BVH_ERR_VALUE = 3,  /* a number that is not one, or out of range */
-    PB_BVH_ERR_LIMIT = 4,  /* absurd counts: frames, channels, depth, joints, size */
-    PB_BVH_ERR_MOTION = 5, /* data lines disagree with Frames / channel count */
-    PB_BVH_ERR_NOMEM = 6,  /* allocation failed */
-    PB_BVH_ERR_ARG = 7     /* invalid argument or inconsistent in-memory data */
-} pb_bvh_code;
+/* What kind of failure (pb_io_code_str names it); 0 is success. Every
+ * function of the file API, BVH, glTF and the formats table alike, returns
+ * one and fills a pb_io_error. */
+typedef enum pb_io_code {
+    PB_IO_OK = 0,
+    PB_IO_ERR_IO = 1,     /* open/read/write/rename failed (message has the OS reason) */
+    PB_IO_ERR_SYNTAX = 2, /* malformed file: unexpected token, braces, keywords; not that format */
+    PB_IO_ERR_VALUE = 3,  /* a number that is not one, or out of range */
+    PB_IO_ERR_LIMIT = 4,  /* absurd counts: frames, channels, depth, joints, size */
+    PB_IO_ERR_MOTION = 5, /* data lines disagree with Frames / channel count */
+    PB_IO_ERR_NOMEM = 6,  /* allocation failed */
+    PB_IO_ERR_ARG = 7     /* invalid argument or inconsistent in-memory data */
+} pb_io_code;
 
-typedef struct pb_bvh_error {
-    pb_bvh_code code;
+typedef struct pb_io_error {
+    pb_io_code code;
     long line;         /* 1-based line of the problem, 0 if not about a line */
     /* "line N: ..." (or "PATH: reason" for I/O errors). Room for a PATH_MAX
      * path and the text after it; an I/O message whose path would not fit
      * with its reason leaves the path out rather than cut the reason. */
     char message[4096 + 256];
-} pb_bvh_error;
+} pb_io_error;
+
+/* The names of the release before, when the file API read BVH only: the
+ * same types and values, kept for one release. */
+typedef pb_io_code pb_bvh_code;
+typedef pb_io_error pb_bvh_error;
+#define PB_BVH_OK PB_IO_OK
+#define PB_BVH_ERR_IO PB_IO_ERR_IO
+#define PB_BVH_ERR_SYNTAX PB_IO_ERR_SYNTAX
+#define PB_BVH_ERR_VALUE PB_IO_ERR_VALUE
+#define PB_BVH_ERR_LIMIT PB_IO_ERR_LIMIT
+#define PB_BVH_ERR_MOTION PB_IO_ERR_MOTION
+#define PB_BVH_ERR_NOMEM PB_IO_ERR_NOMEM
+#define PB_BVH_ERR_ARG PB_IO_ERR_ARG
 
 typedef struct pb_bvh_joint {
     const char *name;      /* NUL-terminated, owned by the pb_bvh */
@@ -306,27 +321,27 @@ typedef struct pb_bvh_write_opts {
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
     /* Largest text written; 0: PB_BVH_MAX_FILE_BYTES (what the reader reads).
-     * A clip whose text would be larger is refused (PB_BVH_ERR_LIMIT): up
+     * A clip whose text would be larger is refused (PB_IO_ERR_LIMIT): up
      * front from an estimate over sampled frames, and exactly while writing. */
     size_t max_bytes;
 } pb_bvh_write_opts;
 
 /* Reads a BVH file / an in-memory BVH text by the reading rules above. On
- * success returns PB_BVH_OK and fills *out (release with pb_bvh_free). On
+ * success returns PB_IO_OK and fills *out (release with pb_bvh_free). On
  * error returns the code, fills *err (if err != NULL) and leaves *out zeroed
  * (nothing to free). */
-PB_API pb_bvh_code pb_bvh_read_file(const char *path, pb_bvh *out, pb_bvh_error *err);
-PB_API pb_bvh_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out,
-                                      pb_bvh_error *err);
+PB_API pb_io_code pb_bvh_read_file(const char *path, pb_bvh *out, pb_io_error *err);
+PB_API pb_io_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out,
+                                      pb_io_error *err);
 /* The same with options (opts may be NULL). read_stream reads f to its end
  * (name is used in messages; f is not closed). */
-PB_API pb_bvh_code pb_bvh_read_file_with(const char *path, const pb_bvh_read_opts *opts,
-                                         pb_bvh *out, pb_bvh_error *err);
-PB_API pb_bvh_code pb_bvh_read_memory_with(const char *data, size_t size,
+PB_API pb_io_code pb_bvh_read_file_with(const char *path, const pb_bvh_read_opts *opts,
+                                         pb_bvh *out, pb_io_error *err);
+PB_API pb_io_code pb_bvh_read_memory_with(const char *data, size_t size,
                                            const pb_bvh_read_opts *opts, pb_bvh *out,
-                                           pb_bvh_error *err);
-PB_API pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts *opts,
-                                      pb_bvh *out, pb_bvh_error *err);
+                                           pb_io_error *err);
+PB_API pb_io_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts *opts,
+                                      pb_bvh *out, pb_io_error *err);
 
 /* Writes bvh to path atomically: the text goes to a temporary file in the
  * same directory, which is flushed, fsync'ed and closed (each checked) and
@@ -337,7 +352,7 @@ PB_API pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_re
  * symbolic link is followed and its target replaced (a dangling link's
  * target created); a character device or FIFO is written through directly
  * (no temporary, no rename); a directory, socket or block device is refused
- * (PB_BVH_ERR_IO). A signal handler may remove the temporaries being written
+ * (PB_IO_ERR_IO). A signal handler may remove the temporaries being written
  * with pb_io_unlink_temporaries.
  * Output: same hierarchy and channel layout, tabs, LF line endings; rotations
  * as Euler angles in each joint's own order, the triple chosen by
@@ -355,31 +370,31 @@ PB_API pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_re
  * with the fewest digits that read back to the same float / double. A text
  * the reader would refuse is never written: larger than max_bytes (estimated
  * up front from sampled frames, counted while writing) or with more frames x
- * joints than its memory bound (PB_BVH_ERR_LIMIT). Quaternions need not be
+ * joints than its memory bound (PB_IO_ERR_LIMIT). Quaternions need not be
  * unit; a zero quaternion is written as the identity; a non-finite rotation
- * or position is an error (PB_BVH_ERR_ARG), as are in-memory data the reader
+ * or position is an error (PB_IO_ERR_ARG), as are in-memory data the reader
  * could not read back (joints not in depth-first order, parents after
  * children, invalid channel lists, names that are empty or contain braces,
  * control characters or leading/trailing blanks); those are checked before
  * any file is created. Prints in the "C" numeric locale whatever the process
  * locale is. */
-PB_API pb_bvh_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_bvh_error *err);
+PB_API pb_io_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_io_error *err);
 /* Same text to an open stream (no atomicity; the stream is flushed, not
  * closed). */
-PB_API pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *bvh, pb_bvh_error *err);
+PB_API pb_io_code pb_bvh_write_stream(FILE *f, const pb_bvh *bvh, pb_io_error *err);
 /* The same with options (opts may be NULL). */
-PB_API pb_bvh_code pb_bvh_write_file_with(const char *path, const pb_bvh *bvh,
-                                          const pb_bvh_write_opts *opts, pb_bvh_error *err);
-PB_API pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *bvh,
-                                            const pb_bvh_write_opts *opts, pb_bvh_error *err);
+PB_API pb_io_code pb_bvh_write_file_with(const char *path, const pb_bvh *bvh,
+                                          const pb_bvh_write_opts *opts, pb_io_error *err);
+PB_API pb_io_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *bvh,
+                                            const pb_bvh_write_opts *opts, pb_io_error *err);
 
 /* The bytes of the text the writer would produce for a clip of `frames`
  * frames like bvh's (its header, and its longest line among up to 16 frames
  * spread over it, times frames), without writing: for refusing an output
- * before computing it. bvh needs at least one frame (PB_BVH_ERR_ARG). */
-PB_API pb_bvh_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
+ * before computing it. bvh needs at least one frame (PB_IO_ERR_ARG). */
+PB_API pb_io_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
                                          const pb_bvh_write_opts *opts, double *bytes,
-                                         pb_bvh_error *err);
+                                         pb_io_error *err);
 
 /* The motion of bvh as a pb_clip (rotations and positions, no scales): both
  * are frame-major structure of arrays, so the clip points into bvh (writing
@@ -392,10 +407,10 @@ PB_API pb_clip pb_bvh_clip(const pb_bvh *bvh);
  * translations) and the given frame time, for writing motion computed
  * elsewhere with a file's skeleton; release with pb_bvh_free. No source
  * angles (the writer's Euler choice is then continuous). Errors (*out
- * untouched): PB_BVH_ERR_ARG (NULL, frame_time not finite and > 0),
- * PB_BVH_ERR_LIMIT (frames x joints above 2^28), PB_BVH_ERR_NOMEM. */
-PB_API pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
-                                     pb_bvh *out, pb_bvh_error *err);
+ * untouched): PB_IO_ERR_ARG (NULL, frame_time not finite and > 0),
+ * PB_IO_ERR_LIMIT (frames x joints above 2^28), PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
+                                     pb_bvh *out, pb_io_error *err);
 
 /* pb_bvh_resample flag, with PB_CLIP_LOOP: each ROOT's travel per cycle
  * (D = p[F-1] + v - p[0], v the mean of the first and last frame steps) is
@@ -412,11 +427,11 @@ PB_API pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, doub
  * frame time 1 / fps, and src's source
  * angles and decimals carried over (pb_bvh_resample_angles), so that writing
  * it follows the source's Euler angles and digits. Errors (*out untouched):
- * PB_BVH_ERR_ARG (NULL, src without frames, fps not finite and > 0, unknown
- * flags, PB_BVH_LOOP_TRAVEL without PB_CLIP_LOOP), PB_BVH_ERR_LIMIT (more
- * than 2^28 frames x joints), PB_BVH_ERR_NOMEM. */
-PB_API pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
-                                   pb_bvh_error *err);
+ * PB_IO_ERR_ARG (NULL, src without frames, fps not finite and > 0, unknown
+ * flags, PB_BVH_LOOP_TRAVEL without PB_CLIP_LOOP), PB_IO_ERR_LIMIT (more
+ * than 2^28 frames x joints), PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
+                                   pb_io_error *err);
 
 /* Source angles and decimals for a resampled clip: dst->euler_deg and
  * dst->decimals (replaced) get, for each of its frames at time
@@ -426,25 +441,27 @@ PB_API pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags
  * decimals (a frame at a source frame's time: that frame's); loop != 0: the
  * frame after the last is the first, else times past the end take the last
  * frame. Each is left NULL when src has none. Same skeleton required
- * (PB_BVH_ERR_ARG). */
-PB_API pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst,
-                                          pb_bvh_error *err);
+ * (PB_IO_ERR_ARG). */
+PB_API pb_io_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst,
+                                          pb_io_error *err);
 
 /* Releases everything owned by bvh and zeroes it. NULL and zeroed are fine. */
 PB_API void pb_bvh_free(pb_bvh *bvh);
 
 /* Changes the number of frames: keeps the first min(old, frames) frames, new
  * frames get the rest pose (identity rotation, OFFSET translation).
- * frames * num_joints must be <= 2^28 (PB_BVH_ERR_LIMIT). */
-PB_API pb_bvh_code pb_bvh_set_frames(pb_bvh *bvh, size_t frames, pb_bvh_error *err);
+ * frames * num_joints must be <= 2^28 (PB_IO_ERR_LIMIT). */
+PB_API pb_io_code pb_bvh_set_frames(pb_bvh *bvh, size_t frames, pb_io_error *err);
 
 /* Index of the first joint with this exact name, or -1. */
 PB_API long pb_bvh_find_joint(const pb_bvh *bvh, const char *name);
 
 /* "Xposition", ... "Zrotation"; NULL out of range. */
 PB_API const char *pb_bvh_channel_name(pb_bvh_channel c);
-/* Short name of a code ("syntax error", ...); never NULL. */
-PB_API const char *pb_bvh_code_str(pb_bvh_code code);
+/* Short name of a code ("syntax error", ...); never NULL. pb_bvh_code_str:
+ * the same, its name of the release before. */
+PB_API const char *pb_io_code_str(pb_io_code code);
+PB_API const char *pb_bvh_code_str(pb_io_code code);
 
 /* Removes every temporary file the writers are writing at this moment (the
  * atomic pb_bvh_write_file*), for a signal handler that is about to end the
@@ -457,7 +474,7 @@ PB_API int pb_io_unlink_temporaries(void);
 /* ------------------------------------------------------------------------ */
 /*
  * The JSON is parsed by jansson (a parse error names its line and column).
- * Errors use pb_bvh_code and pb_bvh_error like BVH: a JSON error has its line
+ * Errors use pb_io_code and pb_io_error like BVH: a JSON error has its line
  * in err->line; a document that parses but is not valid glTF gets a message
  * naming the JSON path, e.g. "animations[0].samplers[2].input: accessor 7 is
  * not float" (line 0), and nothing is returned (*out zeroed).
@@ -562,29 +579,29 @@ typedef struct pb_gltf {
 } pb_gltf;
 
 /* Reads a .gltf or .glb file (by its first bytes, not its name). Returns
- * PB_BVH_OK and fills *out, or an error (*out zeroed, nothing to free).
+ * PB_IO_OK and fills *out, or an error (*out zeroed, nothing to free).
  * A file that is neither (a device such as /dev/zero, a binary stream) is
- * refused on its first 64 KiB: PB_BVH_ERR_SYNTAX.
+ * refused on its first 64 KiB: PB_IO_ERR_SYNTAX.
  * Buffer URIs: data: (base64), or a relative file name, percent-decoded,
  * that after resolving "..", "." and symbolic links is a regular file inside
  * the asset's directory; of it at most byteLength bytes are read. Anything
  * else (a name leaving the directory, an absolute path or other scheme, a
  * percent-decoded NUL, a FIFO or device, which is never waited on) is
- * PB_BVH_ERR_VALUE naming the uri; a missing or unreadable file
- * PB_BVH_ERR_IO with the OS reason. */
-PB_API pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err);
+ * PB_IO_ERR_VALUE naming the uri; a missing or unreadable file
+ * PB_IO_ERR_IO with the OS reason. */
+PB_API pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err);
 /* The same from memory; base_dir (NULL: ".") is the asset's directory, in
  * which relative buffer URIs are resolved and must stay. */
-PB_API pb_bvh_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
-                                       pb_gltf *out, pb_bvh_error *err);
+PB_API pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
+                                       pb_gltf *out, pb_io_error *err);
 PB_API void pb_gltf_free(pb_gltf *g);
 
 /* Samples every channel of animation `anim` at `num_times` times: pose i is
  * values[i * num_values .. ], channel c's value at channels[c].offset
- * (rotations (x, y, z, w), unit). PB_BVH_ERR_ARG for a bad index, NULL or a
- * non-finite time; PB_BVH_ERR_NOMEM. */
-PB_API pb_bvh_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times,
-                                  const float *times, float *values, pb_bvh_error *err);
+ * (rotations (x, y, z, w), unit). PB_IO_ERR_ARG for a bad index, NULL or a
+ * non-finite time; PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times,
+                                  const float *times, float *values, pb_io_error *err);
 
 enum {
     PB_GLTF_RESAMPLE_CUBIC = 1u << 0 /* CUBICSPLINE keys, Catmull-Rom tangents */
@@ -593,14 +610,14 @@ enum {
  * i = 0 .. floor((t_max - t_min) fps + 1e-3), and one more at t_max where
  * (t_max - t_min) fps is not whole (the clip keeps its length), each the glTF
  * evaluation of the source there. Keys that would not increase in float
- * (times far from zero at a high rate): PB_BVH_ERR_VALUE, nothing written.
+ * (times far from zero at a high rate): PB_IO_ERR_VALUE, nothing written.
  * LINEAR keys; with PB_GLTF_RESAMPLE_CUBIC CUBICSPLINE keys whose tangents
  * are the Catmull-Rom velocities of the samples (rotations unrolled to one
  * hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends
  * the end key repeated). Everything else is src's. */
-PB_API pb_bvh_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
-                                    pb_bvh_error *err);
+PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
+                                    pb_io_error *err);
 
 /* Writes g: its JSON tree with each animation sampler's input and output
  * replaced by g's data (the old accessors reused in place where only
@@ -608,10 +625,10 @@ PB_API pb_bvh_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned fla
  * bufferView that is still referenced copied, all into one compact buffer.
  * .glb when path ends in ".glb" (any case), else .gltf with the buffer as a
  * base64 data: URI. Atomic, with the output-path rules of pb_bvh_write_file. */
-PB_API pb_bvh_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_bvh_error *err);
+PB_API pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err);
 /* The same to a stream; binary: 1 for GLB, 0 for .gltf JSON. */
-PB_API pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary,
-                                        pb_bvh_error *err);
+PB_API pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary,
+                                        pb_io_error *err);
 
 /* A glTF of a BVH clip: one node per joint (names kept, OFFSET as
  * translation), End Sites as leaf nodes named "<parent>_End" with extras
@@ -619,7 +636,7 @@ PB_API pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary,
  * ("bvh_channels"), a scene of the roots, and one animation "bvh" of LINEAR
  * keys at the frames' times: a rotation channel per joint and a translation
  * channel per joint with position channels (extras "bvh_frame_time"). */
-PB_API pb_bvh_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_bvh_error *err);
+PB_API pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error *err);
 
 /* A BVH of a glTF skeleton. Joints: the joints of skin `skin` and their
  * ancestors, or with skin < 0 every node (a file with exactly one skin: pass
@@ -634,8 +651,8 @@ PB_API pb_bvh_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_bvh_erro
  * without animations one frame of the rest pose. Scales are not represented
  * in BVH and are dropped. Node names are made BVH-safe (braces and control
  * characters become '_', outer blanks dropped, an empty name "node<i>"). */
-PB_API pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
-                                  pb_bvh *out, pb_bvh_error *err);
+PB_API pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                                  pb_bvh *out, pb_io_error *err);
 /* The skin to convert: 0 for a file with one skin, -1 for none or several. */
 PB_API long pb_gltf_default_skin(const pb_gltf *g);
 
@@ -668,15 +685,15 @@ PB_API const char *pb_io_format_name(pb_io_format f);
 /* A clip from a file of any format (pb_io_format_of_file): BVH by
  * pb_bvh_read_file_with(path, opts); glTF by pb_gltf_to_bvh of its one skin
  * (every node when it has none) and its first animation, at the keys' frame
- * time (a file with several skins: PB_BVH_ERR_ARG naming them; convert one
+ * time (a file with several skins: PB_IO_ERR_ARG naming them; convert one
  * with pb_gltf_to_bvh). Errors as those functions'. */
-PB_API pb_bvh_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                                   pb_bvh_error *err);
+PB_API pb_io_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                                   pb_io_error *err);
 /* Writes a clip in the format its name asks for (pb_io_format_of_name): BVH
  * by pb_bvh_write_file_with(path, clip, opts); glTF or GLB by
  * pb_gltf_from_bvh and pb_gltf_write_file (opts unused). */
-PB_API pb_bvh_code pb_io_write_clip(const char *path, const pb_bvh *clip,
-                                    const pb_bvh_write_opts *opts, pb_bvh_error *err);
+PB_API pb_io_code pb_io_write_clip(const char *path, const pb_bvh *clip,
+                                    const pb_bvh_write_opts *opts, pb_io_error *err);
 
 #ifdef __cplusplus
 }

@@ -403,8 +403,8 @@ static int blend_and_write(const blend_job *b, const char *path)
         cli_error("out of memory");
     else if (blend_frames(b, &out, rot, pos) == 0) {
         /* The written Euler triples follow the first input's angles. */
-        pb_bvh_error err;
-        if (pb_bvh_resample_angles(&b->res[0], 0, &out, &err) != PB_BVH_OK)
+        pb_io_error err;
+        if (pb_bvh_resample_angles(&b->res[0], 0, &out, &err) != PB_IO_OK)
             cli_report_bvh(path, &err);
         else {
             cli_file_progress fp = {1, 1, path, -1};

@@ -127,7 +127,7 @@ int cli_load_header(const char *path, pb_bvh *out);
 int cli_load_flags(const char *path, int require_frames, unsigned flags, pb_bvh *out);
 /* Reports a failed pb_* call for a file. */
 void cli_report_status(const char *path, const char *what, pb_status st);
-void cli_report_bvh(const char *path, const pb_bvh_error *err);
+void cli_report_bvh(const char *path, const pb_io_error *err);
 
 /* A joint's channel names, space separated, into buf (>= 64 bytes). */
 void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size);

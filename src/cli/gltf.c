@@ -52,8 +52,8 @@ int cli_is_gltf(const char *path)
 
 static int load_gltf(const char *path, pb_gltf *g)
 {
-    pb_bvh_error err;
-    if (pb_gltf_read_file(path, g, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_gltf_read_file(path, g, &err) != PB_IO_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
@@ -64,15 +64,15 @@ static int load_gltf(const char *path, pb_gltf *g)
  * (binary: GLB). */
 static int write_gltf(const char *out, const pb_gltf *g, int binary)
 {
-    pb_bvh_error err;
+    pb_io_error err;
     if (cli_is_dash(out)) {
-        if (pb_gltf_write_stream(stdout, g, binary, &err) != PB_BVH_OK) {
+        if (pb_gltf_write_stream(stdout, g, binary, &err) != PB_IO_OK) {
             cli_report_bvh("(stdout)", &err);
             return -1;
         }
         return 0;
     }
-    if (pb_gltf_write_file(out, g, &err) != PB_BVH_OK) {
+    if (pb_gltf_write_file(out, g, &err) != PB_IO_OK) {
         cli_report_bvh(out, &err);
         return -1;
     }
@@ -83,8 +83,8 @@ int cli_load_clip(const char *path, unsigned flags, pb_bvh *out)
 {
     if (!cli_is_gltf(path))
         return cli_load_flags(path, 1, flags, out);
-    pb_bvh_error err;
-    if (pb_io_read_clip(path, NULL, out, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_io_read_clip(path, NULL, out, &err) != PB_IO_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
@@ -95,8 +95,8 @@ int cli_write_clip(const char *out, const pb_bvh *b, const pb_bvh_write_opts *op
 {
     if (cli_is_dash(out) || pb_io_format_of_name(out) == PB_IO_FORMAT_BVH)
         return cli_write(out, b, opts);
-    pb_bvh_error err;
-    if (pb_io_write_clip(out, b, NULL, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_io_write_clip(out, b, NULL, &err) != PB_IO_OK) {
         cli_report_bvh(out, &err);
         return -1;
     }
@@ -114,12 +114,12 @@ int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
     pb_gltf g, r;
     if (load_gltf(in, &g))
         return -1;
-    pb_bvh_error err;
+    pb_io_error err;
     int rc = -1;
     if (g.num_animations == 0)
         cli_error("%s: the file has no animations", in);
     else if (pb_gltf_resample(&g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r, &err) !=
-             PB_BVH_OK)
+             PB_IO_OK)
         cli_report_bvh(in, &err);
     else {
         rc = write_gltf(out, &r, pb_io_format_of_file(in) == PB_IO_FORMAT_GLB);
@@ -242,9 +242,9 @@ int cmd_convert(int argc, char **argv)
         if (cli_load(in, 0, &b))
             return CLI_FAILED;
         pb_gltf g;
-        pb_bvh_error err;
+        pb_io_error err;
         rc = CLI_OK;
-        if (pb_gltf_from_bvh(&b, &g, &err) != PB_BVH_OK) {
+        if (pb_gltf_from_bvh(&b, &g, &err) != PB_IO_OK) {
             cli_report_bvh(in, &err);
             rc = CLI_FAILED;
         } else {
@@ -270,10 +270,10 @@ int cmd_convert(int argc, char **argv)
         rc = CLI_FAILED;
     } else {
         pb_bvh b;
-        pb_bvh_error err;
+        pb_io_error err;
         size_t anim = o.animation >= 0 ? (size_t)o.animation : 0;
         if (pb_gltf_to_bvh(&g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b, &err) !=
-            PB_BVH_OK) {
+            PB_IO_OK) {
             cli_report_bvh(in, &err);
             rc = CLI_FAILED;
         } else {

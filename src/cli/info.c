@@ -266,15 +266,15 @@ static void print_json(const char *path, const pb_bvh *b, const warnings *w)
 static int info_json(const char *path)
 {
     pb_bvh b;
-    pb_bvh_error err;
+    pb_io_error err;
     warnings w = {0};
     int dash = cli_is_dash(path);
     const char *name = dash ? "(stdin)" : path;
     pb_bvh_read_opts ro = {cli_read_flags | PB_BVH_READ_HEADER_ONLY, 0, collect_warning, &w};
-    pb_bvh_code code = dash ? pb_bvh_read_stream(stdin, name, &ro, &b, &err)
+    pb_io_code code = dash ? pb_bvh_read_stream(stdin, name, &ro, &b, &err)
                             : pb_bvh_read_file_with(path, &ro, &b, &err);
     int rc = 0;
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         cli_report_bvh(name, &err);
         rc = -1;
     } else if (w.nomem) {
@@ -282,7 +282,7 @@ static int info_json(const char *path)
         rc = -1;
     } else
         print_json(name, &b, &w);
-    if (code == PB_BVH_OK)
+    if (code == PB_IO_OK)
         pb_bvh_free(&b);
     free_warnings(&w);
     return rc;

@@ -19,13 +19,13 @@ static void warn_for(void *ctx, const char *message)
 
 static int load(const char *path, int require_frames, unsigned flags, pb_bvh *out)
 {
-    pb_bvh_error err;
+    pb_io_error err;
     int dash = cli_is_dash(path); /* "-": standard input */
     if (dash)
         path = "(stdin)";
     pb_bvh_read_opts ro = {cli_read_flags | flags, 0, warn_for, (void *)(uintptr_t)path};
     if ((dash ? pb_bvh_read_stream(stdin, path, &ro, out, &err)
-              : pb_bvh_read_file_with(path, &ro, out, &err)) != PB_BVH_OK) {
+              : pb_bvh_read_file_with(path, &ro, out, &err)) != PB_IO_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
@@ -66,8 +66,8 @@ void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size)
 int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
                    const char *path)
 {
-    pb_bvh_error err;
-    if (pb_bvh_new_motion(skel, frames, frame_time, out, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_bvh_new_motion(skel, frames, frame_time, out, &err) != PB_IO_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }
@@ -89,9 +89,9 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
     pb_clip pc = pb_bvh_clip(&probe);
     double est = 0.0;
     pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0};
-    pb_bvh_error err;
+    pb_io_error err;
     int big = pb_clip_sample(sc, n, times, flags, &pc, NULL) == PB_OK &&
-              pb_bvh_estimate_bytes(&probe, frames, &wo, &est, &err) == PB_BVH_OK &&
+              pb_bvh_estimate_bytes(&probe, frames, &wo, &est, &err) == PB_IO_OK &&
               est > (double)PB_BVH_MAX_FILE_BYTES;
     pb_bvh_free(&probe);
     if (big)
@@ -118,8 +118,8 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
     /* The library's whole-file resample: pb_clip_resample, and the source's
      * Euler angles at the new frames (the writer's default choice among
      * equivalent triples follows them). */
-    pb_bvh_error err;
-    if (pb_bvh_resample(src, fps, flags, dst, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_bvh_resample(src, fps, flags, dst, &err) != PB_IO_OK) {
         cli_report_bvh(path, &err);
         return -1;
     }

@@ -7,14 +7,14 @@
 
 int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *given)
 {
-    pb_bvh_error err;
+    pb_io_error err;
     pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0};
     if (given)
         o = *given;
     o.euler = cli_euler_mode; /* --euler */
     const pb_bvh_write_opts *opts = &o;
     if (cli_is_dash(out)) {
-        if (pb_bvh_write_stream_with(stdout, b, opts, &err) != PB_BVH_OK) {
+        if (pb_bvh_write_stream_with(stdout, b, opts, &err) != PB_IO_OK) {
             cli_report_bvh("(stdout)", &err);
             return -1;
         }
@@ -24,7 +24,7 @@ int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *given)
         }
         return 0;
     }
-    if (pb_bvh_write_file_with(out, b, opts, &err) != PB_BVH_OK) {
+    if (pb_bvh_write_file_with(out, b, opts, &err) != PB_IO_OK) {
         cli_report_bvh(out, &err);
         return -1;
     }

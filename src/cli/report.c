@@ -94,14 +94,14 @@ void cli_progress_end(void)
     pthread_mutex_unlock(&err_lock);
 }
 
-void cli_report_bvh(const char *path, const pb_bvh_error *err)
+void cli_report_bvh(const char *path, const pb_io_error *err)
 {
     /* I/O messages already start with the path. */
     size_t n = strlen(path);
     if (strncmp(err->message, path, n) == 0 && err->message[n] == ':')
         cli_error("%s", err->message);
     else
-        cli_error("%s: %s", path, err->message[0] ? err->message : pb_bvh_code_str(err->code));
+        cli_error("%s: %s", path, err->message[0] ? err->message : pb_io_code_str(err->code));
 }
 
 void cli_report_status(const char *path, const char *what, pb_status st)

@@ -43,11 +43,11 @@
 
 /* "path: reason", or the reason alone when path and reason do not both fit
  * (the caller prints the path itself then): the OS reason is never cut. */
-#define io_err(err, path, ...) io_path_err((err), PB_BVH_ERR_IO, (path), __VA_ARGS__)
+#define io_err(err, path, ...) io_path_err((err), PB_IO_ERR_IO, (path), __VA_ARGS__)
 
-static pb_bvh_code nomem(pb_bvh_error *err)
+static pb_io_code nomem(pb_io_error *err)
 {
-    return io_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
 }
 
 enum target_kind { T_NEW, T_REGULAR, T_STREAM };
@@ -116,7 +116,7 @@ static char *link_target(const char *link, const char *text)
 }
 
 /* What path is, following symbolic links; fills *t or reports the refusal. */
-static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
+static pb_io_code resolve(const char *path, target *t, pb_io_error *err)
 {
     memset(t, 0, sizeof *t);
     /* Through any links, a device or FIFO is written through at path itself:
@@ -124,7 +124,7 @@ static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
     if (stat(path, &t->st) == 0 && (S_ISCHR(t->st.st_mode) || S_ISFIFO(t->st.st_mode))) {
         t->path = strdup(path);
         t->kind = T_STREAM;
-        return t->path ? PB_BVH_OK : nomem(err);
+        return t->path ? PB_IO_OK : nomem(err);
     }
     char *cur = strdup(path);
     if (!cur)
@@ -135,14 +135,14 @@ static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
             if (e == ENOENT && hops > 0 && cur[0] && cur[strlen(cur) - 1] != '/') {
                 t->path = cur; /* a dangling link: create its target */
                 t->kind = T_NEW;
-                return PB_BVH_OK;
+                return PB_IO_OK;
             }
             if (e == ENOENT && hops == 0) {
                 t->path = cur;
                 t->kind = T_NEW;
-                return PB_BVH_OK;
+                return PB_IO_OK;
             }
-            pb_bvh_code rc = hops ? io_err(err, path, "symbolic link to %s: %s", cur, strerror(e))
+            pb_io_code rc = hops ? io_err(err, path, "symbolic link to %s: %s", cur, strerror(e))
                                   : io_err(err, path, "%s", strerror(e));
             free(cur);
             return rc;
@@ -158,7 +158,7 @@ static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
             int e = errno;
             free(text);
             if (!next) {
-                pb_bvh_code rc = io_err(err, path, "cannot read the symbolic link %s: %s", cur,
+                pb_io_code rc = io_err(err, path, "cannot read the symbolic link %s: %s", cur,
                                         strerror(e));
                 free(cur);
                 return rc;
@@ -171,9 +171,9 @@ static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
         if (S_ISREG(m) || S_ISCHR(m) || S_ISFIFO(m)) {
             t->path = cur;
             t->kind = S_ISREG(m) ? T_REGULAR : T_STREAM;
-            return PB_BVH_OK;
+            return PB_IO_OK;
         }
-        pb_bvh_code rc = hops ? io_err(err, path, "its symbolic link target %s is %s; not replaced",
+        pb_io_code rc = hops ? io_err(err, path, "its symbolic link target %s is %s; not replaced",
                                        cur, kind_name(m))
                               : io_err(err, path, "is %s; not replaced", kind_name(m));
         free(cur);
@@ -182,8 +182,8 @@ static pb_bvh_code resolve(const char *path, target *t, pb_bvh_error *err)
 }
 
 /* A character device or FIFO: written through, no temporary, no rename. */
-static pb_bvh_code write_through(const char *path, const target *t, pb_io_writer fn, void *ctx,
-                                 pb_bvh_error *err)
+static pb_io_code write_through(const char *path, const target *t, pb_io_writer fn, void *ctx,
+                                 pb_io_error *err)
 {
     int fd = open(t->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
@@ -194,8 +194,8 @@ static pb_bvh_code write_through(const char *path, const target *t, pb_io_writer
         close(fd);
         return io_err(err, path, "%s", strerror(e));
     }
-    pb_bvh_code rc = fn(f, ctx, err);
-    if (fclose(f) != 0 && rc == PB_BVH_OK)
+    pb_io_code rc = fn(f, ctx, err);
+    if (fclose(f) != 0 && rc == PB_IO_OK)
         rc = io_err(err, path, "close failed: %s", strerror(errno));
     return rc;
 }
@@ -241,7 +241,7 @@ static void tmp_name(char *out, size_t size, const char *base, unsigned n)
     snprintf(out, size, ".%.*s%s", (int)keep, base, suffix);
 }
 
-static pb_bvh_code tmp_err(pb_bvh_error *err, const char *path, const target *t, int e)
+static pb_io_code tmp_err(pb_io_error *err, const char *path, const target *t, int e)
 {
     if (t->via_link)
         return io_err(err, path, "cannot create a temporary file next to its symbolic link "
@@ -249,8 +249,8 @@ static pb_bvh_code tmp_err(pb_bvh_error *err, const char *path, const target *t,
     return io_err(err, path, "cannot create a temporary file next to it: %s", strerror(e));
 }
 
-static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer fn, void *ctx,
-                                pb_bvh_error *err)
+static pb_io_code write_atomic(const char *path, const target *t, pb_io_writer fn, void *ctx,
+                                pb_io_error *err)
 {
     if (t->kind == T_REGULAR && faccessat(AT_FDCWD, t->path, W_OK, AT_EACCESS) != 0)
         return io_err(err, path, "cannot write to it: %s; not replaced", strerror(errno));
@@ -281,7 +281,7 @@ static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer 
         }
     }
     if (fd < 0) {
-        pb_bvh_code rc = tmp_err(err, path, t, errno);
+        pb_io_code rc = tmp_err(err, path, t, errno);
         close(dfd);
         return rc;
     }
@@ -292,21 +292,21 @@ static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer 
             (void)fchown(fd, (uid_t)-1, t->st.st_gid);
         (void)fchmod(fd, t->st.st_mode & 07777);
     }
-    pb_bvh_code rc = PB_BVH_OK;
+    pb_io_code rc = PB_IO_OK;
     FILE *f = fdopen(fd, "w");
     if (!f) {
         rc = io_err(err, path, "%s", strerror(errno));
         close(fd);
     } else {
         rc = fn(f, ctx, err);
-        if (rc == PB_BVH_OK && fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP)
+        if (rc == PB_IO_OK && fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP)
             rc = io_err(err, path, "fsync failed: %s", strerror(errno));
-        if (fclose(f) != 0 && rc == PB_BVH_OK)
+        if (fclose(f) != 0 && rc == PB_IO_OK)
             rc = io_err(err, path, "close failed: %s", strerror(errno));
     }
-    if (rc == PB_BVH_OK && renameat(dfd, tmp, dfd, base) != 0)
+    if (rc == PB_IO_OK && renameat(dfd, tmp, dfd, base) != 0)
         rc = io_err(err, path, "cannot replace: %s", strerror(errno));
-    if (rc != PB_BVH_OK)
+    if (rc != PB_IO_OK)
         unlinkat(dfd, tmp, 0);
     else
         (void)fsync(dfd); /* make the rename durable (best effort) */
@@ -316,12 +316,12 @@ static pb_bvh_code write_atomic(const char *path, const target *t, pb_io_writer 
     return rc;
 }
 
-pb_bvh_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb_bvh_error *err)
+pb_io_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb_io_error *err)
 {
     if (path[strlen(path) - 1] == '/')
         return io_err(err, path, "is a directory");
     target t;
-    pb_bvh_code rc = resolve(path, &t, err);
+    pb_io_code rc = resolve(path, &t, err);
     if (rc)
         return rc;
     if (t.kind == T_STREAM)

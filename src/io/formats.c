@@ -35,29 +35,29 @@ static int always(const unsigned char *h, size_t n)
     return 1;
 }
 
-static pb_bvh_code read_bvh_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                                 pb_bvh_error *err)
+static pb_io_code read_bvh_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                                 pb_io_error *err)
 {
     return pb_bvh_read_file_with(path, opts, out, err);
 }
 
-static pb_bvh_code write_bvh_clip(const char *path, const pb_bvh *clip,
-                                  const pb_bvh_write_opts *opts, pb_bvh_error *err)
+static pb_io_code write_bvh_clip(const char *path, const pb_bvh *clip,
+                                  const pb_bvh_write_opts *opts, pb_io_error *err)
 {
     return pb_bvh_write_file_with(path, clip, opts, err);
 }
 
-static pb_bvh_code read_gltf_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                                  pb_bvh_error *err)
+static pb_io_code read_gltf_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                                  pb_io_error *err)
 {
     (void)opts;
     pb_gltf g;
-    pb_bvh_code rc = pb_gltf_read_file(path, &g, err);
+    pb_io_code rc = pb_gltf_read_file(path, &g, err);
     if (rc)
         return rc;
     long skin = pb_gltf_default_skin(&g);
     if (skin < 0 && g.num_skins > 1)
-        rc = io_path_err(err, PB_BVH_ERR_ARG, path,
+        rc = io_path_err(err, PB_IO_ERR_ARG, path,
                          "the file has %zu skins; convert the one to use first (pb_gltf_to_bvh, "
                          "'posebatch convert --skin N')",
                          g.num_skins);
@@ -67,12 +67,12 @@ static pb_bvh_code read_gltf_clip(const char *path, const pb_bvh_read_opts *opts
     return rc;
 }
 
-static pb_bvh_code write_gltf_clip(const char *path, const pb_bvh *clip,
-                                   const pb_bvh_write_opts *opts, pb_bvh_error *err)
+static pb_io_code write_gltf_clip(const char *path, const pb_bvh *clip,
+                                   const pb_bvh_write_opts *opts, pb_io_error *err)
 {
     (void)opts;
     pb_gltf g;
-    pb_bvh_code rc = pb_gltf_from_bvh(clip, &g, err);
+    pb_io_code rc = pb_gltf_from_bvh(clip, &g, err);
     if (rc)
         return rc;
     rc = pb_gltf_write_file(path, &g, err);
@@ -85,10 +85,10 @@ typedef struct format_row {
     const char *name;
     const char *ext;  /* an output name ending so asks for it (NULL: none) */
     int (*head)(const unsigned char *h, size_t n); /* recognised by its first bytes */
-    pb_bvh_code (*read_clip)(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                             pb_bvh_error *err);
-    pb_bvh_code (*write_clip)(const char *path, const pb_bvh *clip,
-                              const pb_bvh_write_opts *opts, pb_bvh_error *err);
+    pb_io_code (*read_clip)(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                             pb_io_error *err);
+    pb_io_code (*write_clip)(const char *path, const pb_bvh *clip,
+                              const pb_bvh_write_opts *opts, pb_io_error *err);
 } format_row;
 
 /* Tried in order by their first bytes; BVH, the last, takes the rest. */
@@ -149,23 +149,23 @@ const char *pb_io_format_name(pb_io_format f)
     return r ? r->name : NULL;
 }
 
-pb_bvh_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                            pb_bvh_error *err)
+pb_io_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                            pb_io_error *err)
 {
     io_clear_err(err);
     if (!path || !out) {
         if (out)
             memset(out, 0, sizeof *out);
-        return io_set_err(err, PB_BVH_ERR_ARG, 0, "path or out is NULL");
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "path or out is NULL");
     }
     return row(pb_io_format_of_file(path))->read_clip(path, opts, out, err);
 }
 
-pb_bvh_code pb_io_write_clip(const char *path, const pb_bvh *clip, const pb_bvh_write_opts *opts,
-                             pb_bvh_error *err)
+pb_io_code pb_io_write_clip(const char *path, const pb_bvh *clip, const pb_bvh_write_opts *opts,
+                             pb_io_error *err)
 {
     io_clear_err(err);
     if (!path || !clip)
-        return io_set_err(err, PB_BVH_ERR_ARG, 0, "path or clip is NULL");
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "path or clip is NULL");
     return row(pb_io_format_of_name(path))->write_clip(path, clip, opts, err);
 }

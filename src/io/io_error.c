@@ -1,4 +1,4 @@
-/* Errors of the file API (io_internal.h): messages into a pb_bvh_error and
+/* Errors of the file API (io_internal.h): messages into a pb_io_error and
  * the codes' names. */
 #include "io_internal.h"
 
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-pb_bvh_code io_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const char *fmt, ...)
+pb_io_code io_set_err(pb_io_error *err, pb_io_code code, long line, const char *fmt, ...)
 {
     if (!err)
         return code;
@@ -26,7 +26,7 @@ pb_bvh_code io_set_err(pb_bvh_error *err, pb_bvh_code code, long line, const cha
     return code;
 }
 
-pb_bvh_code io_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt,
+pb_io_code io_path_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt,
                          ...)
 {
     char why[512];
@@ -41,26 +41,28 @@ pb_bvh_code io_path_err(pb_bvh_error *err, pb_bvh_code code, const char *path, c
     return io_set_err(err, code, 0, "%s", why); /* the reason, never cut */
 }
 
-void io_clear_err(pb_bvh_error *err)
+void io_clear_err(pb_io_error *err)
 {
     if (err) {
-        err->code = PB_BVH_OK;
+        err->code = PB_IO_OK;
         err->line = 0;
         err->message[0] = '\0';
     }
 }
 
-const char *pb_bvh_code_str(pb_bvh_code code)
+const char *pb_io_code_str(pb_io_code code)
 {
     switch (code) {
-    case PB_BVH_OK: return "ok";
-    case PB_BVH_ERR_IO: return "I/O error";
-    case PB_BVH_ERR_SYNTAX: return "syntax error";
-    case PB_BVH_ERR_VALUE: return "invalid value";
-    case PB_BVH_ERR_LIMIT: return "limit exceeded";
-    case PB_BVH_ERR_MOTION: return "motion data mismatch";
-    case PB_BVH_ERR_NOMEM: return "out of memory";
-    case PB_BVH_ERR_ARG: return "invalid argument";
+    case PB_IO_OK: return "ok";
+    case PB_IO_ERR_IO: return "I/O error";
+    case PB_IO_ERR_SYNTAX: return "syntax error";
+    case PB_IO_ERR_VALUE: return "invalid value";
+    case PB_IO_ERR_LIMIT: return "limit exceeded";
+    case PB_IO_ERR_MOTION: return "motion data mismatch";
+    case PB_IO_ERR_NOMEM: return "out of memory";
+    case PB_IO_ERR_ARG: return "invalid argument";
     }
     return "unknown error";
 }
+
+const char *pb_bvh_code_str(pb_io_code code) { return pb_io_code_str(code); }

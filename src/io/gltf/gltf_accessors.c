@@ -84,7 +84,7 @@ const unsigned char *gltf_view_bytes(reader *r, long long v, const char *path, s
     json_t *views = json_object_get(r->root, "bufferViews");
     json_t *jv = json_array_get(views, (size_t)v);
     if (!json_is_object(jv)) {
-        gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "bufferView %lld does not exist", v);
+        gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "bufferView %lld does not exist", v);
         return NULL;
     }
     long long buf, off, bl, st;
@@ -94,7 +94,7 @@ const unsigned char *gltf_view_bytes(reader *r, long long v, const char *path, s
         gltf_get_int(r, jv, "byteStride", vp, 4, 252, 0, &st))
         return NULL;
     if ((size_t)(off + bl) > r->pv->buf_len[buf]) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, vp,
+        gltf_err(r->err, PB_IO_ERR_VALUE, vp,
                  "byteOffset %lld + byteLength %lld is past the end of buffer %lld (%zu bytes)",
                  off, bl, buf, r->pv->buf_len[buf]);
         return NULL;
@@ -111,14 +111,14 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
                             size_t want_comps, size_t *count_out)
                             {
     if (a < 0 || (size_t)a >= r->num_accessors) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "accessor %lld does not exist", a);
+        gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld does not exist", a);
         return NULL;
     }
     json_t *ja = json_array_get(json_object_get(r->root, "accessors"), (size_t)a);
     char ap[64];
     snprintf(ap, sizeof ap, "accessors[%lld]", a);
     if (!json_is_object(ja)) {
-        gltf_err(r->err, PB_BVH_ERR_SYNTAX, ap, "not an object");
+        gltf_err(r->err, PB_IO_ERR_SYNTAX, ap, "not an object");
         return NULL;
     }
     long long ct, count, off, bv;
@@ -129,24 +129,24 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         return NULL;
     size_t cs = comp_size(ct);
     if (!cs) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, ap, "componentType %lld is not a glTF component type",
+        gltf_err(r->err, PB_IO_ERR_VALUE, ap, "componentType %lld is not a glTF component type",
                  ct);
         return NULL;
     }
     json_t *jn = json_object_get(ja, "normalized");
     if (jn && !json_is_boolean(jn)) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, ap, "'normalized' is not a boolean");
+        gltf_err(r->err, PB_IO_ERR_VALUE, ap, "'normalized' is not a boolean");
         return NULL;
     }
     int norm = json_is_true(jn);
     const char *type = json_string_value(json_object_get(ja, "type"));
     size_t comps = gltf_type_comps(type);
     if (!comps) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, ap, "'type' is missing or not a glTF accessor type");
+        gltf_err(r->err, PB_IO_ERR_VALUE, ap, "'type' is missing or not a glTF accessor type");
         return NULL;
     }
     if (comps != want_comps) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "accessor %lld is %s, expected %s", a, type,
+        gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld is %s, expected %s", a, type,
                  want_comps == 1 ? "SCALAR" : want_comps == 3 ? "VEC3" : "VEC4");
         return NULL;
     }
@@ -155,17 +155,17 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         ok_type = 0;
     if (!ok_type) {
         if (allowed == 1u << (5126 - 5120))
-            gltf_err(r->err, PB_BVH_ERR_VALUE, path, "accessor %lld is not float (%s%s)", a,
+            gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld is not float (%s%s)", a,
                      norm ? "normalized " : "", comp_name(ct));
         else
-            gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+            gltf_err(r->err, PB_IO_ERR_VALUE, path,
                      "accessor %lld is %s%s, expected float or normalized byte/short", a,
                      norm ? "normalized " : "", comp_name(ct));
         return NULL;
     }
     size_t n = (size_t)count, es = cs * comps;
     if (n * comps > ((size_t)1 << 28)) { /* checked before the memory is taken */
-        gltf_err(r->err, PB_BVH_ERR_LIMIT, ap, "%lld %s elements: more than 2^28 values", count,
+        gltf_err(r->err, PB_IO_ERR_LIMIT, ap, "%lld %s elements: more than 2^28 values", count,
                  type);
         return NULL;
     }
@@ -174,13 +174,13 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         if (!gltf_view_bytes(r, bv, ap, &vlen, &stride))
             return NULL;
         if (stride && stride < es) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
+            gltf_err(r->err, PB_IO_ERR_VALUE, ap,
                      "bufferView %lld: byteStride %zu is smaller than an element (%zu bytes)", bv,
                      stride, es);
             return NULL;
         }
         if ((size_t)off + (stride ? stride : es) * (n - 1) + es > vlen) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
+            gltf_err(r->err, PB_IO_ERR_VALUE, ap,
                      "%lld elements of %zu bytes (stride %zu) from byteOffset %lld do not fit in "
                      "bufferView %lld (%zu bytes)",
                      count, es, stride ? stride : es, off, bv, vlen);
@@ -200,12 +200,12 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         if (!stride)
             stride = es;
         if ((size_t)off % cs != 0) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ap, "byteOffset %lld is not a multiple of %zu", off,
+            gltf_err(r->err, PB_IO_ERR_VALUE, ap, "byteOffset %lld is not a multiple of %zu", off,
                      cs);
             goto fail;
         }
         if ((size_t)off + stride * (n - 1) + es > vlen) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ap,
+            gltf_err(r->err, PB_IO_ERR_VALUE, ap,
                      "%lld elements of %zu bytes (stride %zu) from byteOffset %lld do not fit in "
                      "bufferView %lld (%zu bytes)",
                      count, es, stride, off, bv, vlen);
@@ -222,7 +222,7 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         long long sc, ioff, ict, ibv, voff, vbv;
         json_t *ji = json_object_get(js, "indices"), *jv = json_object_get(js, "values");
         if (!json_is_object(js) || !json_is_object(ji) || !json_is_object(jv)) {
-            gltf_err(r->err, PB_BVH_ERR_SYNTAX, sp, "needs 'count', 'indices' and 'values' objects");
+            gltf_err(r->err, PB_IO_ERR_SYNTAX, sp, "needs 'count', 'indices' and 'values' objects");
             goto fail;
         }
         char ip[96], vp[96];
@@ -236,7 +236,7 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
             gltf_get_int(r, jv, "byteOffset", vp, 0, (long long)MAX_FILE, 0, &voff))
             goto fail;
         if (ict != 5121 && ict != 5123 && ict != 5125) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ip,
+            gltf_err(r->err, PB_IO_ERR_VALUE, ip,
                      "componentType %lld is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT", ict);
             goto fail;
         }
@@ -248,12 +248,12 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         if (!vb)
             goto fail;
         if ((size_t)ioff + (size_t)sc * ics > ilen) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ip, "%lld indices do not fit in bufferView %lld",
+            gltf_err(r->err, PB_IO_ERR_VALUE, ip, "%lld indices do not fit in bufferView %lld",
                      sc, ibv);
             goto fail;
         }
         if ((size_t)voff + (size_t)sc * es > vlen) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, vp, "%lld values do not fit in bufferView %lld",
+            gltf_err(r->err, PB_IO_ERR_VALUE, vp, "%lld values do not fit in bufferView %lld",
                      sc, vbv);
             goto fail;
         }
@@ -266,7 +266,7 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
                 idx = (double)u;
             }
             if (idx <= prev || idx >= (double)count) {
-                gltf_err(r->err, PB_BVH_ERR_VALUE, ip,
+                gltf_err(r->err, PB_IO_ERR_VALUE, ip,
                          "index %zu is %.0f: indices must increase strictly and be below count "
                          "%lld",
                          k, idx, count);
@@ -280,7 +280,7 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
     }
     for (size_t i = 0; i < n * comps; i++)
         if (!isfinite(out[i])) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, ap, "element %zu is not finite", i / comps);
+            gltf_err(r->err, PB_IO_ERR_VALUE, ap, "element %zu is not finite", i / comps);
             goto fail;
         }
     *count_out = n;

@@ -24,14 +24,14 @@ static float *sampler_input(reader *r, long long acc, const char *path, size_t *
     if (!in)
         return NULL;
     if (*count > 0 && !(in[0] >= 0.0f)) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "accessor %lld: key time %.9g is negative", acc,
+        gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld: key time %.9g is negative", acc,
                  (double)in[0]);
         free(in);
         return NULL;
     }
     for (size_t k = 1; k < *count; k++)
         if (!(in[k] > in[k - 1])) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+            gltf_err(r->err, PB_IO_ERR_VALUE, path,
                      "accessor %lld: key times are not strictly increasing (key %zu: %.9g after "
                      "%.9g)",
                      acc, k, (double)in[k], (double)in[k - 1]);
@@ -52,14 +52,14 @@ static int read_animation(reader *r, size_t ai, json_t *o)
     char path[96];
     snprintf(path, sizeof path, "animations[%zu]", ai);
     if (!json_is_object(o))
-        return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "not an object"), -1;
+        return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "not an object"), -1;
     pb_gltf_animation *a = &r->g->animations[ai];
     a->name = gltf_get_name(o);
     json_t *jc = json_object_get(o, "channels"), *js = json_object_get(o, "samplers");
     if (!json_is_array(jc) || json_array_size(jc) == 0)
-        return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "'channels' is missing or empty"), -1;
+        return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "'channels' is missing or empty"), -1;
     if (!json_is_array(js) || json_array_size(js) == 0)
-        return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "'samplers' is missing or empty"), -1;
+        return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "'samplers' is missing or empty"), -1;
     size_t ns = json_array_size(js), nc = json_array_size(jc);
     a->samplers = calloc(ns, sizeof *a->samplers);
     a->channels = calloc(nc, sizeof *a->channels);
@@ -82,7 +82,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
         long long smp, node;
         if (!json_is_object(ch) || !json_is_object(tg)) {
             free(spath);
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, cp, "not an object with a 'target'"), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, cp, "not an object with a 'target'"), -1;
         }
         char tp[160];
         snprintf(tp, sizeof tp, "%s.target", cp);
@@ -98,7 +98,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                 p = k;
         if (p < 0) {
             free(spath);
-            return gltf_err(r->err, PB_BVH_ERR_VALUE, tp,
+            return gltf_err(r->err, PB_IO_ERR_VALUE, tp,
                             "'path' %s%s%s is not translation, rotation, scale or weights",
                             ps ? "'" : "", ps ? ps : "(missing)", ps ? "'" : ""), -1;
         }
@@ -108,7 +108,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                                                   spath[smp] == 3 || p == 3)) {
             int other = spath[smp];
             free(spath);
-            return gltf_err(r->err, PB_BVH_ERR_VALUE, cp, "sampler %lld also animates %s, not %s",
+            return gltf_err(r->err, PB_IO_ERR_VALUE, cp, "sampler %lld also animates %s, not %s",
                             smp, path_names[other], path_names[p]), -1;
         }
         spath[smp] = p;
@@ -128,7 +128,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
         long long in, out;
         if (!json_is_object(so)) {
             free(spath);
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, sp, "not an object"), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, sp, "not an object"), -1;
         }
         if (gltf_get_int(r, so, "input", sp, 0, INT32_MAX, -1, &in) ||
             gltf_get_int(r, so, "output", sp, 0, INT32_MAX, -1, &out)) {
@@ -145,7 +145,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
             sm->interpolation = PB_GLTF_CUBICSPLINE;
         else {
             free(spath);
-            return gltf_err(r->err, PB_BVH_ERR_VALUE, sp,
+            return gltf_err(r->err, PB_IO_ERR_VALUE, sp,
                             "'interpolation' is not LINEAR, STEP or CUBICSPLINE"), -1;
         }
         sm->input = sampler_input(r, in, ip, &sm->count);
@@ -176,7 +176,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
         if (p == 3) {
             if (oc % per != 0) {
                 free(spath);
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, op,
+                return gltf_err(r->err, PB_IO_ERR_VALUE, op,
                                 "accessor %lld has %zu values, not a multiple of %zu keys%s", out,
                                 oc, sm->count,
                                 gltf_stride(sm) == 3 ? " x 3 (CUBICSPLINE)" : ""), -1;
@@ -185,7 +185,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
         } else {
             if (oc != per) {
                 free(spath);
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, op,
+                return gltf_err(r->err, PB_IO_ERR_VALUE, op,
                                 "accessor %lld has %zu elements for %zu keys (%zu expected%s)",
                                 out, oc, sm->count, per,
                                 gltf_stride(sm) == 3 ? ": CUBICSPLINE stores 3 per key" : ""), -1;
@@ -201,7 +201,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                  * refused like a node's, not written back as (0,0,0,0) */
                 if (spath[s] == 1 && !(n2 > 1e-12 && n2 < 1e12)) {
                     free(spath);
-                    return gltf_err(r->err, PB_BVH_ERR_VALUE, op,
+                    return gltf_err(r->err, PB_IO_ERR_VALUE, op,
                                     "accessor %lld, key %zu: a rotation of length %g, not a "
                                     "unit quaternion", out, k, sqrt(n2)), -1;
                 }

@@ -68,7 +68,7 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
     char path[64];
     snprintf(path, sizeof path, "buffers[%zu]", b);
     if (!json_is_object(jb))
-        return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "not an object"), -1;
+        return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "not an object"), -1;
     long long len;
     if (gltf_get_int(r, jb, "byteLength", path, 1, (long long)MAX_FILE, -1, &len))
         return -1;
@@ -77,11 +77,11 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
     size_t have = 0;
     if (!ju) {
         if (b != 0 || !r->bin)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path,
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
                             "no 'uri' and no GLB binary chunk to use"), -1;
         have = r->bin_len;
         if (have < (size_t)len)
-            return gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+            return gltf_err(r->err, PB_IO_ERR_VALUE, path,
                             "byteLength %lld but the GLB binary chunk holds %zu bytes", len, have),
                    -1;
         data = malloc((size_t)len);
@@ -91,23 +91,23 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
     } else {
         const char *uri = json_string_value(ju);
         if (!uri)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "'uri' is not a string"), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "'uri' is not a string"), -1;
         if (strncmp(uri, "data:", 5) == 0) {
             const char *comma = strchr(uri, ',');
             if (!comma || comma - uri < 7 || strncmp(comma - 7, ";base64", 7) != 0)
-                return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path,
+                return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
                                 "uri: a data: URI that is not base64"), -1;
             size_t dl;
             data = b64_decode(comma + 1, strlen(comma + 1), &dl);
             if (!data && dl == (size_t)-1)
                 return gltf_nomem(r->err), -1;
             if (!data)
-                return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path,
+                return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
                                 "uri: invalid base64 character at position %zu", dl), -1;
             have = dl;
         } else {
             if (strstr(uri, "://") || uri[0] == '/')
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+                return gltf_err(r->err, PB_IO_ERR_VALUE, path,
                                 "uri '%s': only relative file names and data: URIs are read", uri),
                        -1;
             /* percent-decoded; the file must lie inside the asset's
@@ -133,13 +133,13 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
             if (!data) {
                 if (e == ENOMEM)
                     return gltf_nomem(r->err), -1;
-                return gltf_err(r->err, e ? PB_BVH_ERR_IO : PB_BVH_ERR_VALUE, path,
+                return gltf_err(r->err, e ? PB_IO_ERR_IO : PB_IO_ERR_VALUE, path,
                                 "uri '%s': %s", uri, why), -1;
             }
         }
         if (have < (size_t)len) {
             free(data);
-            return gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+            return gltf_err(r->err, PB_IO_ERR_VALUE, path,
                             "byteLength %lld but its data holds %zu bytes", len, have), -1;
         }
     }

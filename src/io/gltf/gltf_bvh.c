@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pb_bvh_code nomem(pb_bvh_error *err)
+static pb_io_code nomem(pb_io_error *err)
 {
-    return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
 }
 
 long pb_gltf_default_skin(const pb_gltf *g)
@@ -137,12 +137,12 @@ static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
     return root;
 }
 
-pb_bvh_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_bvh_error *err)
+pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!b || !out)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "bvh or out is NULL");
-    pb_bvh_code rc = bvh_validate(b, err);
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "bvh or out is NULL");
+    pb_io_code rc = bvh_validate(b, err);
     if (rc)
         return rc;
     size_t J = b->num_joints, F = b->num_frames, E = b->num_end_sites;
@@ -241,7 +241,7 @@ pb_bvh_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_bvh_error *err)
     if (!g.skins)
         goto oom;
     *out = g;
-    return PB_BVH_OK;
+    return PB_IO_OK;
 oom:
     pb_gltf_free(&g);
     return nomem(err);
@@ -289,14 +289,14 @@ typedef struct motion_src {
 
 /* Frames 0 .. b->num_frames - 1 of b: frame f is frame at[f] (at NULL: f)
  * of the motion at t_min + frame * ft. */
-static pb_bvh_code fill_frames(const motion_src *m, double ft, const size_t *at, pb_bvh *b,
-                               pb_bvh_error *err)
+static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, pb_bvh *b,
+                               pb_io_error *err)
 {
     const pb_gltf_animation *a = m->a;
     size_t F = b->num_frames, nj = m->nj;
     float *times = malloc(F * sizeof *times + 1);
     float *vals = a ? malloc(F * (a->num_values ? a->num_values : 1) * sizeof *vals) : NULL;
-    pb_bvh_code rc = PB_BVH_OK;
+    pb_io_code rc = PB_IO_OK;
     if (!times || (a && !vals)) {
         free(times);
         free(vals);
@@ -329,15 +329,15 @@ static pb_bvh_code fill_frames(const motion_src *m, double ft, const size_t *at,
     return rc;
 }
 
-/* PB_BVH_ERR_LIMIT (set) when F frames of b's skeleton would make a text
+/* PB_IO_ERR_LIMIT (set) when F frames of b's skeleton would make a text
  * larger than the writer writes: estimated from 16 frames spread over them,
  * sampled first (so a tiny file claiming a huge animation fails at once). */
-static pb_bvh_code check_text_size(const motion_src *m, const pb_bvh *b, double ft, size_t F,
-                                   pb_bvh_error *err)
+static pb_io_code check_text_size(const motion_src *m, const pb_bvh *b, double ft, size_t F,
+                                   pb_io_error *err)
 {
     enum { N = 16 };
     if (F <= N)
-        return PB_BVH_OK;
+        return PB_IO_OK;
     size_t at[N];
     for (size_t i = 0; i < N; i++)
         at[i] = i * (F - 1) / (N - 1);
@@ -346,7 +346,7 @@ static pb_bvh_code check_text_size(const motion_src *m, const pb_bvh *b, double 
     probe.pos_x = probe.pos_y = probe.pos_z = NULL;
     probe.euler_deg = NULL;
     probe.decimals = NULL;
-    pb_bvh_code rc = bvh_alloc_motion(&probe, N, 0);
+    pb_io_code rc = bvh_alloc_motion(&probe, N, 0);
     probe.num_frames = N;
     if (rc)
         rc = nomem(err);
@@ -356,7 +356,7 @@ static pb_bvh_code check_text_size(const motion_src *m, const pb_bvh *b, double 
     if (!rc)
         rc = pb_bvh_estimate_bytes(&probe, F, NULL, &est, err);
     if (!rc && est > (double)PB_BVH_MAX_FILE_BYTES)
-        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+        rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0,
                          "%zu frames at %g s would be a BVH of about %.2f GB, more than the "
                          "%.2f GB a BVH file may have (a longer frame time?)",
                          F, ft, est / 1e9, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
@@ -376,28 +376,28 @@ static double whole_rate_time(double d)
     return R >= 1 && fabs(r - R) <= 2e-5 * R ? 1.0 / R : d;
 }
 
-pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
-                           pb_bvh *out, pb_bvh_error *err)
+pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                           pb_bvh *out, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!g || !g->priv_ || !out)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "glTF or out is NULL");
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "glTF or out is NULL");
     if (skin >= (long)g->num_skins)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "skin %ld: the file has %zu skin%s", skin,
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "skin %ld: the file has %zu skin%s", skin,
                            g->num_skins, g->num_skins == 1 ? "" : "s");
     if (g->num_animations && anim >= g->num_animations)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "animation %zu: the file has %zu", anim,
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "animation %zu: the file has %zu", anim,
                            g->num_animations);
     if (isnan(frame_time) || isinf(frame_time))
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0,
                            "frame time %g: finite, or <= 0 for the keys' own", frame_time);
     const gltf_priv *pv = g->priv_;
     json_t *jnodes = json_object_get(pv->root, "nodes");
     size_t N = g->num_nodes;
     if (N == 0)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "the file has no nodes");
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "the file has no nodes");
     pb_bvh b = {0};
-    pb_bvh_code rc = PB_BVH_OK;
+    pb_io_code rc = PB_IO_OK;
     signed char *in = calloc(N, 1);       /* 1 joint, 2 end site */
     int32_t *idx = malloc(N * sizeof *idx); /* node -> joint / end site index */
     size_t *stack = malloc(N * sizeof *stack), *order = malloc(N * sizeof *order);
@@ -431,7 +431,7 @@ pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double fram
     for (size_t i = 0; i < N; i++)
         ne += in[i] == 2 && g->nodes[i].parent >= 0 && in[g->nodes[i].parent] == 1;
     if (nj == 0 || nj > PB_BVH_MAX_JOINTS) {
-        rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%zu joints (1 to %d can be written)", nj,
+        rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%zu joints (1 to %d can be written)", nj,
                          PB_BVH_MAX_JOINTS);
         goto done;
     }
@@ -569,7 +569,7 @@ pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double fram
     /* a BVH's Frame Time as its reader takes it: 1e-5 s (100,000 fps) up to
      * float range */
     if (!(ft >= BVH_MIN_FRAME_TIME && ft <= FLT_MAX)) {
-        rc = bvh_set_err(err, PB_BVH_ERR_VALUE, 0,
+        rc = bvh_set_err(err, PB_IO_ERR_VALUE, 0,
                          "frame time %g s%s: a BVH frame time is %g s to %g s (pass one)", ft,
                          frame_time > 0 ? "" : " from the keys", BVH_MIN_FRAME_TIME,
                          (double)FLT_MAX);
@@ -578,7 +578,7 @@ pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double fram
     if (a) {
         double nf = floor(((double)a->t_max - a->t_min) / ft + 1e-3) + 1;
         if (!(nf * (double)nj <= (double)((size_t)1 << 28))) {
-            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many",
+            rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many",
                              nf, nj);
             goto done2;
         }
@@ -610,5 +610,5 @@ done:
         return rc;
     }
     *out = b;
-    return PB_BVH_OK;
+    return PB_IO_OK;
 }

@@ -32,7 +32,7 @@ void *gltf_keep(gltf_priv *pv, void *p)
     return p;
 }
 
-pb_bvh_code gltf_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt, ...)
+pb_io_code gltf_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt, ...)
 {
     if (!err)
         return code;

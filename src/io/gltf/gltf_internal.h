@@ -31,7 +31,7 @@ typedef struct gltf_priv {
  * when out of memory. */
 void *gltf_keep(gltf_priv *pv, void *p);
 /* Error naming a JSON path: "PATH: message". */
-pb_bvh_code gltf_err(pb_bvh_error *err, pb_bvh_code code, const char *path, const char *fmt, ...)
+pb_io_code gltf_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -48,8 +48,8 @@ static inline size_t gltf_stride(const pb_gltf_sampler *s)
 /* Per-sampler evaluation: out[i * total + soff[s] ...] gets sampler s's
  * components at times[i]; soff from gltf_sampler_offsets (total returned). */
 size_t gltf_sampler_offsets(const pb_gltf_animation *a, size_t *soff);
-pb_bvh_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, const float *times,
-                               const size_t *soff, size_t total, float *out, pb_bvh_error *err);
+pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, const float *times,
+                               const size_t *soff, size_t total, float *out, pb_io_error *err);
 #endif
 
 #endif /* PB_IO_GLTF_INTERNAL_H */

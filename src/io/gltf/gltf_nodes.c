@@ -79,7 +79,7 @@ int gltf_read_nodes(reader *r)
         json_t *o = json_array_get(jn, i);
         pb_gltf_node *nd = &g->nodes[i];
         if (!json_is_object(o))
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "not an object"), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "not an object"), -1;
         nd->name = gltf_get_name(o);
         long long mesh, skin;
         if (gltf_get_int(r, o, "mesh", path, -1, INT32_MAX, -1, &mesh) ||
@@ -95,14 +95,14 @@ int gltf_read_nodes(reader *r)
         if (ht < 0 || hr < 0 || hs < 0 || hm < 0)
             return -1;
         if (hm && (ht || hr || hs))
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path,
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
                             "has both 'matrix' and translation/rotation/scale"), -1;
         if (hm)
             mat_to_trs(m, nd);
         else {
             double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
             if (!(fabs(qn - 1.0) < 1e-3))
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+                return gltf_err(r->err, PB_IO_ERR_VALUE, path,
                                 "'rotation' is not a unit quaternion (norm %g)", qn), -1;
             for (int k = 0; k < 3; k++) {
                 nd->translation[k] = (float)t[k];
@@ -126,7 +126,7 @@ int gltf_read_nodes(reader *r)
             json_t *e = json_array_get(jc, k);
             if (!json_is_integer(e) || json_integer_value(e) < 0 ||
                 (size_t)json_integer_value(e) >= n)
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, path, "[%zu] is not a node index", k),
+                return gltf_err(r->err, PB_IO_ERR_VALUE, path, "[%zu] is not a node index", k),
                        -1;
             ch[k] = (int32_t)json_integer_value(e);
         }
@@ -136,7 +136,7 @@ int gltf_read_nodes(reader *r)
         for (size_t k = 0; k < g->nodes[i].num_children; k++) {
             int32_t c = g->nodes[i].children[k];
             if (g->nodes[c].parent >= 0 || (size_t)c == i)
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, NULL,
+                return gltf_err(r->err, PB_IO_ERR_VALUE, NULL,
                                 "nodes[%zu].children[%zu]: node %d is already a child of node %d",
                                 i, k, c, (size_t)c == i ? (int)i : g->nodes[c].parent),
                        -1;
@@ -146,7 +146,7 @@ int gltf_read_nodes(reader *r)
         int32_t p = g->nodes[i].parent;
         for (size_t steps = 0; p >= 0; steps++, p = g->nodes[p].parent)
             if (steps > n || (size_t)p == i)
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, NULL,
+                return gltf_err(r->err, PB_IO_ERR_VALUE, NULL,
                                 "nodes[%zu]: the node hierarchy has a cycle through it", i),
                        -1;
     }
@@ -154,7 +154,7 @@ int gltf_read_nodes(reader *r)
         if (g->nodes[i].skin >= 0) {
             json_t *js = json_object_get(r->root, "skins");
             if ((size_t)g->nodes[i].skin >= json_array_size(js))
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, NULL, "nodes[%zu].skin: skin %d does not exist",
+                return gltf_err(r->err, PB_IO_ERR_VALUE, NULL, "nodes[%zu].skin: skin %d does not exist",
                                 i, g->nodes[i].skin), -1;
         }
     return 0;
@@ -176,7 +176,7 @@ int gltf_read_skins(reader *r)
         snprintf(path, sizeof path, "skins[%zu].joints", i);
         json_t *o = json_array_get(js, i), *jj = json_object_get(o, "joints");
         if (!json_is_object(o) || !json_is_array(jj) || json_array_size(jj) == 0)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "missing or not a non-empty array"), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "missing or not a non-empty array"), -1;
         size_t nj = json_array_size(jj);
         int32_t *j = calloc(nj, sizeof *j);
         if (!j)
@@ -188,7 +188,7 @@ int gltf_read_skins(reader *r)
             json_t *e = json_array_get(jj, k);
             if (!json_is_integer(e) || json_integer_value(e) < 0 ||
                 (size_t)json_integer_value(e) >= g->num_nodes)
-                return gltf_err(r->err, PB_BVH_ERR_VALUE, path, "[%zu] is not a node index", k), -1;
+                return gltf_err(r->err, PB_IO_ERR_VALUE, path, "[%zu] is not a node index", k), -1;
             j[k] = (int32_t)json_integer_value(e);
         }
     }

@@ -5,13 +5,13 @@
 
 #include <string.h>
 
-static pb_bvh_code none(pb_bvh_error *err)
+static pb_io_code none(pb_io_error *err)
 {
-    return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+    return bvh_set_err(err, PB_IO_ERR_ARG, 0,
                        "glTF support is not built in (posebatch was built without jansson)");
 }
 
-pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err)
+pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
 {
     (void)path;
     if (out)
@@ -19,8 +19,8 @@ pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err)
     return none(err);
 }
 
-pb_bvh_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
-                                pb_gltf *out, pb_bvh_error *err)
+pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
+                                pb_gltf *out, pb_io_error *err)
 {
     (void)data, (void)size, (void)base_dir;
     if (out)
@@ -34,33 +34,33 @@ void pb_gltf_free(pb_gltf *g)
         memset(g, 0, sizeof *g);
 }
 
-pb_bvh_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times, const float *times,
-                           float *values, pb_bvh_error *err)
+pb_io_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times, const float *times,
+                           float *values, pb_io_error *err)
 {
     (void)g, (void)anim, (void)num_times, (void)times, (void)values;
     return none(err);
 }
 
-pb_bvh_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
-                             pb_bvh_error *err)
+pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
+                             pb_io_error *err)
 {
     (void)src, (void)fps, (void)flags, (void)out;
     return none(err);
 }
 
-pb_bvh_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_bvh_error *err)
+pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err)
 {
     (void)path, (void)g;
     return none(err);
 }
 
-pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_bvh_error *err)
+pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err)
 {
     (void)f, (void)g, (void)binary;
     return none(err);
 }
 
-pb_bvh_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_bvh_error *err)
+pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error *err)
 {
     (void)bvh;
     if (out)
@@ -68,8 +68,8 @@ pb_bvh_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_bvh_error *err)
     return none(err);
 }
 
-pb_bvh_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
-                           pb_bvh *out, pb_bvh_error *err)
+pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                           pb_bvh *out, pb_io_error *err)
 {
     (void)g, (void)skin, (void)anim, (void)frame_time, (void)out;
     return none(err);

@@ -55,18 +55,18 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     size_t jlen = size;
     if (size >= 4 && le32(data) == GLB_MAGIC) {
         if (size < 20)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL, "GLB: truncated header (%zu bytes)",
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "GLB: truncated header (%zu bytes)",
                             size), -1;
         uint32_t ver = le32(data + 4), len = le32(data + 8);
         if (ver != 2)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL, "GLB: version %u, only 2 is read",
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "GLB: version %u, only 2 is read",
                             ver), -1;
         if (len > size || len < 20)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL,
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
                             "GLB: header length %u but the file has %zu bytes", len, size), -1;
         uint32_t cl = le32(data + 12);
         if (le32(data + 16) != GLB_JSON || cl > len - 20)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL,
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
                             "GLB: the first chunk is not a JSON chunk within the file"), -1;
         json = (const char *)data + 20;
         jlen = cl;
@@ -75,7 +75,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
             uint32_t bl = le32(data + pos);
             if (le32(data + pos + 4) == GLB_BIN) {
                 if (bl > len - pos - 8)
-                    return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL,
+                    return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
                                     "GLB: the BIN chunk (%u bytes) runs past the end", bl), -1;
                 r->bin = data + pos + 8;
                 r->bin_len = bl;
@@ -85,7 +85,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
         size_t i = json_start(data, size);
         const char *why = not_json(data, size, i);
         if (why)
-            return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL, "%s", why), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "%s", why), -1;
         json = (const char *)data + i;
         jlen = size - i;
     }
@@ -93,7 +93,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     r->root = json_loadb(json, jlen, JSON_REJECT_DUPLICATES, &je);
     if (!r->root) {
         if (r->err) {
-            r->err->code = PB_BVH_ERR_SYNTAX;
+            r->err->code = PB_IO_ERR_SYNTAX;
             r->err->line = je.line > 0 ? je.line : 0;
             snprintf(r->err->message, sizeof r->err->message, "line %d, column %d: JSON: %s",
                      je.line, je.column, je.text);
@@ -102,13 +102,13 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     }
     r->pv->root = r->root;
     if (!json_is_object(r->root))
-        return gltf_err(r->err, PB_BVH_ERR_SYNTAX, NULL, "the JSON document is not an object"), -1;
+        return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "the JSON document is not an object"), -1;
     const char *ver = json_string_value(json_object_get(json_object_get(r->root, "asset"),
                                                         "version"));
     if (!ver)
-        return gltf_err(r->err, PB_BVH_ERR_SYNTAX, "asset.version", "missing (not glTF?)"), -1;
+        return gltf_err(r->err, PB_IO_ERR_SYNTAX, "asset.version", "missing (not glTF?)"), -1;
     if (strncmp(ver, "2.", 2) != 0)
-        return gltf_err(r->err, PB_BVH_ERR_VALUE, "asset.version", "'%s': only glTF 2.x is read",
+        return gltf_err(r->err, PB_IO_ERR_VALUE, "asset.version", "'%s': only glTF 2.x is read",
                         ver), -1;
     json_t *jb, *jv, *jacc;
     if (gltf_opt_array(r, r->root, "buffers", "buffers", &jb) ||
@@ -141,12 +141,12 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     return 0;
 }
 
-pb_bvh_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
-                                pb_gltf *out, pb_bvh_error *err)
+pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
+                                pb_gltf *out, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!out || (!data && size))
-        return gltf_err(err, PB_BVH_ERR_ARG, NULL, "data or out is NULL");
+        return gltf_err(err, PB_IO_ERR_ARG, NULL, "data or out is NULL");
     pb_gltf g = {0};
     reader r = {0};
     r.g = &g;
@@ -157,22 +157,22 @@ pb_bvh_code pb_gltf_read_memory(const void *data, size_t size, const char *base_
     free(r.acc_cache);
     free(r.acc_count);
     if (rc) {
-        pb_bvh_code code = err ? err->code : PB_BVH_ERR_SYNTAX;
+        pb_io_code code = err ? err->code : PB_IO_ERR_SYNTAX;
         pb_gltf_free(&g);
         memset(out, 0, sizeof *out);
-        return code ? code : PB_BVH_ERR_SYNTAX;
+        return code ? code : PB_IO_ERR_SYNTAX;
     }
     *out = g;
-    return PB_BVH_OK;
+    return PB_IO_OK;
 }
 
-pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err)
+pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!path || !out) {
         if (out)
             memset(out, 0, sizeof *out);
-        return gltf_err(err, PB_BVH_ERR_ARG, NULL, "path or out is NULL");
+        return gltf_err(err, PB_IO_ERR_ARG, NULL, "path or out is NULL");
     }
     size_t len;
     int big;
@@ -181,10 +181,10 @@ pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err)
     if (!data) {
         memset(out, 0, sizeof *out);
         if (refused)
-            return bvh_path_err(err, PB_BVH_ERR_SYNTAX, path, "%s", refused);
+            return bvh_path_err(err, PB_IO_ERR_SYNTAX, path, "%s", refused);
         if (errno == ENOMEM)
             return gltf_nomem(err);
-        return bvh_path_err(err, big ? PB_BVH_ERR_LIMIT : PB_BVH_ERR_IO, path, "%s",
+        return bvh_path_err(err, big ? PB_IO_ERR_LIMIT : PB_IO_ERR_IO, path, "%s",
                             big ? "larger than 2 GiB" : strerror(errno));
     }
     const char *slash = strrchr(path, '/');
@@ -197,7 +197,7 @@ pb_bvh_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_bvh_error *err)
             return gltf_nomem(err);
         }
     }
-    pb_bvh_code rc = pb_gltf_read_memory(data, len, dir ? dir : ".", out, err);
+    pb_io_code rc = pb_gltf_read_memory(data, len, dir ? dir : ".", out, err);
     free(dir);
     free(data);
     return rc;

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-pb_bvh_code gltf_nomem(pb_bvh_error *err)
+pb_io_code gltf_nomem(pb_io_error *err)
 {
-    return gltf_err(err, PB_BVH_ERR_NOMEM, NULL, "out of memory");
+    return gltf_err(err, PB_IO_ERR_NOMEM, NULL, "out of memory");
 }
 
 /* An optional array member (NULL when absent); error when not an array. */
@@ -23,7 +23,7 @@ int gltf_opt_array(reader *r, json_t *obj, const char *key, const char *path, js
     if (!v)
         return 0;
     if (!json_is_array(v)) {
-        gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "'%s' is not an array", key);
+        gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "'%s' is not an array", key);
         return -1;
     }
     *out = v;
@@ -38,24 +38,24 @@ int gltf_get_int(reader *r, json_t *obj, const char *key, const char *path, long
     json_t *v = json_object_get(obj, key);
     if (!v) {
         if (def == -1 && def < lo) {
-            gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "'%s' is missing", key);
+            gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "'%s' is missing", key);
             return -1;
         }
         *out = def;
         return 0;
     }
     if (!json_is_integer(v)) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "'%s' is not an integer", key);
+        gltf_err(r->err, PB_IO_ERR_VALUE, path, "'%s' is not an integer", key);
         return -1;
     }
     long long x = json_integer_value(v);
     if (lo < 0 && x < 0) { /* an optional index: absent, never -1 */
-        gltf_err(r->err, PB_BVH_ERR_VALUE, path,
+        gltf_err(r->err, PB_IO_ERR_VALUE, path,
                  "'%s' is %lld: glTF leaves an absent index out, it has no -1", key, x);
         return -1;
     }
     if (x < lo || x > hi) {
-        gltf_err(r->err, PB_BVH_ERR_VALUE, path, "'%s' is %lld, outside [%lld, %lld]", key, x, lo,
+        gltf_err(r->err, PB_IO_ERR_VALUE, path, "'%s' is %lld, outside [%lld, %lld]", key, x, lo,
                  hi);
         return -1;
     }
@@ -71,13 +71,13 @@ int gltf_get_floats(reader *r, json_t *obj, const char *key, const char *path, s
     if (!v)
         return 0;
     if (!json_is_array(v) || json_array_size(v) != n) {
-        gltf_err(r->err, PB_BVH_ERR_SYNTAX, path, "'%s' is not an array of %zu numbers", key, n);
+        gltf_err(r->err, PB_IO_ERR_SYNTAX, path, "'%s' is not an array of %zu numbers", key, n);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(v, i);
         if (!json_is_number(e) || !isfinite(json_number_value(e))) {
-            gltf_err(r->err, PB_BVH_ERR_VALUE, path, "%s[%zu] is not a finite number", key, i);
+            gltf_err(r->err, PB_IO_ERR_VALUE, path, "%s[%zu] is not a finite number", key, i);
             return -1;
         }
         out[i] = json_number_value(e);

@@ -19,7 +19,7 @@ typedef struct reader {
     pb_gltf *g;
     gltf_priv *pv;
     json_t *root;
-    pb_bvh_error *err;
+    pb_io_error *err;
     const char *base_dir;
     const unsigned char *bin; /* GLB BIN chunk */
     size_t bin_len;
@@ -28,7 +28,7 @@ typedef struct reader {
     size_t *acc_comps, *acc_count;
 } reader;
 
-pb_bvh_code gltf_nomem(pb_bvh_error *err);
+pb_io_code gltf_nomem(pb_io_error *err);
 /* An optional array member (NULL when absent); error when not an array. */
 int gltf_opt_array(reader *r, json_t *obj, const char *key, const char *path, json_t **out);
 /* An integer member in [lo, hi]; absent: *out = def, or an error when def is

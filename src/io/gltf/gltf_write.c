@@ -22,12 +22,12 @@ typedef struct wstate {
     json_t *root;
     blob *blobs;
     size_t num_blobs, cap_blobs;
-    pb_bvh_error *err;
+    pb_io_error *err;
 } wstate;
 
-static pb_bvh_code wnomem(pb_bvh_error *err)
+static pb_io_code wnomem(pb_io_error *err)
 {
-    return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
 }
 
 static void mark_acc(json_t *v, unsigned char *used, size_t n)
@@ -161,7 +161,7 @@ static const char *interp_name(pb_gltf_interp i)
     return i == PB_GLTF_STEP ? "STEP" : i == PB_GLTF_CUBICSPLINE ? "CUBICSPLINE" : "LINEAR";
 }
 
-static pb_bvh_code replace_samplers(wstate *w, const pb_gltf *g)
+static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
 {
     gltf_priv *pv = g->priv_;
     json_t *root = w->root;
@@ -173,7 +173,7 @@ static pb_bvh_code replace_samplers(wstate *w, const pb_gltf *g)
     }
     size_t n = json_array_size(accs);
     slot_state ss = {calloc(n + 1, 1), calloc(n + 1, 1), n, accs};
-    pb_bvh_code rc = PB_BVH_OK;
+    pb_io_code rc = PB_IO_OK;
     if (!ss.other || !ss.claimed) {
         rc = wnomem(w->err);
         goto done;
@@ -184,7 +184,7 @@ static pb_bvh_code replace_samplers(wstate *w, const pb_gltf *g)
         const pb_gltf_animation *an = &g->animations[a];
         json_t *js = json_object_get(json_array_get(janims, a), "samplers");
         if (json_array_size(js) != an->num_samplers) {
-            rc = bvh_set_err(w->err, PB_BVH_ERR_ARG, 0,
+            rc = bvh_set_err(w->err, PB_IO_ERR_ARG, 0,
                              "animations[%zu]: the document and the pb_gltf disagree", a);
             break;
         }
@@ -267,7 +267,7 @@ static char *b64_encode(const unsigned char *p, size_t n, const char *prefix)
 
 /* Keeps the referenced bufferViews (renumbered), appends the blobs' views,
  * and builds the one buffer. */
-static pb_bvh_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char **bin_out,
+static pb_io_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char **bin_out,
                                    size_t *bin_len)
 {
     json_t *root = w->root;
@@ -348,14 +348,14 @@ static pb_bvh_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char
     }
     *bin_out = bin;
     *bin_len = total;
-    return PB_BVH_OK;
+    return PB_IO_OK;
 }
 
-static pb_bvh_code put(FILE *f, const void *p, size_t n, pb_bvh_error *err)
+static pb_io_code put(FILE *f, const void *p, size_t n, pb_io_error *err)
 {
     if (n && fwrite(p, 1, n, f) != n)
-        return bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error");
-    return PB_BVH_OK;
+        return bvh_set_err(err, PB_IO_ERR_IO, 0, "write error");
+    return PB_IO_OK;
 }
 
 static void le32(unsigned char *p, uint32_t v)
@@ -364,11 +364,11 @@ static void le32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)(v >> 24);
 }
 
-pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_bvh_error *err)
+pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!f || !g || !g->priv_ || !((gltf_priv *)g->priv_)->root)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or glTF is NULL or empty");
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "stream or glTF is NULL or empty");
     const gltf_priv *pv = g->priv_;
     wstate w = {json_deep_copy(pv->root), NULL, 0, 0, err};
     if (!w.root)
@@ -376,7 +376,7 @@ pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_bvh_e
     unsigned char *bin = NULL;
     size_t bin_len = 0;
     char *text = NULL;
-    pb_bvh_code rc = replace_samplers(&w, g);
+    pb_io_code rc = replace_samplers(&w, g);
     if (!rc)
         rc = rebuild_buffers(&w, pv, &bin, &bin_len);
     if (!rc) {
@@ -406,7 +406,7 @@ pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_bvh_e
         size_t jl = strlen(text), jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
         size_t total = 12 + 8 + jp + (bin_len ? 8 + bp : 0);
         if (total > UINT32_MAX)
-            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "the GLB would exceed 4 GiB");
+            rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "the GLB would exceed 4 GiB");
         unsigned char h[20];
         le32(h, 0x46546C67u);
         le32(h + 4, 2);
@@ -436,7 +436,7 @@ pb_bvh_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_bvh_e
             rc = put(f, "\n", 1, err);
     }
     if (!rc && (fflush(f) != 0 || ferror(f)))
-        rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error");
+        rc = bvh_set_err(err, PB_IO_ERR_IO, 0, "write error");
     free(text);
     free(bin);
     free(w.blobs);
@@ -449,17 +449,17 @@ typedef struct wctx {
     int binary;
 } wctx;
 
-static pb_bvh_code write_cb(FILE *f, void *ctx, pb_bvh_error *err)
+static pb_io_code write_cb(FILE *f, void *ctx, pb_io_error *err)
 {
     const wctx *c = ctx;
     return pb_gltf_write_stream(f, c->g, c->binary, err);
 }
 
-pb_bvh_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_bvh_error *err)
+pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!path || !path[0] || !g || !g->priv_)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "path or glTF is NULL or empty");
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "path or glTF is NULL or empty");
     size_t n = strlen(path);
     wctx c = {g, n >= 4 && strcasecmp(path + n - 4, ".glb") == 0};
     return pb_io_write_file_cb(path, write_cb, &c, err);

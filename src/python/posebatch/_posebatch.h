@@ -99,9 +99,9 @@ typedef struct {
 } BvhObject;
 extern PyTypeObject BvhType;
 BvhObject *bvh_new(void);
-/* Raises the Python exception for a pb_bvh_error (OSError, MemoryError or
+/* Raises the Python exception for a pb_io_error (OSError, MemoryError or
  * BvhError; path, when not NULL, prefixes text errors). Returns NULL. */
-PyObject *bvh_raise(const pb_bvh_error *err, const char *path);
+PyObject *bvh_raise(const pb_io_error *err, const char *path);
 
 PyObject *py_read_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 PyObject *py_parse_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);

@@ -17,11 +17,11 @@ static void Bvh_dealloc(BvhObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-PyObject *bvh_raise(const pb_bvh_error *err, const char *path)
+PyObject *bvh_raise(const pb_io_error *err, const char *path)
 {
-    if (err->code == PB_BVH_ERR_NOMEM)
+    if (err->code == PB_IO_ERR_NOMEM)
         return PyErr_NoMemory();
-    if (err->code == PB_BVH_ERR_IO) {
+    if (err->code == PB_IO_ERR_IO) {
         PyErr_SetString(PyExc_OSError, err->message);
         return NULL;
     }
@@ -33,7 +33,7 @@ PyObject *bvh_raise(const pb_bvh_error *err, const char *path)
     Py_DECREF(msg);
     if (!e)
         return NULL;
-    PyObject *code = PyUnicode_FromString(pb_bvh_code_str(err->code));
+    PyObject *code = PyUnicode_FromString(pb_io_code_str(err->code));
     PyObject *line = PyLong_FromLong(err->line);
     if (code)
         PyObject_SetAttrString(e, "code", code);
@@ -132,8 +132,8 @@ static PyObject *bvh_read(const char *fn, PyObject *const *args, Py_ssize_t narg
     }
     wlist wl = {NULL, 0, 0};
     pb_bvh_read_opts ro = {strict ? PB_BVH_READ_STRICT : 0u, 0, wl_add, &wl};
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     const char *data = PyBytes_AS_STRING(bytes);
     size_t size = (size_t)PyBytes_GET_SIZE(bytes);
     Py_BEGIN_ALLOW_THREADS
@@ -141,7 +141,7 @@ static PyObject *bvh_read(const char *fn, PyObject *const *args, Py_ssize_t narg
                      : pb_bvh_read_file_with(data, &ro, &r->b, &err);
     Py_END_ALLOW_THREADS
     PyObject *w = wl_take(&wl);
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         Py_XDECREF(w);
         Py_DECREF(r);
         bvh_raise(&err, from_text ? NULL : data);
@@ -199,13 +199,13 @@ static PyObject *Bvh_write(BvhObject *self, PyObject *const *args, Py_ssize_t na
     PyObject *bytes;
     if (!PyUnicode_FSConverter(o[0], &bytes))
         return NULL;
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     const char *path = PyBytes_AS_STRING(bytes);
     Py_BEGIN_ALLOW_THREADS
     code = pb_bvh_write_file_with(path, &self->b, &wo, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         bvh_raise(&err, path);
         Py_DECREF(bytes);
         return NULL;
@@ -228,8 +228,8 @@ static PyObject *Bvh_to_bytes(BvhObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     char *text = NULL;
     size_t size = 0;
-    pb_bvh_error err;
-    pb_bvh_code code = PB_BVH_ERR_NOMEM;
+    pb_io_error err;
+    pb_io_code code = PB_IO_ERR_NOMEM;
     int ok_close = 0;
     Py_BEGIN_ALLOW_THREADS
     FILE *f = open_memstream(&text, &size);
@@ -238,9 +238,9 @@ static PyObject *Bvh_to_bytes(BvhObject *self, PyObject *const *args, Py_ssize_t
         ok_close = fclose(f) == 0;
     }
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK || !ok_close) {
+    if (code != PB_IO_OK || !ok_close) {
         free(text);
-        if (code == PB_BVH_OK || code == PB_BVH_ERR_NOMEM)
+        if (code == PB_IO_OK || code == PB_IO_ERR_NOMEM)
             return PyErr_NoMemory();
         return bvh_raise(&err, NULL);
     }
@@ -255,8 +255,8 @@ static BvhObject *bvh_like(BvhObject *self, size_t frames, double frame_time)
     BvhObject *r = bvh_new();
     if (!r)
         return NULL;
-    pb_bvh_error err;
-    if (pb_bvh_new_motion(&self->b, frames, frame_time, &r->b, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_bvh_new_motion(&self->b, frames, frame_time, &r->b, &err) != PB_IO_OK) {
         Py_DECREF(r);
         return (BvhObject *)bvh_raise(&err, NULL);
     }
@@ -286,12 +286,12 @@ static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t
     BvhObject *r = bvh_new();
     if (!r)
         return NULL;
-    pb_bvh_code code;
-    pb_bvh_error err;
+    pb_io_code code;
+    pb_io_error err;
     Py_BEGIN_ALLOW_THREADS
     code = pb_bvh_resample(&self->b, fps, 0, &r->b, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }

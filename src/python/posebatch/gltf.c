@@ -67,12 +67,12 @@ PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     const char *path = PyBytes_AS_STRING(bytes);
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     Py_BEGIN_ALLOW_THREADS
     code = pb_gltf_read_file(path, &r->g, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         Py_DECREF(r);
         bvh_raise(&err, path);
         Py_DECREF(bytes);
@@ -96,12 +96,12 @@ static PyObject *Gltf_resample(GltfObject *self, PyObject *const *args, Py_ssize
     GltfObject *r = gltf_new();
     if (!r)
         return NULL;
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     Py_BEGIN_ALLOW_THREADS
     code = pb_gltf_resample(&self->g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r->g, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
@@ -119,12 +119,12 @@ static PyObject *Gltf_write(GltfObject *self, PyObject *const *args, Py_ssize_t 
     if (!bytes)
         return NULL;
     const char *path = PyBytes_AS_STRING(bytes);
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     Py_BEGIN_ALLOW_THREADS
     code = pb_gltf_write_file(path, &self->g, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         bvh_raise(&err, path);
         Py_DECREF(bytes);
         return NULL;
@@ -178,12 +178,12 @@ static PyObject *Gltf_to_bvh(GltfObject *self, PyObject *const *args, Py_ssize_t
     BvhObject *r = bvh_new();
     if (!r)
         return NULL;
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     Py_BEGIN_ALLOW_THREADS
     code = pb_gltf_to_bvh(&self->g, skin, (size_t)anim, fps > 0.0 ? 1.0 / fps : 0.0, &r->b, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
@@ -196,12 +196,12 @@ PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused)
     GltfObject *r = gltf_new();
     if (!r)
         return NULL;
-    pb_bvh_error err;
-    pb_bvh_code code;
+    pb_io_error err;
+    pb_io_code code;
     Py_BEGIN_ALLOW_THREADS
     code = pb_gltf_from_bvh(&((BvhObject *)self)->b, &r->g, &err);
     Py_END_ALLOW_THREADS
-    if (code != PB_BVH_OK) {
+    if (code != PB_IO_OK) {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
