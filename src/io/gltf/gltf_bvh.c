@@ -532,6 +532,8 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     /* frames */
     double ft = frame_time;
     size_t F = 1;
+    if (!a && !(ft > 0)) /* one frame of the rest pose: the default frame time */
+        ft = 1.0 / 30.0;
     if (a && !(ft > 0)) {
         json_t *x = json_object_get(json_object_get(json_array_get(json_object_get(pv->root,
                                                                                    "animations"),
