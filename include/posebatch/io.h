@@ -624,7 +624,9 @@ PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flag
  * animations used them, else new ones appended; FLOAT, no sparse), every
  * bufferView that is still referenced copied, all into one compact buffer.
  * .glb when path ends in ".glb" (any case), else .gltf with the buffer as a
- * base64 data: URI. Atomic, with the output-path rules of pb_bvh_write_file. */
+ * base64 data: URI. Atomic, with the output-path rules of pb_bvh_write_file.
+ * A sampler value that is not finite (no reader takes it: a resampled source
+ * that overshoots float range) is PB_IO_ERR_ARG, and nothing is written. */
 PB_API pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err);
 /* The same to a stream; binary: 1 for GLB, 0 for .gltf JSON. */
 PB_API pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary,

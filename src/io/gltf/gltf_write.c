@@ -206,6 +206,16 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
             const pb_gltf_sampler *sm = &an->samplers[s];
             json_t *jsm = json_array_get(js, s);
             json_int_t in_idx = -1, out_idx;
+            /* a reader refuses non-finite values (a resampled or evaluated
+             * source that overshoots float range): not written */
+            size_t nv = sm->count * gltf_stride(sm) * sm->components;
+            for (size_t k = 0; k < nv && !rc; k++)
+                if (!isfinite(sm->output[k]))
+                    rc = bvh_set_err(w->err, PB_IO_ERR_ARG, 0,
+                                     "animations[%zu].samplers[%zu]: output value %zu is not "
+                                     "finite", a, s, k);
+            if (rc)
+                break;
             long old_in = pv->in_acc ? pv->in_acc[a][s] : -1;
             for (size_t k = 0; k < nseen; k++)
                 if (seen[k] == sm->input && seen_old[k] == old_in)
