@@ -367,6 +367,12 @@ static pb_io_code check_text_size(const motion_src *m, const pb_bvh *b, double f
     return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The frame time that key times of float precision mean: 1/R when the
  * interval d is that of a whole rate R to float rounding (keys at 1/24 s
  * apart read back as 0.04166668...). */
@@ -557,12 +563,7 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
                 }
                 for (size_t k = 0; k < m; k++)
                     d[k] = (double)best->input[k + 1] - best->input[k];
-                for (size_t i = 1; i < m; i++) /* insertion sort: key counts are small */
-                    for (size_t k = i; k > 0 && d[k - 1] > d[k]; k--) {
-                        double tmp = d[k];
-                        d[k] = d[k - 1];
-                        d[k - 1] = tmp;
-                    }
+                qsort(d, m, sizeof *d, cmp_double);
                 ft = whole_rate_time(d[m / 2]);
                 free(d);
             }
