@@ -158,6 +158,27 @@ typedef struct pb_kernels {
     int (*layers_glance)(size_t k, const pb_blend_layer *l, const pb_cpose *ref, unsigned rtracks,
                          const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2]);
 
+    /* Euler angles (simd/kernels_euler.h; double lanes), each element with
+     * its own order (pb_euler_order) and rotation channels nrot (0..3):
+     * euler_choose is the BVH writer's bvh_choose_angles for n elements
+     * (quaternions q; src: source angles, or src NULL; else prev: the
+     * previous angles, or prev NULL: principal), angles SoA in degrees;
+     * state[i] 1: the source angles taken (deg = src), 0: converted, 2:
+     * redo with the scalar reference (deg unspecified); print_scale > 0
+     * also redoes elements whose angle printed as round(|v| print_scale)
+     * might differ from the reference's. euler_to_quat: pb_euler_to_quat_n
+     * of n elements rounded to float (deg SoA; slots past nrot not read),
+     * redo[i] 1 where the float could differ from the reference's (out
+     * unspecified there). angles_lerp: the source-angle
+     * interpolation of pb_bvh_resample_angles over n doubles, returning
+     * whether some pair is 'far' (more than 90 degrees apart: redo). */
+    void (*euler_choose)(size_t n, const uint8_t *order, const uint8_t *nrot, pb_cquats q,
+                         const double *const src[3], const double *const prev[3],
+                         double print_scale, double *const deg[3], uint8_t *state);
+    void (*euler_to_quat)(size_t n, const uint8_t *order, const uint8_t *nrot,
+                          const double *const deg[3], pb_quats out, uint8_t *redo);
+    int (*angles_lerp)(size_t n, double u, const double *a, const double *b, double *out);
+
     /* layout converters (simd/kernels_layout.h): dst[c][i] = src[i*stride + c]
      * and back, c < comps (3 or 4); the other floats of a stride untouched */
     void (*deinterleave)(size_t n, const float *src, size_t stride, int comps,

@@ -138,6 +138,12 @@ void pb_euler_from_quat_n(pb_euler_order order, int n, const double q_in[4], con
     }
     double nn = q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3];
     if (!(nn > 0.0) || !isfinite(nn)) {
+        /* A NaN component: NaN angles (fmax below would drop it, and the
+         * rescaled copy would come back here forever). */
+        if (isnan(nn)) {
+            deg[0] = deg[1] = deg[2] = NAN;
+            return;
+        }
         /* Also rescue overflowing but finite inputs. */
         double m = fmax(fmax(fabs(q_in[0]), fabs(q_in[1])), fmax(fabs(q_in[2]), fabs(q_in[3])));
         if (!(m > 0.0) || !isfinite(m)) {

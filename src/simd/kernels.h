@@ -526,6 +526,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 #include "kernels_glance.h"
 #include "kernels_clip.h"
 #include "kernels_layout.h"
+#include "kernels_euler.h"
 
 /* --------------------------------------------------------------- table */
 
@@ -543,6 +544,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_shoemake_controls,                                                   \
         k_quat_offset, k_quat_cr_run, k_vec3_cr_run, k_scale_cr_run,           \
         k_vec3_blend, k_pose_blend, k_layers_glance,                           \
+        k_euler_choose, k_euler_to_quat, k_angles_lerp,                        \
         PB_LAYOUT_KERNELS                                                      \
     }
 

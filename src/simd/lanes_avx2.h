@@ -135,6 +135,43 @@ PB_INLINE void aos_store4(float *p, const vf c[4])
     vf_store(p + 24, simde_mm256_permute2f128_ps(e, d, 0x31));
 }
 
+/* Double lanes (kernels_euler.h): 4 a vector */
+#define PB_DLANES 4
+typedef simde__m256d vd;
+typedef simde__m256d vmd;
+PB_INLINE vd vd_set(double a) { return simde_mm256_set1_pd(a); }
+PB_INLINE vd vd_load(const double *p) { return simde_mm256_loadu_pd(p); }
+PB_INLINE void vd_store(double *p, vd v) { simde_mm256_storeu_pd(p, v); }
+PB_INLINE vd vd_load_f(const float *p) { return simde_mm256_cvtps_pd(simde_mm_loadu_ps(p)); }
+PB_INLINE vd vd_round_f32(vd a) { return simde_mm256_cvtps_pd(simde_mm256_cvtpd_ps(a)); }
+PB_INLINE void vd_store_f(float *p, vd v) { simde_mm_storeu_ps(p, simde_mm256_cvtpd_ps(v)); }
+PB_INLINE vd vd_add(vd a, vd b) { return simde_mm256_add_pd(a, b); }
+PB_INLINE vd vd_sub(vd a, vd b) { return simde_mm256_sub_pd(a, b); }
+PB_INLINE vd vd_mul(vd a, vd b) { return simde_mm256_mul_pd(a, b); }
+PB_INLINE vd vd_div(vd a, vd b) { return simde_mm256_div_pd(a, b); }
+PB_INLINE vd vd_sqrt(vd a) { return simde_mm256_sqrt_pd(a); }
+#if defined(PB_DETERMINISTIC)
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm256_add_pd(simde_mm256_mul_pd(a, b), c); }
+#else
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm256_fmadd_pd(a, b, c); }
+#endif
+PB_INLINE vd vd_round(vd a) { return simde_mm256_round_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+PB_INLINE vd vd_band(vd a, vd b) { return simde_mm256_and_pd(a, b); }
+PB_INLINE vd vd_bor(vd a, vd b) { return simde_mm256_or_pd(a, b); }
+PB_INLINE vd vd_bxor(vd a, vd b) { return simde_mm256_xor_pd(a, b); }
+PB_INLINE vmd vmd_lt(vd a, vd b) { return simde_mm256_cmp_pd(a, b, SIMDE_CMP_LT_OQ); }
+PB_INLINE vmd vmd_le(vd a, vd b) { return simde_mm256_cmp_pd(a, b, SIMDE_CMP_LE_OQ); }
+PB_INLINE vmd vmd_gt(vd a, vd b) { return simde_mm256_cmp_pd(a, b, SIMDE_CMP_GT_OQ); }
+PB_INLINE vmd vmd_ge(vd a, vd b) { return simde_mm256_cmp_pd(a, b, SIMDE_CMP_GE_OQ); }
+PB_INLINE vmd vmd_eq(vd a, vd b) { return simde_mm256_cmp_pd(a, b, SIMDE_CMP_EQ_OQ); }
+PB_INLINE vmd vmd_and(vmd a, vmd b) { return simde_mm256_and_pd(a, b); }
+PB_INLINE vmd vmd_or(vmd a, vmd b) { return simde_mm256_or_pd(a, b); }
+PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return simde_mm256_andnot_pd(b, a); }
+PB_INLINE vmd vmd_not(vmd a) { return simde_mm256_xor_pd(a, simde_mm256_castsi256_pd(simde_mm256_set1_epi32(-1))); }
+PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm256_blendv_pd(b, a, m); }
+PB_INLINE int vmd_any(vmd m) { return simde_mm256_movemask_pd(m) != 0; }
+PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)simde_mm256_movemask_pd(m); }
+
 #include "lanes_common.h"
 
 #endif

@@ -68,6 +68,67 @@ PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a
 PB_INLINE int vm_any(vm m) { return m != 0; }
 PB_INLINE int vm_all(vm m) { return m == 0xffff; }
 
+/* Double lanes (kernels_euler.h): 8 a vector, k-register masks */
+#define PB_DLANES 8
+typedef simde__m512d vd;
+typedef simde__mmask8 vmd;
+PB_INLINE vd vd_set(double a) { return simde_mm512_set1_pd(a); }
+PB_INLINE vd vd_load(const double *p) { return simde_mm512_loadu_pd(p); }
+PB_INLINE void vd_store(double *p, vd v) { simde_mm512_storeu_pd(p, v); }
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+PB_INLINE vd vd_load_f(const float *p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+PB_INLINE vd vd_round_f32(vd a) { return _mm512_cvtps_pd(_mm512_cvtpd_ps(a)); }
+PB_INLINE void vd_store_f(float *p, vd v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(v)); }
+#else /* SIMDe 0.7.4 has no _mm512_cvtps_pd (two halves) nor
+       * _mm512_cvtpd_ps (lane by lane) */
+PB_INLINE vd vd_load_f(const float *p)
+{
+    return simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtps_pd(simde_mm_loadu_ps(p))),
+                                   simde_mm256_cvtps_pd(simde_mm_loadu_ps(p + 4)), 1);
+}
+PB_INLINE void vd_store_f(float *p, vd v)
+{
+    double b[8];
+    simde_mm512_storeu_pd(b, v);
+    for (int i = 0; i < 8; i++)
+        p[i] = (float)b[i];
+}
+PB_INLINE vd vd_round_f32(vd a)
+{
+    double b[8];
+    simde_mm512_storeu_pd(b, a);
+    for (int i = 0; i < 8; i++)
+        b[i] = (double)(float)b[i];
+    return simde_mm512_loadu_pd(b);
+}
+#endif
+PB_INLINE vd vd_add(vd a, vd b) { return simde_mm512_add_pd(a, b); }
+PB_INLINE vd vd_sub(vd a, vd b) { return simde_mm512_sub_pd(a, b); }
+PB_INLINE vd vd_mul(vd a, vd b) { return simde_mm512_mul_pd(a, b); }
+PB_INLINE vd vd_div(vd a, vd b) { return simde_mm512_div_pd(a, b); }
+PB_INLINE vd vd_sqrt(vd a) { return simde_mm512_sqrt_pd(a); }
+#if defined(PB_DETERMINISTIC)
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm512_add_pd(simde_mm512_mul_pd(a, b), c); }
+#else
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm512_fmadd_pd(a, b, c); }
+#endif
+PB_INLINE vd vd_round(vd a) { return simde_mm512_roundscale_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+PB_INLINE vd vd_band(vd a, vd b) { return simde_mm512_and_pd(a, b); }
+PB_INLINE vd vd_bor(vd a, vd b) { return simde_mm512_or_pd(a, b); }
+PB_INLINE vd vd_bxor(vd a, vd b) { return simde_mm512_xor_pd(a, b); }
+PB_INLINE vmd vmd_lt(vd a, vd b) { return simde_mm512_cmp_pd_mask(a, b, SIMDE_CMP_LT_OQ); }
+PB_INLINE vmd vmd_le(vd a, vd b) { return simde_mm512_cmp_pd_mask(a, b, SIMDE_CMP_LE_OQ); }
+PB_INLINE vmd vmd_gt(vd a, vd b) { return simde_mm512_cmp_pd_mask(a, b, SIMDE_CMP_GT_OQ); }
+PB_INLINE vmd vmd_ge(vd a, vd b) { return simde_mm512_cmp_pd_mask(a, b, SIMDE_CMP_GE_OQ); }
+PB_INLINE vmd vmd_eq(vd a, vd b) { return simde_mm512_cmp_pd_mask(a, b, SIMDE_CMP_EQ_OQ); }
+PB_INLINE vmd vmd_and(vmd a, vmd b) { return (vmd)(a & b); }
+PB_INLINE vmd vmd_or(vmd a, vmd b) { return (vmd)(a | b); }
+PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return (vmd)(a & (vmd)~b); }
+PB_INLINE vmd vmd_not(vmd a) { return (vmd)~a; }
+PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm512_mask_blend_pd(m, b, a); }
+PB_INLINE int vmd_any(vmd m) { return m != 0; }
+PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)m; }
+
 #include "lanes_common.h"
 
 #endif

@@ -67,4 +67,45 @@ PB_INLINE vf vf_pow2i(vf k)
     return vf_shl23(vf_band(biased, pb__bitconst(0xffu)));
 }
 
+
+/* Double lanes, built once from each layer's vd primitives. Partial blocks
+ * (cnt < PB_DLANES elements) go through a small buffer; unused lanes load
+ * copies of element 0 (like vf_load_part) and nothing past cnt is read or
+ * written. */
+PB_INLINE vd pb__dbitconst(uint64_t u) { double d; memcpy(&d, &u, 8); return vd_set(d); }
+PB_INLINE vd vd_abs(vd a) { return vd_band(a, pb__dbitconst(0x7fffffffffffffffull)); }
+PB_INLINE vd vd_neg(vd a) { return vd_bxor(a, pb__dbitconst(0x8000000000000000ull)); }
+/* s's sign bit (-0 included), the rest zero */
+PB_INLINE vd vd_signbit(vd s) { return vd_band(s, pb__dbitconst(0x8000000000000000ull)); }
+/* |a| with s's sign */
+PB_INLINE vd vd_copysign(vd a, vd s) { return vd_bor(vd_abs(a), vd_signbit(s)); }
+PB_INLINE vd vd_load_part(const double *p, size_t cnt)
+{
+    double b[PB_DLANES];
+    for (size_t i = 0; i < PB_DLANES; i++)
+        b[i] = i < cnt ? p[i] : p[0];
+    return vd_load(b);
+}
+PB_INLINE vd vd_load_f_part(const float *p, size_t cnt)
+{
+    float b[PB_DLANES];
+    for (size_t i = 0; i < PB_DLANES; i++)
+        b[i] = i < cnt ? p[i] : p[0];
+    return vd_load_f(b);
+}
+PB_INLINE void vd_store_f_part(float *p, vd v, size_t cnt)
+{
+    float b[PB_DLANES];
+    vd_store_f(b, v);
+    for (size_t i = 0; i < cnt && i < PB_DLANES; i++)
+        p[i] = b[i];
+}
+PB_INLINE void vd_store_part(double *p, vd v, size_t cnt)
+{
+    double b[PB_DLANES];
+    vd_store(b, v);
+    for (size_t i = 0; i < cnt && i < PB_DLANES; i++)
+        p[i] = b[i];
+}
+
 #endif

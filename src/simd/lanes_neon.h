@@ -116,6 +116,72 @@ PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_vaddq_u32(PB_U(a), PB_U(b))
 #undef PB_U
 #undef PB_F
 
+/* Double lanes (kernels_euler.h): 2 a vector */
+#define PB_DLANES 2
+typedef simde_float64x2_t vd;
+typedef simde_uint64x2_t vmd;
+PB_INLINE vd vd_set(double a) { return simde_vdupq_n_f64(a); }
+PB_INLINE vd vd_load(const double *p) { return simde_vld1q_f64(p); }
+PB_INLINE void vd_store(double *p, vd v) { simde_vst1q_f64(p, v); }
+PB_INLINE vd vd_load_f(const float *p) { return simde_vcvt_f64_f32(simde_vld1_f32(p)); }
+PB_INLINE vd vd_round_f32(vd a) { return simde_vcvt_f64_f32(simde_vcvt_f32_f64(a)); }
+PB_INLINE void vd_store_f(float *p, vd v) { simde_vst1_f32(p, simde_vcvt_f32_f64(v)); }
+PB_INLINE vd vd_add(vd a, vd b) { return simde_vaddq_f64(a, b); }
+PB_INLINE vd vd_sub(vd a, vd b) { return simde_vsubq_f64(a, b); }
+PB_INLINE vd vd_mul(vd a, vd b) { return simde_vmulq_f64(a, b); }
+#if defined(__aarch64__)
+PB_INLINE vd vd_div(vd a, vd b) { return vdivq_f64(a, b); }
+PB_INLINE vd vd_sqrt(vd a) { return vsqrtq_f64(a); }
+#else
+/* SIMDe 0.7.4 has neither vdivq_f64 nor vsqrtq_f64: per lane, correctly
+ * rounded like the native instructions */
+PB_INLINE vd vd_div(vd a, vd b)
+{
+    double x[2], y[2];
+    simde_vst1q_f64(x, a);
+    simde_vst1q_f64(y, b);
+    x[0] = x[0] / y[0];
+    x[1] = x[1] / y[1];
+    return simde_vld1q_f64(x);
+}
+PB_INLINE vd vd_sqrt(vd a)
+{
+    double x[2];
+    simde_vst1q_f64(x, a);
+    x[0] = __builtin_sqrt(x[0]);
+    x[1] = __builtin_sqrt(x[1]);
+    return simde_vld1q_f64(x);
+}
+#endif
+#if defined(PB_DETERMINISTIC)
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_vaddq_f64(simde_vmulq_f64(a, b), c); }
+#else
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_vfmaq_f64(c, a, b); }
+#endif
+PB_INLINE vd vd_round(vd a) { return simde_vrndnq_f64(a); }
+#define PB_U64(a) simde_vreinterpretq_u64_f64(a)
+#define PB_F64(a) simde_vreinterpretq_f64_u64(a)
+PB_INLINE vd vd_band(vd a, vd b) { return PB_F64(simde_vandq_u64(PB_U64(a), PB_U64(b))); }
+PB_INLINE vd vd_bor(vd a, vd b) { return PB_F64(simde_vorrq_u64(PB_U64(a), PB_U64(b))); }
+PB_INLINE vd vd_bxor(vd a, vd b) { return PB_F64(simde_veorq_u64(PB_U64(a), PB_U64(b))); }
+#undef PB_U64
+#undef PB_F64
+PB_INLINE vmd vmd_lt(vd a, vd b) { return simde_vcltq_f64(a, b); }
+PB_INLINE vmd vmd_le(vd a, vd b) { return simde_vcleq_f64(a, b); }
+PB_INLINE vmd vmd_gt(vd a, vd b) { return simde_vcgtq_f64(a, b); }
+PB_INLINE vmd vmd_ge(vd a, vd b) { return simde_vcgeq_f64(a, b); }
+PB_INLINE vmd vmd_eq(vd a, vd b) { return simde_vceqq_f64(a, b); }
+PB_INLINE vmd vmd_and(vmd a, vmd b) { return simde_vandq_u64(a, b); }
+PB_INLINE vmd vmd_or(vmd a, vmd b) { return simde_vorrq_u64(a, b); }
+PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return simde_vbicq_u64(a, b); }
+PB_INLINE vmd vmd_not(vmd a) { return simde_veorq_u64(a, simde_vdupq_n_u64(~(uint64_t)0)); }
+PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_vbslq_f64(m, a, b); }
+PB_INLINE unsigned vmd_bits(vmd m)
+{
+    return (unsigned)(simde_vgetq_lane_u64(m, 0) & 1u) | (unsigned)((simde_vgetq_lane_u64(m, 1) & 1u) << 1);
+}
+PB_INLINE int vmd_any(vmd m) { return simde_vmaxvq_u32(simde_vreinterpretq_u32_u64(m)) != 0; }
+
 /* Interleaved elements <-> lanes (kernels_layout.h): NEON's interleaved loads and stores */
 #define PB_HAVE_AOS4 1
 #define PB_HAVE_AOS3 1

@@ -54,6 +54,52 @@ PB_INLINE vf vf_sel(vm m, vf a, vf b) { return m ? a : b; } /* m ? a : b */
 PB_INLINE int vm_any(vm m) { return m != 0; }
 PB_INLINE int vm_all(vm m) { return m != 0; }
 
+/* Double lanes (the Euler kernels, kernels_euler.h): the same vocabulary
+ * with vd / vmd / PB_DLANES, PB_LANES / 2 doubles a vector (1 here). */
+#define PB_DLANES 1
+typedef double vd;
+typedef uint64_t vmd;
+PB_INLINE uint64_t pb__dbits(double a) { uint64_t u; memcpy(&u, &a, 8); return u; }
+PB_INLINE double pb__double(uint64_t u) { double a; memcpy(&a, &u, 8); return a; }
+PB_INLINE vd vd_set(double a) { return a; }
+PB_INLINE vd vd_load(const double *p) { return *p; }
+PB_INLINE void vd_store(double *p, vd v) { *p = v; }
+PB_INLINE vd vd_load_f(const float *p) { return (double)*p; } /* PB_DLANES floats, widened */
+/* each lane rounded to float (nearest even) and back; stored as floats */
+PB_INLINE vd vd_round_f32(vd a) { return (double)(float)a; }
+PB_INLINE void vd_store_f(float *p, vd v) { *p = (float)v; }
+PB_INLINE vd vd_add(vd a, vd b) { return a + b; }
+PB_INLINE vd vd_sub(vd a, vd b) { return a - b; }
+PB_INLINE vd vd_mul(vd a, vd b) { return a * b; }
+PB_INLINE vd vd_div(vd a, vd b) { return a / b; }
+PB_INLINE vd vd_sqrt(vd a) { return sqrt(a); } /* sqrtsd: -fno-math-errno */
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return a * b + c; }
+/* round to nearest, ties to even (nearbyint); no SSE4.1 roundsd here:
+ * adding 2^52 to |a| < 2^52 leaves no fraction bits; larger |a| (and NaN)
+ * are returned as they are, and the sign is a's (-0.3 -> -0) */
+PB_INLINE vd vd_round(vd a)
+{
+    double m = fabs(a);
+    if (!(m < 0x1p52))
+        return a;
+    return copysign((m + 0x1p52) - 0x1p52, a);
+}
+PB_INLINE vd vd_band(vd a, vd b) { return pb__double(pb__dbits(a) & pb__dbits(b)); }
+PB_INLINE vd vd_bor(vd a, vd b) { return pb__double(pb__dbits(a) | pb__dbits(b)); }
+PB_INLINE vd vd_bxor(vd a, vd b) { return pb__double(pb__dbits(a) ^ pb__dbits(b)); }
+PB_INLINE vmd vmd_lt(vd a, vd b) { return a < b ? ~(uint64_t)0 : 0; }
+PB_INLINE vmd vmd_le(vd a, vd b) { return a <= b ? ~(uint64_t)0 : 0; }
+PB_INLINE vmd vmd_gt(vd a, vd b) { return a > b ? ~(uint64_t)0 : 0; }
+PB_INLINE vmd vmd_ge(vd a, vd b) { return a >= b ? ~(uint64_t)0 : 0; }
+PB_INLINE vmd vmd_eq(vd a, vd b) { return a == b ? ~(uint64_t)0 : 0; }
+PB_INLINE vmd vmd_and(vmd a, vmd b) { return a & b; }
+PB_INLINE vmd vmd_or(vmd a, vmd b) { return a | b; }
+PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return a & ~b; } /* a and not b */
+PB_INLINE vmd vmd_not(vmd a) { return ~a; }
+PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return m ? a : b; } /* m ? a : b */
+PB_INLINE int vmd_any(vmd m) { return m != 0; }
+PB_INLINE unsigned vmd_bits(vmd m) { return m ? 1u : 0u; } /* bit l: lane l */
+
 #include "lanes_common.h"
 
 #endif

@@ -95,6 +95,46 @@ PB_INLINE void aos_store4(float *p, const vf c[4])
     vf_store(p, a), vf_store(p + 4, b), vf_store(p + 8, e), vf_store(p + 12, d);
 }
 
+/* Double lanes (kernels_euler.h): 2 a vector */
+#define PB_DLANES 2
+typedef simde__m128d vd;
+typedef simde__m128d vmd;
+PB_INLINE vd vd_set(double a) { return simde_mm_set1_pd(a); }
+PB_INLINE vd vd_load(const double *p) { return simde_mm_loadu_pd(p); }
+PB_INLINE void vd_store(double *p, vd v) { simde_mm_storeu_pd(p, v); }
+/* two floats: an unaligned 64-bit load (movq) */
+PB_INLINE vd vd_load_f(const float *p)
+{
+    return simde_mm_cvtps_pd(simde_mm_castsi128_ps(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p)));
+}
+PB_INLINE vd vd_round_f32(vd a) { return simde_mm_cvtps_pd(simde_mm_cvtpd_ps(a)); }
+PB_INLINE void vd_store_f(float *p, vd v)
+{
+    simde_mm_storel_epi64((simde__m128i *)(void *)p, simde_mm_castps_si128(simde_mm_cvtpd_ps(v)));
+}
+PB_INLINE vd vd_add(vd a, vd b) { return simde_mm_add_pd(a, b); }
+PB_INLINE vd vd_sub(vd a, vd b) { return simde_mm_sub_pd(a, b); }
+PB_INLINE vd vd_mul(vd a, vd b) { return simde_mm_mul_pd(a, b); }
+PB_INLINE vd vd_div(vd a, vd b) { return simde_mm_div_pd(a, b); }
+PB_INLINE vd vd_sqrt(vd a) { return simde_mm_sqrt_pd(a); }
+PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm_add_pd(simde_mm_mul_pd(a, b), c); }
+PB_INLINE vd vd_round(vd a) { return simde_mm_round_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+PB_INLINE vd vd_band(vd a, vd b) { return simde_mm_and_pd(a, b); }
+PB_INLINE vd vd_bor(vd a, vd b) { return simde_mm_or_pd(a, b); }
+PB_INLINE vd vd_bxor(vd a, vd b) { return simde_mm_xor_pd(a, b); }
+PB_INLINE vmd vmd_lt(vd a, vd b) { return simde_mm_cmplt_pd(a, b); }
+PB_INLINE vmd vmd_le(vd a, vd b) { return simde_mm_cmple_pd(a, b); }
+PB_INLINE vmd vmd_gt(vd a, vd b) { return simde_mm_cmpgt_pd(a, b); }
+PB_INLINE vmd vmd_ge(vd a, vd b) { return simde_mm_cmpge_pd(a, b); }
+PB_INLINE vmd vmd_eq(vd a, vd b) { return simde_mm_cmpeq_pd(a, b); }
+PB_INLINE vmd vmd_and(vmd a, vmd b) { return simde_mm_and_pd(a, b); }
+PB_INLINE vmd vmd_or(vmd a, vmd b) { return simde_mm_or_pd(a, b); }
+PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return simde_mm_andnot_pd(b, a); }
+PB_INLINE vmd vmd_not(vmd a) { return simde_mm_xor_pd(a, simde_mm_castsi128_pd(simde_mm_set1_epi32(-1))); }
+PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm_blendv_pd(b, a, m); }
+PB_INLINE int vmd_any(vmd m) { return simde_mm_movemask_pd(m) != 0; }
+PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)simde_mm_movemask_pd(m); }
+
 #include "lanes_common.h"
 
 #endif

@@ -50,6 +50,35 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
 int bvh_choose_angles(pb_bvh_euler_mode mode, int order, int nrot, const double q[4],
                       const double *source, const double *prev, double deg[3]);
 
+/* bvh_choose_angles for n joints at once (a frame's): joint e has order[e]
+ * and nrot[e] rotation channels (0: angles 0, as_read 0), rotation (qw[e],
+ * qx[e], qy[e], qz[e]) as stored (all zero is the identity, as the writer
+ * takes it), source and prev (NULL or 3 n angles, 3 per joint in channel
+ * order, as bvh_choose_angles takes them joint by joint; slots past nrot
+ * are not read); deg (3 n) gets the angles, as_read (n) the return values.
+ * deg may be prev itself (the previous frame's angles replaced by this
+ * one's). The same as_read as bvh_choose_angles, and the same angles to a
+ * few ulps, which print the same with the writer's 6 decimals (an angle that
+ * could print otherwise is bvh_choose_angles' own, as is every joint near
+ * gimbal lock or at one of its discrete decisions' margins): the library's
+ * runs on the dispatched Euler kernel (bvh_angles_simd.c), the reader-only
+ * build's is a loop over bvh_choose_angles (bvh_angles_scalar.c). A
+ * non-finite rotation gives NaN angles (the writer reports it before). */
+void bvh_choose_angles_n(pb_bvh_euler_mode mode, size_t n, const uint8_t *order,
+                         const uint8_t *nrot, const float *qw, const float *qx, const float *qy,
+                         const float *qz, const double *source, const double *prev, double *deg,
+                         unsigned char *as_read);
+
+/* pb_euler_to_quat_n for n joints at once (a frame's, as the reader
+ * converts them), rounded to float: joint e's angles deg[3e..3e+2] (channel
+ * order, slots past nrot[e] not read), order[e], nrot[e] -> (qw[e], qx[e],
+ * qy[e], qz[e]). Exactly the floats of (float) pb_euler_to_quat_n: a joint
+ * whose float could round otherwise from the dispatched kernel's double is
+ * converted by pb_euler_to_quat_n itself (bvh_angles_simd.c; the
+ * reader-only build's bvh_angles_scalar.c always is). */
+void bvh_euler_to_quat_n(size_t n, const uint8_t *order, const uint8_t *nrot, const double *deg,
+                         float *qw, float *qx, float *qy, float *qz);
+
 /* ---- lexing (bvh_lex.c) ---- */
 
 static inline int is_space(char c)

@@ -193,6 +193,10 @@ typedef struct wframe {
     const wjoint *wj;
     pb_bvh_euler_mode mode;
     double *prev; /* J * 3: the angles written for the previous frame */
+    /* per joint, for bvh_choose_angles_n: Euler order, rotation channels,
+     * and whether the source's angles were taken (1 byte each) */
+    uint8_t *order, *nrot;
+    unsigned char *as_read;
 } wframe;
 
 /* Longest text of one value and its separator. */
@@ -209,27 +213,26 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
     const size_t J = b->num_joints;
     size_t n = 0;
     const signed char *decimals = b->decimals ? b->decimals + fr * b->num_channels : NULL;
+    const size_t o0 = fr * J;
+    for (size_t j = 0; j < J; j++) {
+        size_t o = o0 + j;
+        if (X->nrot[j] > 0 && !(isfinite(b->rot_w[o]) && isfinite(b->rot_x[o]) &&
+                                isfinite(b->rot_y[o]) && isfinite(b->rot_z[o]))) {
+            bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame %zu, joint '%s': non-finite rotation", fr,
+                        b->joints[j].name);
+            return 0;
+        }
+    }
+    /* every joint's angles at once (the dispatched Euler kernel), replacing
+     * the previous frame's in X->prev */
+    bvh_choose_angles_n(X->mode, J, X->order, X->nrot, b->rot_w + o0, b->rot_x + o0,
+                        b->rot_y + o0, b->rot_z + o0, b->euler_deg ? b->euler_deg + 3 * o0 : NULL,
+                        first ? NULL : X->prev, X->prev, X->as_read);
     for (size_t j = 0; j < J; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
-        const wjoint *w = &X->wj[j];
-        size_t o = fr * J + j;
-        double deg[3] = {0, 0, 0};
-        int as_read = 0;
-        if (w->nrot > 0) {
-            double q[4] = {b->rot_w[o], b->rot_x[o], b->rot_y[o], b->rot_z[o]};
-            if (!isfinite(q[0]) || !isfinite(q[1]) || !isfinite(q[2]) || !isfinite(q[3])) {
-                bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame %zu, joint '%s': non-finite rotation",
-                            fr, jt->name);
-                return 0;
-            }
-            if (q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0)
-                q[0] = 1.0;
-            const double *src = b->euler_deg ? b->euler_deg + 3 * o : NULL;
-            as_read = bvh_choose_angles(X->mode, w->order, w->nrot, q, src,
-                                        first ? NULL : &X->prev[3 * j], deg);
-            for (int k = 0; k < 3; k++)
-                X->prev[3 * j + (size_t)k] = deg[k];
-        }
+        size_t o = o0 + j;
+        const double *deg = &X->prev[3 * j];
+        int as_read = X->as_read[j];
         const float pos[3] = {b->pos_x[o], b->pos_y[o], b->pos_z[o]};
         int r = 0;
         for (int c = 0; c < jt->num_channels; c++) {
@@ -293,11 +296,12 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
     wstate W = {f, b, NULL, NULL, NULL, NULL};
     wjoint *wj = malloc(J * sizeof *wj);
     double *prev = malloc(J * 3 * sizeof *prev);
+    uint8_t *jbytes = malloc(3 * J); /* order, nrot, as_read: J each */
     W.es_start = calloc(J + 1, sizeof *W.es_start);
     W.es_idx = malloc((E ? E : 1) * sizeof *W.es_idx);
     W.es_next = malloc(J * sizeof *W.es_next);
     W.nchild = calloc(J, sizeof *W.nchild);
-    if (!wj || !prev || !W.es_start || !W.es_idx || !W.es_next || !W.nchild) {
+    if (!wj || !prev || !jbytes || !W.es_start || !W.es_idx || !W.es_next || !W.nchild) {
         rc = bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
         goto out;
     }
@@ -335,7 +339,12 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
     const size_t limit = opts && opts->max_bytes > 0 && opts->max_bytes < PB_BVH_MAX_FILE_BYTES
                              ? opts->max_bytes
                              : PB_BVH_MAX_FILE_BYTES;
-    wframe X = {b, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev};
+    for (size_t j = 0; j < J; j++) {
+        jbytes[j] = (uint8_t)wj[j].order;
+        jbytes[J + j] = (uint8_t)wj[j].nrot;
+    }
+    wframe X = {b, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev, jbytes, jbytes + J,
+                jbytes + 2 * J};
     const size_t C = b->num_channels;
     /* One buffer: a line when estimating; else the header and then whole
      * frames, written out whenever WRITE_CHUNK bytes are in it (malloc: every
@@ -461,6 +470,7 @@ out:
     }
     free(wj);
     free(prev);
+    free(jbytes);
     free(W.es_start);
     free(W.es_idx);
     free(W.es_next);
