@@ -26,6 +26,13 @@ for b in scalar sse41 avx2 avx512 neon; do
   POSEBATCH_BACKEND=$b UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
     "$build/tests/posebatch-tests" --jobs=2 >"$out" 2>&1 || status=1
+  # the Euler kernels through their io callers (a binary of its own: it links
+  # the static library, where those are visible)
+  if [ -x "$build/tests/posebatch-euler-tests" ]; then
+    POSEBATCH_BACKEND=$b UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+      "$build/tests/posebatch-euler-tests" --jobs=2 >>"$out" 2>&1 || status=1
+  fi
   cat "$out" >>"$log"
   grep -E "^\[(FAIL|----)\]|Synthesis|runtime error|Sanitizer" "$out" | head -60 || true
   rm -f "$out"
@@ -33,6 +40,9 @@ done
 echo "== conformance: every backend against scalar"
 out=$(mktemp)
 "$build/tests/posebatch-conformance" >"$out" 2>&1 || status=1
+if [ -x "$build/tests/posebatch-conformance-euler" ]; then
+  "$build/tests/posebatch-conformance-euler" >>"$out" 2>&1 || status=1
+fi
 cat "$out" >>"$log"
 grep -E "^FAIL" "$out" | head -20 || true
 grep -vE "^FAIL" "$out" || true
@@ -103,7 +113,7 @@ text = open(sys.argv[1]).read()
 p = f = 0
 for m in re.finditer(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)", text):
     p += int(m.group(2)); f += int(m.group(3)) + int(m.group(4))
-for m in re.finditer(r"^(?:conformance|cli|python): (\d+) passed, (\d+) failed", text, re.M):
+for m in re.finditer(r"^(?:conformance|conformance-euler|cli|python): (\d+) passed, (\d+) failed", text, re.M):
     p += int(m.group(1)); f += int(m.group(2))
 print(f"{p} passed, {f} failed")
 sys.exit(1 if f or p == 0 else 0)
