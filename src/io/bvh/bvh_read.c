@@ -617,12 +617,18 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
     jmap *map = malloc((J ? J : 1) * sizeof *map);
     double *vals = malloc((C ? C : 1) * sizeof *vals);
     unsigned char *is_rot = malloc(C ? C : 1);
-    if (!map || !vals || !is_rot || (keep && bvh_alloc_motion(b, cap, 1))) {
+    uint8_t *jord = malloc(2 * (J ? J : 1)); /* per joint: Euler order, rotation channels */
+    if (!map || !vals || !is_rot || !jord || (keep && bvh_alloc_motion(b, cap, 1))) {
         free(map);
         free(vals);
         free(is_rot);
+        free(jord);
         return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, frames_line, "out of memory for %zu frames",
                            cap);
+    }
+    for (size_t j = 0; j < J; j++) {
+        jord[j] = b->joints[j].rot_order;
+        jord[J + j] = b->joints[j].num_rot;
     }
     for (size_t j = 0; j < J; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
@@ -718,17 +724,10 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
         for (size_t j = 0; keep && j < J; j++) {
             const pb_bvh_joint *jt = &b->joints[j];
             const double *v = vals + jt->first_channel;
-            double deg[3] = {0, 0, 0}, q[4];
-            for (int r = 0; r < jt->num_rot; r++)
-                deg[r] = v[map[j].rot[r]];
-            pb_euler_to_quat_n((pb_euler_order)jt->rot_order, jt->num_rot, deg, q);
             size_t o = f * J + j;
-            b->rot_w[o] = (float)q[0];
-            b->rot_x[o] = (float)q[1];
-            b->rot_y[o] = (float)q[2];
-            b->rot_z[o] = (float)q[3];
+            double *deg = b->euler_deg + 3 * o;
             for (int r = 0; r < 3; r++)
-                b->euler_deg[3 * o + (size_t)r] = deg[r];
+                deg[r] = r < jt->num_rot ? v[map[j].rot[r]] : 0.0;
             float pos[3] = {jt->offset[0], jt->offset[1], jt->offset[2]};
             for (int a = 0; a < 3; a++) {
                 if (map[j].pos[a] >= 0) {
@@ -747,6 +746,9 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
             b->pos_y[o] = pos[1];
             b->pos_z[o] = pos[2];
         }
+        if (keep) /* the frame's rotations at once: the floats of pb_euler_to_quat_n */
+            bvh_euler_to_quat_n(J, jord, jord + J, b->euler_deg + 3 * f * J, b->rot_w + f * J,
+                                b->rot_x + f * J, b->rot_y + f * J, b->rot_z + f * J);
         f++;
     }
     if (rc == PB_BVH_OK && f != header_frames) {
@@ -762,6 +764,7 @@ done:
     free(map);
     free(vals);
     free(is_rot);
+    free(jord);
     if (rc == PB_BVH_OK) {
         b->num_frames = f;
     }
