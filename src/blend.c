@@ -76,7 +76,7 @@ static PB_IN_LINE void out_pose(chk *c, const pb_pose *out, size_t n)
 
 static unsigned track_opts(const pb_pose *out)
 {
-    return (absent_v(out->pos) ? 0u : PB_PB_POS) | (absent_v(out->scale) ? 0u : PB_PB_SCALE);
+    return (absent_v(out->pos) ? 0u : PB_BL_POS) | (absent_v(out->scale) ? 0u : PB_BL_SCALE);
 }
 
 /* ------------------------------------------------------------ pb_pose_blend */
@@ -243,9 +243,9 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
     pb_layer_set ad = {desc->additive_count, desc->additive};
     unsigned o = track_opts(out);
     if (by_log(desc->method))
-        o |= PB_PB_LOG;
+        o |= PB_BL_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)
-        o |= PB_PB_LINEAR_SCALE;
+        o |= PB_BL_LINEAR_SCALE;
     const pb_cpose ref = used_ref(desc->ref, desc->method);
     K->pose_blend(desc->joints, &bl, &ad, o, &ref, out);
     return PB_OK;

@@ -71,11 +71,11 @@ typedef struct {
 } pb_run_w;
 
 /* pose_blend options */
-#define PB_PB_LOG 1u          /* log average of the rotations (else raw) */
-#define PB_PB_POS 2u          /* blend translations */
-#define PB_PB_SCALE 4u        /* blend scales */
-#define PB_PB_LINEAR_SCALE 8u /* scales linearly (else in log space) */
-#define PB_PB_UNIFORM 16u     /* (kernel-internal) no joint weights, weight total > 0 */
+#define PB_BL_LOG 1u          /* log average of the rotations (else raw) */
+#define PB_BL_POS 2u          /* blend translations */
+#define PB_BL_SCALE 4u        /* blend scales */
+#define PB_BL_LINEAR_SCALE 8u /* scales linearly (else in log space) */
+#define PB_BL_UNIFORM 16u     /* (kernel-internal) no joint weights, weight total > 0 */
 
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL
@@ -146,7 +146,7 @@ typedef struct pb_kernels {
     void (*vec3_blend)(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, const float *w,
                        int log_space, pb_vec3s out);
     /* the layered pose blend (weights relative per joint): blended layers
-     * bl (k >= 1), additive ad (k may be 0), options PB_PB_*; ref->rot.w
+     * bl (k >= 1), additive ad (k may be 0), options PB_BL_*; ref->rot.w
      * NULL: no rotation reference (raw / log), ref->pos.x / ref->scale.x
      * NULL: none (ref by pointer: by value it was copied to the stack) */
     void (*pose_blend)(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned opts,
@@ -185,13 +185,6 @@ typedef struct pb_kernels {
                          float *const dst[4]);
     void (*interleave)(size_t n, const float *const src[4], int comps, size_t stride, float *dst);
 } pb_kernels;
-
-typedef struct pb_backend_entry {
-    pb_backend id;
-    const char *name;
-    int lanes;
-    const pb_kernels *kernels;
-} pb_backend_entry;
 
 extern const pb_kernels pb_kernels_scalar;
 

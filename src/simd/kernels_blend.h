@@ -6,7 +6,7 @@
  * all; where T is not > 0 the finish takes the reference. Without joint
  * weights T is one number, summed once per call: where it is > 0 the
  * blend runs an instance that neither sums T per joint nor selects the
- * reference (PB_PB_UNIFORM). Per chunk of PB_CHUNK joints the logs (log
+ * reference (PB_BL_UNIFORM). Per chunk of PB_CHUNK joints the logs (log
  * rotations, log-space scales) are summed sample-major (as
  * PB_SAMPLE_MAJOR_SUM), so that the logs of neighbouring blocks overlap
  * (on the 16-lane backends a chunk of at most two blocks sums them in
@@ -36,8 +36,8 @@ PB_INLINE blend_src layer_at(const pb_layer_set *ls, size_t i, size_t c, unsigne
     const pb_cvec3s none = {0, 0, 0};
     blend_src s;
     s.rot = cq_offset(ls_rot(ls, i), c);
-    pb_cvec3s p = (o & PB_PB_POS) ? ls_pos(ls, i) : none;
-    pb_cvec3s sc = (o & PB_PB_SCALE) ? ls_scale(ls, i) : none;
+    pb_cvec3s p = (o & PB_BL_POS) ? ls_pos(ls, i) : none;
+    pb_cvec3s sc = (o & PB_BL_SCALE) ? ls_scale(ls, i) : none;
     s.pos = p.x ? cv3_offset(p, c) : none;
     s.scale = sc.x ? cv3_offset(sc, c) : none;
     s.w = ls_weight(ls, i);
@@ -48,16 +48,16 @@ PB_INLINE blend_src layer_at(const pb_layer_set *ls, size_t i, size_t c, unsigne
 }
 /* a blended layer: its weight scaled by ws (additive layers keep theirs);
  * a blended layer has every track the output has (pb_pose_blend_layers
- * checks), and none has joint weights in the PB_PB_UNIFORM instances */
+ * checks), and none has joint weights in the PB_BL_UNIFORM instances */
 PB_INLINE blend_src blended_at(const pb_layer_set *ls, size_t i, size_t c, unsigned o, pb_wscale ws)
 {
     const pb_cvec3s none = {0, 0, 0};
     blend_src s;
     s.rot = cq_offset(ls_rot(ls, i), c);
-    s.pos = (o & PB_PB_POS) ? cv3_offset(ls_pos(ls, i), c) : none;
-    s.scale = (o & PB_PB_SCALE) ? cv3_offset(ls_scale(ls, i), c) : none;
+    s.pos = (o & PB_BL_POS) ? cv3_offset(ls_pos(ls, i), c) : none;
+    s.scale = (o & PB_BL_SCALE) ? cv3_offset(ls_scale(ls, i), c) : none;
     s.w = ls_weight(ls, i) * ws.a * ws.b;
-    s.jw = (o & PB_PB_UNIFORM) ? NULL : ls_joint_weights(ls, i);
+    s.jw = (o & PB_BL_UNIFORM) ? NULL : ls_joint_weights(ls, i);
     if (s.jw)
         s.jw += c;
     return s;
@@ -111,7 +111,7 @@ static __attribute__((noinline)) void scale_pass(const pb_layer_set *bl, size_t 
                                                  pb_cvec3s sr, const blend_acc *a, pb_wscale ws)
 {
     for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
+        blend_src s = blended_at(bl, i, c, PB_BL_SCALE, ws);
         PB_BLOCKS(m, blk, scale_step(&s, i, bl->k, sr, a, blk));
     }
 }
@@ -137,7 +137,7 @@ static int scales_unit(const pb_layer_set *bl, size_t c, size_t m, unsigned o, p
 {
     int unit = 1;
     for (size_t i = 0; i < bl->k && unit; i++) {
-        blend_src s = blended_at(bl, i, c, PB_PB_SCALE | (o & PB_PB_UNIFORM), ws);
+        blend_src s = blended_at(bl, i, c, PB_BL_SCALE | (o & PB_BL_UNIFORM), ws);
         PB_BLOCKS(m, blk, {
             if (unit) {
                 v3 sc = v3_ld(s.scale, blk);
@@ -164,7 +164,7 @@ static __attribute__((noinline)) void additive_pass(const pb_layer_set *ad, size
     const pb_cquats rc = {ro.w, ro.x, ro.y, ro.z};
     const pb_vec3s po = v3_offset(out->pos, c), so = v3_offset(out->scale, c);
     const pb_cvec3s pc = {po.x, po.y, po.z}, sc = {so.x, so.y, so.z};
-    const int lin = (o & PB_PB_LINEAR_SCALE) != 0;
+    const int lin = (o & PB_BL_LINEAR_SCALE) != 0;
     for (size_t i = 0; i < ad->k; i++) { /* layer by layer (the abs: exact, as sign flips are) */
         const blend_src a = layer_at(ad, i, c, o);
         PB_BLOCKS(m, blk, {
@@ -201,14 +201,14 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb
                             int unit_s, blend_sums a, vf inv_u, const pb_pose *out, pb_blk blk)
 {
     /* 1 / T, and 0 where T is not > 0 (the reference there); with uniform
-     * weights (PB_PB_UNIFORM) T > 0 at every joint, 1 / T is inv_u and no
+     * weights (PB_BL_UNIFORM) T > 0 at every joint, 1 / T is inv_u and no
      * joint takes the reference */
-    const int uni = (o & PB_PB_UNIFORM) != 0;
+    const int uni = (o & PB_BL_UNIFORM) != 0;
     vm live = vm_gt(a.t, vf_zero());
     vf inv = uni ? inv_u
                  : vf_sel(live, vf_div(vf_set(1.0f), vf_sel(live, a.t, vf_set(1.0f))), vf_zero());
     vq r;
-    if (o & PB_PB_LOG) {
+    if (o & PB_BL_LOG) {
         v3 l = {a.r.x, a.r.y, a.r.z};
         vq m = q_exp(v3_scale(l, inv));
         r = rc.w ? q_abs(q_mul(q_ld(rc, blk), m)) : m;
@@ -218,14 +218,14 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb
             r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
     }
     v3 p = v3_splat(0.0f), sc = v3_splat(1.0f);
-    if (o & PB_PB_POS) {
+    if (o & PB_BL_POS) {
         p = v3_scale(a.p, inv);
         if (!uni)
             p = v3_sel(live, p, pr.x ? v3_ld(pr, blk) : v3_splat(0.0f));
     }
-    if (o & PB_PB_SCALE) {
+    if (o & PB_BL_SCALE) {
         sc = a.s;
-        if (o & PB_PB_LINEAR_SCALE) {
+        if (o & PB_BL_LINEAR_SCALE) {
             sc = v3_scale(sc, inv);
             if (!uni)
                 sc = v3_sel(live, sc, sr.x ? v3_ld(sr, blk) : v3_splat(1.0f));
@@ -238,9 +238,9 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb
         }
     }
     q_st(q_offset(out->rot, c), r, blk);
-    if (o & PB_PB_POS)
+    if (o & PB_BL_POS)
         v3_st(v3_offset(out->pos, c), p, blk);
-    if (o & PB_PB_SCALE)
+    if (o & PB_BL_SCALE)
         v3_st(v3_offset(out->scale, c), sc, blk);
 }
 /* The block's sums over every layer of what is cheap per layer, in
@@ -270,25 +270,25 @@ PB_INLINE void sums_fold(blend_sums *S, blend_sums *C, blend_sums b)
 PB_INLINE blend_sums block_part(const pb_layer_set *bl, size_t i0, size_t i1, size_t c, unsigned o,
                                 int raw_rot, pb_cquats rc, vq ref, pb_wscale ws, pb_blk blk)
 {
-    const int lin_scale = (o & PB_PB_SCALE) && (o & PB_PB_LINEAR_SCALE);
+    const int lin_scale = (o & PB_BL_SCALE) && (o & PB_BL_LINEAR_SCALE);
     blend_sums a = sums_zero();
     for (size_t i = i0; i < i1; i++) {
         blend_src s = blended_at(bl, i, c, o, ws);
-        vf wi = (o & PB_PB_UNIFORM) ? vf_set(s.w) : src_weight(&s, blk);
+        vf wi = (o & PB_BL_UNIFORM) ? vf_set(s.w) : src_weight(&s, blk);
         if (raw_rot) {
             vq q = q_ld(s.rot, blk);
             a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
         }
-        if (o & PB_PB_POS)
+        if (o & PB_BL_POS)
             a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
         if (lin_scale)
             a.s = v3_fma(v3_ld(s.scale, blk), wi, a.s);
-        if (!(o & PB_PB_UNIFORM))
+        if (!(o & PB_BL_UNIFORM))
             a.t = vf_add(a.t, wi);
     }
     return a;
 }
-/* The same with uniform weights (PB_PB_UNIFORM), raw rotations and one
+/* The same with uniform weights (PB_BL_UNIFORM), raw rotations and one
  * block of layers (k <= PB_SUM_BLOCK): the rotations in a loop of their own,
  * the same sums in the same order. Fewer values live at once (AVX2 spilled
  * the reference), and a layer's weight is one broadcast, cheap to take
@@ -311,7 +311,7 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
 {
     vq ref = rc.w ? q_ld(rc, blk) : q_identity();
     const size_t k = bl->k;
-    if (raw_rot && (o & PB_PB_UNIFORM) && k <= PB_SUM_BLOCK)
+    if (raw_rot && (o & PB_BL_UNIFORM) && k <= PB_SUM_BLOCK)
         return block_part_apart(bl, 0, k, c, o, rc, ref, ws, blk);
     if (k <= PB_SUM_BLOCK) /* one block: the plain sum */
         return block_part(bl, 0, k, c, o, raw_rot, rc, ref, ws, blk);
@@ -346,7 +346,7 @@ PB_INLINE v3 scale_sum_regs(const pb_layer_set *bl, size_t c, pb_cvec3s sr, cons
 {
     v3 t = v3_splat(0.0f);
     for (size_t i = 0; i < bl->k; i++) {
-        blend_src s = blended_at(bl, i, c, PB_PB_SCALE, ws);
+        blend_src s = blended_at(bl, i, c, PB_BL_SCALE, ws);
         t = v3_fma(scale_term(&s, sr, a, blk), src_weight(&s, blk), t);
     }
     return t;
@@ -368,13 +368,13 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                          {cbuf[6], cbuf[7], cbuf[8]},
                          {cbuf[9], cbuf[10], cbuf[11]}};
     const pb_cvec3s none = {0, 0, 0};
-    const int log_rot = (o & PB_PB_LOG) != 0;
-    const int log_scale = (o & PB_PB_SCALE) && !(o & PB_PB_LINEAR_SCALE);
+    const int log_rot = (o & PB_BL_LOG) != 0;
+    const int log_scale = (o & PB_BL_SCALE) && !(o & PB_BL_LINEAR_SCALE);
     for (size_t c = 0; c < n; c += PB_CHUNK) {
         size_t m = chunk_len(n, c);
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
-        pb_cvec3s pr = ((o & PB_PB_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
-        pb_cvec3s sr = ((o & PB_PB_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
+        pb_cvec3s pr = ((o & PB_BL_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
+        pb_cvec3s sr = ((o & PB_BL_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
         /* the logs in registers, block by block (sums_in_regs; the
          * scales' alone on more backends, v3_sums_in_regs), or
          * sample-major, rotations then scales (two short loops keep fewer
@@ -434,7 +434,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
     }
 }
 
-#define PB_PB_TRACKS (PB_PB_POS | PB_PB_SCALE)
+#define PB_BL_TRACKS (PB_BL_POS | PB_BL_SCALE)
 #if !defined(PB_EMULATED)
 /* The instances that take logarithms (raw_ref with log-space scales, the
  * log methods), and the default one (options at run time), are functions
@@ -443,7 +443,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
  * register sums (sums_in_regs) had taken the AVX-512 linear instance to
  * 1.05-1.15x its time, and every instance a function of its own the linear
  * ones to 1.02-1.06x on AVX-512 at 16-32 joints (one more call). */
-#define PB_PB_BODY_FN(name, opts)                                              \
+#define PB_BL_BODY_FN(name, opts)                                              \
     static __attribute__((noinline)) void name(size_t n, const pb_layer_set *bl, \
                                                const pb_layer_set *ad, unsigned o, \
                                                pb_wscale ws, float tu,          \
@@ -452,19 +452,19 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
         (void)o;                                                               \
         pose_blend_body(n, bl, ad, (opts), ws, tu, *ref, out);                 \
     }
-PB_PB_BODY_FN(body_any_raw, PB_PB_TRACKS)
-PB_PB_BODY_FN(body_any_log, PB_PB_TRACKS | PB_PB_LOG)
-PB_PB_BODY_FN(body_any_log_lin, PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG)
-PB_PB_BODY_FN(body_uni_raw, PB_PB_TRACKS | PB_PB_UNIFORM)
-PB_PB_BODY_FN(body_uni_log, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG)
-PB_PB_BODY_FN(body_uni_log_lin, PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG)
-PB_PB_BODY_FN(body_opts, o)
-#undef PB_PB_BODY_FN
-#define PB_PB_BODY_CASE(opts, name)                                            \
+PB_BL_BODY_FN(body_any_raw, PB_BL_TRACKS)
+PB_BL_BODY_FN(body_any_log, PB_BL_TRACKS | PB_BL_LOG)
+PB_BL_BODY_FN(body_any_log_lin, PB_BL_TRACKS | PB_BL_LINEAR_SCALE | PB_BL_LOG)
+PB_BL_BODY_FN(body_uni_raw, PB_BL_TRACKS | PB_BL_UNIFORM)
+PB_BL_BODY_FN(body_uni_log, PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG)
+PB_BL_BODY_FN(body_uni_log_lin, PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LINEAR_SCALE | PB_BL_LOG)
+PB_BL_BODY_FN(body_opts, o)
+#undef PB_BL_BODY_FN
+#define PB_BL_BODY_CASE(opts, name)                                            \
     case (opts):                                                               \
         name(n, bl, ad, o, ws, tu, refp, out);                                 \
         return
-#define PB_PB_LINEAR_CASE(opts)                                                \
+#define PB_BL_LINEAR_CASE(opts)                                                \
     case (opts):                                                               \
         pose_blend_body(n, bl, ad, (opts), ws, tu, *refp, out);                \
         return
@@ -505,26 +505,26 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
     float tu;
     const pb_wscale ws = layer_weights(bl, &tu);
     if (tu > 0.0f) /* T > 0 at every joint: no joint takes the reference */
-        o |= PB_PB_UNIFORM;
+        o |= PB_BL_UNIFORM;
 #if defined(PB_EMULATED) /* test-only backends: the same body, options at run time */
     pose_blend_body(n, bl, ad, o, ws, tu, *refp, out);
 #else
     switch (o) { /* full transforms */
-        PB_PB_BODY_CASE(PB_PB_TRACKS, body_any_raw);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LOG, body_any_log);
-        PB_PB_LINEAR_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_LINEAR_SCALE | PB_PB_LOG, body_any_log_lin);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM, body_uni_raw);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LOG, body_uni_log);
-        PB_PB_LINEAR_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE);
-        PB_PB_BODY_CASE(PB_PB_TRACKS | PB_PB_UNIFORM | PB_PB_LINEAR_SCALE | PB_PB_LOG,
+        PB_BL_BODY_CASE(PB_BL_TRACKS, body_any_raw);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_LOG, body_any_log);
+        PB_BL_LINEAR_CASE(PB_BL_TRACKS | PB_BL_LINEAR_SCALE);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_LINEAR_SCALE | PB_BL_LOG, body_any_log_lin);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_UNIFORM, body_uni_raw);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG, body_uni_log);
+        PB_BL_LINEAR_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LINEAR_SCALE);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LINEAR_SCALE | PB_BL_LOG,
                         body_uni_log_lin);
     default:
         body_opts(n, bl, ad, o, ws, tu, refp, out);
     }
 #endif
 }
-#undef PB_PB_BODY_CASE
-#undef PB_PB_LINEAR_CASE
+#undef PB_BL_BODY_CASE
+#undef PB_BL_LINEAR_CASE
 
 #endif
