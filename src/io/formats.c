@@ -22,9 +22,7 @@ static int is_glb(const unsigned char *h, size_t n)
 
 static int is_json(const unsigned char *h, size_t n)
 {
-    size_t i = n >= 3 && h[0] == 0xEF && h[1] == 0xBB && h[2] == 0xBF ? 3 : 0;
-    while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\r' || h[i] == '\n'))
-        i++;
+    size_t i = io_json_start(h, n);
     return i < n && h[i] == '{';
 }
 
@@ -105,6 +103,16 @@ static const format_row *row(pb_io_format f)
         if (k_formats[i].format == f)
             return &k_formats[i];
     return NULL;
+}
+
+size_t io_json_start(const unsigned char *data, size_t size)
+{
+    size_t i = 0;
+    if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
+        i = 3;
+    while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    return i;
 }
 
 pb_io_format pb_io_format_of_head(const void *head, size_t n)

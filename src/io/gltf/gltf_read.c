@@ -18,17 +18,6 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Where a .gltf's JSON starts: after a UTF-8 byte order mark and blanks. */
-static size_t json_start(const unsigned char *data, size_t size)
-{
-    size_t i = 0;
-    if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
-        i = 3;
-    while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
-        i++;
-    return i;
-}
-
 /* NULL when a JSON object starts at i, else why the data is not glTF. */
 static const char *not_json(const unsigned char *data, size_t size, size_t i)
 {
@@ -45,7 +34,7 @@ static const char *head_is_gltf(const unsigned char *head, size_t n)
 {
     if (n >= 4 && le32(head) == GLB_MAGIC)
         return NULL;
-    size_t i = json_start(head, n);
+    size_t i = io_json_start(head, n);
     return i == n && n > 0 ? NULL : not_json(head, n, i);
 }
 
@@ -82,7 +71,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
             }
         }
     } else {
-        size_t i = json_start(data, size);
+        size_t i = io_json_start(data, size);
         const char *why = not_json(data, size, i);
         if (why)
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "%s", why), -1;
