@@ -661,6 +661,46 @@ typedef struct pb_blend_desc {
 PB_API pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out);
 
 /* ------------------------------------------------------------------------ */
+/* Skeletons: model space (forward kinematics)                              */
+/* ------------------------------------------------------------------------ */
+/*
+ * A skeleton of J joints is its parent table: parents[j] is the index of
+ * joint j's parent, which comes before it (parents[j] < j), or -1 for a root
+ * (several roots are allowed). BVH files and pb_bvh list joints in this
+ * order. P poses of the skeleton are laid out as a clip's frames: the value
+ * of joint j in pose p is element p*J + j of each array.
+ *
+ * Local -> model (forward kinematics), for each pose, joints in order:
+ *   root:  R_j = r_j, T_j = t_j, S_j = s_j;
+ *   else:  R_j = R_a r_j, T_j = T_a + R_a (S_a * t_j), S_j = S_a * s_j,
+ * a = parents[j], r/t/s the local rotation, translation and scale, R/T/S the
+ * model-space ones, * componentwise. With uniform scales this is the
+ * composition of the TRS matrices exactly; with non-uniform scales under
+ * rotated children a matrix product has shear, which a TRS cannot hold, and
+ * S_j is the componentwise product (as engines' "lossy scale").
+ * Model -> local is its inverse: r_j = R_a^-1 R_j, t_j = (R_a^-1 (T_j -
+ * T_a)) / S_a, s_j = S_j / S_a.
+ * Tracks: rot is required in both poses. pos: local.pos is required when
+ * model.pos is asked for (and vice versa for model -> local); an output
+ * without pos gets rotations (and scales) only. scale: absent in the input
+ * means unit scales; when the input has scales, the output must have them
+ * too (PB_ERR_NULL), since positions depend on them; an output scale with no
+ * input scale is filled with 1.
+ * Aliasing: each output may be exactly the same arrays as the same track of
+ * the input (in place: local poses overwritten by model ones); any other
+ * overlap, parents included, is PB_ERR_ALIAS.
+ * Errors, nothing written: PB_ERR_NULL (a required pointer, parents NULL),
+ * PB_ERR_SIZE (poses or joints 0, or poses * joints above PB_MAX_COUNT),
+ * PB_ERR_ARG (a parent index not in -1 .. j-1), PB_ERR_ALIAS.
+ * Accuracy (float, against the same composition in double): see
+ * docs/accuracy in the function comments below.
+ */
+PB_API pb_status pb_pose_local_to_model(size_t poses, size_t joints, const int32_t *parents,
+                                        const pb_cpose *local, const pb_pose *model);
+PB_API pb_status pb_pose_model_to_local(size_t poses, size_t joints, const int32_t *parents,
+                                        const pb_cpose *model, const pb_pose *local);
+
+/* ------------------------------------------------------------------------ */
 /* Interleaved layouts <-> batches                                          */
 /* ------------------------------------------------------------------------ */
 /*
