@@ -227,7 +227,7 @@ static pb_status layers_check(const pb_blend_desc *d, const pb_pose *out, const 
         return PB_ERR_SIZE;
     if (d->joints == 0)
         return PB_OK;
-    if (!d->layers || (d->additive_count && !d->additive) || (by_ref(d->method) && !d->ref))
+    if (!d->layers || (d->additive_count && !d->additive))
         return PB_ERR_NULL;
     *K = pb_kernels_for_blend(d->joints);
     return layers_glance(*K, d, out) ? PB_OK : layers_arrays_each(d, out);
@@ -246,6 +246,8 @@ pb_status pb_pose_blend_layers(const pb_blend_desc *desc, const pb_pose *out)
         o |= PB_BL_LOG;
     if (desc->flags & PB_BLEND_LINEAR_SCALE)
         o |= PB_BL_LINEAR_SCALE;
+    if (by_ref(desc->method) && !desc->ref) /* the reference from the layers */
+        o |= PB_BL_HEAVY;
     const pb_cpose ref = used_ref(desc->ref, desc->method);
     K->pose_blend(desc->joints, &bl, &ad, o, &ref, out);
     return PB_OK;

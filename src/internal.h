@@ -76,6 +76,7 @@ typedef struct {
 #define PB_BL_SCALE 4u        /* blend scales */
 #define PB_BL_LINEAR_SCALE 8u /* scales linearly (else in log space) */
 #define PB_BL_UNIFORM 16u     /* (kernel-internal) no joint weights, weight total > 0 */
+#define PB_BL_HEAVY 32u       /* reference: per joint the heaviest blended layer's rotation */
 
 /* One entry per kernel; signatures mirror the public functions. An optional
  * output batch is "absent" when its first pointer is NULL. weights == NULL

@@ -16,6 +16,16 @@ rq ra_average_raw(size_t k, const rq *s, const double *w)
     return rq_normalize(acc); /* zero -> identity */
 }
 
+rq ra_average_running(size_t k, const rq *s, const double *w)
+{
+    rq acc = rq_make(0, 0, 0, 0);
+    for (size_t i = 0; i < k; i++) {
+        double side = i == 0 ? s[i].w : rq_dot(acc, s[i]);
+        acc = rq_add(acc, rq_scale(s[i], side < 0 ? -w[i] : w[i]));
+    }
+    return rq_abs(rq_normalize(acc)); /* zero -> identity */
+}
+
 rq ra_average_log(size_t k, const rq *s, const double *w)
 {
     rv3 acc = rv3_make(0, 0, 0);

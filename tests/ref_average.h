@@ -19,6 +19,9 @@
 /* ---- weighted averages of k samples of one joint (w: k weights) --------- */
 /* normalize(sum w_i abs(s_i)); zero sum -> identity */
 rq ra_average_raw(size_t k, const rq *s, const double *w);
+/* pb_pose_blend_layers' PB_BLEND_RAW: each sample in the hemisphere of the running
+ * sum (the first by its w), as ozz's BlendingJob; abs(normalize(sum)) */
+rq ra_average_running(size_t k, const rq *s, const double *w);
 /* exp(sum w_i log(abs(s_i))); not passed through abs */
 rq ra_average_log(size_t k, const rq *s, const double *w);
 /* abs(ref normalize(sum w_i abs(ref^-1 s_i))); zero sum -> abs(ref) */

@@ -197,8 +197,9 @@ typedef struct {
 
 /* The block's finish: rotation by the method, translation and scale (with
  * the reference), the stores. */
-PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb_cvec3s sr,
-                            int unit_s, blend_sums a, vf inv_u, const pb_pose *out, pb_blk blk)
+PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cquats rest, pb_cvec3s pr,
+                            pb_cvec3s sr, int unit_s, blend_sums a, vf inv_u, const pb_pose *out,
+                            pb_blk blk)
 {
     /* 1 / T, and 0 where T is not > 0 (the reference there); with uniform
      * weights (PB_BL_UNIFORM) T > 0 at every joint, 1 / T is inv_u and no
@@ -212,10 +213,14 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cvec3s pr, pb
         v3 l = {a.r.x, a.r.y, a.r.z};
         vq m = q_exp(v3_scale(l, inv));
         r = rc.w ? q_abs(q_mul(q_ld(rc, blk), m)) : m;
+        if ((o & PB_BL_HEAVY) && !uni) /* the heaviest is no reference there */
+            r = q_sel(live, r, q_identity());
     } else {
         r = raw_finish(a.r, rc, blk);
+        if (!rc.w) /* the running sum's sign is the first layer's: w >= 0 */
+            r = q_abs(r);
         if (!uni)
-            r = q_sel(live, r, rc.w ? q_abs(q_ld(rc, blk)) : q_identity());
+            r = q_sel(live, r, rest.w ? q_abs(q_ld(rest, blk)) : q_identity());
     }
     v3 p = v3_splat(0.0f), sc = v3_splat(1.0f);
     if (o & PB_BL_POS) {
@@ -266,9 +271,21 @@ PB_INLINE void sums_fold(blend_sums *S, blend_sums *C, blend_sums b)
     two_sum(&S->s.z, &C->s.z, b.s.z);
     two_sum(&S->t, &C->t, b.t);
 }
-/* layers i0 .. i1-1 summed from zero */
+/* The hemisphere a blended layer's raw rotation is summed in: against the
+ * reference where there is one (given, or the heaviest layer's,
+ * PB_BL_HEAVY), else against the running sum as ozz's BlendingJob does (the
+ * first layer against w >= 0): run is the sum so far. */
+PB_INLINE vf raw_side(pb_cquats rc, vq ref, vq run, vq q, size_t i)
+{
+    if (rc.w)
+        return q_dot(ref, q);
+    return i == 0 ? q.w : q_dot(run, q);
+}
+/* layers i0 .. i1-1 summed from zero; base: the sum of the layers before i0
+ * (the running sum's start, for the hemisphere choice without a reference) */
 PB_INLINE blend_sums block_part(const pb_layer_set *bl, size_t i0, size_t i1, size_t c, unsigned o,
-                                int raw_rot, pb_cquats rc, vq ref, pb_wscale ws, pb_blk blk)
+                                int raw_rot, pb_cquats rc, vq ref, vq base, pb_wscale ws,
+                                pb_blk blk)
 {
     const int lin_scale = (o & PB_BL_SCALE) && (o & PB_BL_LINEAR_SCALE);
     blend_sums a = sums_zero();
@@ -277,7 +294,8 @@ PB_INLINE blend_sums block_part(const pb_layer_set *bl, size_t i0, size_t i1, si
         vf wi = (o & PB_BL_UNIFORM) ? vf_set(s.w) : src_weight(&s, blk);
         if (raw_rot) {
             vq q = q_ld(s.rot, blk);
-            a.r = q_add_weighted(a.r, q, vf_xorsign(wi, rc.w ? q_dot(ref, q) : q.w));
+            vq run = i0 ? q_add(base, a.r) : a.r;
+            a.r = q_add_weighted(a.r, q, vf_xorsign(wi, raw_side(rc, ref, run, q, i)));
         }
         if (o & PB_BL_POS)
             a.p = v3_fma(v3_ld(s.pos, blk), wi, a.p);
@@ -300,9 +318,9 @@ PB_INLINE blend_sums block_part_apart(const pb_layer_set *bl, size_t i0, size_t 
     for (size_t i = i0; i < i1; i++) {
         blend_src s = blended_at(bl, i, c, 0, ws);
         vq q = q_ld(s.rot, blk);
-        r = q_add_weighted(r, q, vf_xorsign(vf_set(s.w), rc.w ? q_dot(ref, q) : q.w));
+        r = q_add_weighted(r, q, vf_xorsign(vf_set(s.w), raw_side(rc, ref, r, q, i)));
     }
-    blend_sums a = block_part(bl, i0, i1, c, o, 0, rc, ref, ws, blk);
+    blend_sums a = block_part(bl, i0, i1, c, o, 0, rc, ref, r, ws, blk);
     a.r = r;
     return a;
 }
@@ -314,12 +332,13 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
     if (raw_rot && (o & PB_BL_UNIFORM) && k <= PB_SUM_BLOCK)
         return block_part_apart(bl, 0, k, c, o, rc, ref, ws, blk);
     if (k <= PB_SUM_BLOCK) /* one block: the plain sum */
-        return block_part(bl, 0, k, c, o, raw_rot, rc, ref, ws, blk);
-    blend_sums S = block_part(bl, 0, PB_SUM_BLOCK, c, o, raw_rot, rc, ref, ws, blk);
+        return block_part(bl, 0, k, c, o, raw_rot, rc, ref, q_zero(), ws, blk);
+    blend_sums S = block_part(bl, 0, PB_SUM_BLOCK, c, o, raw_rot, rc, ref, q_zero(), ws, blk);
     blend_sums C = sums_zero();
     for (size_t i0 = PB_SUM_BLOCK; i0 < k; i0 += PB_SUM_BLOCK) {
         size_t i1 = k - i0 > PB_SUM_BLOCK ? i0 + PB_SUM_BLOCK : k;
-        sums_fold(&S, &C, block_part(bl, i0, i1, c, o, raw_rot, rc, ref, ws, blk));
+        vq base = q_add(S.r, C.r);
+        sums_fold(&S, &C, block_part(bl, i0, i1, c, o, raw_rot, rc, ref, base, ws, blk));
     }
     S.r = q_add(S.r, C.r);
     S.p = v3_add(S.p, C.p);
@@ -352,6 +371,26 @@ PB_INLINE v3 scale_sum_regs(const pb_layer_set *bl, size_t c, pb_cvec3s sr, cons
     return t;
 }
 
+/* The reference of PB_BL_HEAVY at the chunk: per joint the rotation of the
+ * blended layer with the largest weight e_ij (the first of equals; the first
+ * layer where no weight compares greater, NaN included), into h. */
+PB_INLINE void heaviest(const pb_layer_set *bl, size_t c, size_t m, pb_wscale ws, pb_quats h)
+{
+    PB_BLOCKS(m, blk, {
+        blend_src s0 = blended_at(bl, 0, c, 0, ws);
+        vq best = q_ld(s0.rot, blk);
+        vf bw = src_weight(&s0, blk);
+        for (size_t i = 1; i < bl->k; i++) {
+            blend_src s = blended_at(bl, i, c, 0, ws);
+            vf w = src_weight(&s, blk);
+            vm gt = vm_gt(w, bw);
+            best = q_sel(gt, q_ld(s.rot, blk), best);
+            bw = vf_sel(gt, w, bw);
+        }
+        q_st(h, best, blk);
+    });
+}
+
 /* The whole blend for options o; instantiated with o constant for the
  * common option sets (k_pose_blend), so that no block tests them. */
 PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad,
@@ -360,6 +399,9 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
 {
     const vf inv_u = vf_set(1.0f / tu);
     float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK], cbuf[12][PB_CHUNK];
+    float hbuf[4][PB_CHUNK];
+    const pb_quats hq = {hbuf[0], hbuf[1], hbuf[2], hbuf[3]};
+    const pb_cquats hcq = {hbuf[0], hbuf[1], hbuf[2], hbuf[3]};
     const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
                          {sbuf[0], sbuf[1], sbuf[2]},
                          {ibuf[0], ibuf[1], ibuf[2]},
@@ -373,6 +415,11 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
     for (size_t c = 0; c < n; c += PB_CHUNK) {
         size_t m = chunk_len(n, c);
         pb_cquats rc = ref.rot.w ? cq_offset(ref.rot, c) : ref.rot;
+        const pb_cquats rest = rc; /* where every layer is masked out */
+        if (o & PB_BL_HEAVY) {
+            heaviest(bl, c, m, ws, hq);
+            rc = hcq;
+        }
         pb_cvec3s pr = ((o & PB_BL_POS) && ref.pos.x) ? cv3_offset(ref.pos, c) : none;
         pb_cvec3s sr = ((o & PB_BL_SCALE) && ref.scale.x) ? cv3_offset(ref.scale, c) : none;
         /* the logs in registers, block by block (sums_in_regs; the
@@ -413,7 +460,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                 }
                 if (log_scale && !unit_s)
                     sums.s = scale_sum_regs(bl, c, sr, &a, ws, blk);
-                blend_finish(c, o, rc, pr, sr, unit_s, sums, inv_u, out, blk);
+                blend_finish(c, o, rc, rest, pr, sr, unit_s, sums, inv_u, out, blk);
             });
         else
             PB_BLOCKS(m, blk, {
@@ -427,7 +474,7 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
                 }
                 if (log_scale && !unit_s)
                     sums.s = v3_sum_total(a.scale, a.ss, a.sc, bl->k, blk);
-                blend_finish(c, o, rc, pr, sr, unit_s, sums, inv_u, out, blk);
+                blend_finish(c, o, rc, rest, pr, sr, unit_s, sums, inv_u, out, blk);
             });
         if (ad->k)
             additive_pass(ad, c, m, o, out);
@@ -458,6 +505,8 @@ PB_BL_BODY_FN(body_any_log_lin, PB_BL_TRACKS | PB_BL_LINEAR_SCALE | PB_BL_LOG)
 PB_BL_BODY_FN(body_uni_raw, PB_BL_TRACKS | PB_BL_UNIFORM)
 PB_BL_BODY_FN(body_uni_log, PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG)
 PB_BL_BODY_FN(body_uni_log_lin, PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LINEAR_SCALE | PB_BL_LOG)
+PB_BL_BODY_FN(body_heavy_log, PB_BL_TRACKS | PB_BL_LOG | PB_BL_HEAVY)
+PB_BL_BODY_FN(body_uni_heavy_log, PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG | PB_BL_HEAVY)
 PB_BL_BODY_FN(body_opts, o)
 #undef PB_BL_BODY_FN
 #define PB_BL_BODY_CASE(opts, name)                                            \
@@ -519,6 +568,8 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
         PB_BL_LINEAR_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LINEAR_SCALE);
         PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LINEAR_SCALE | PB_BL_LOG,
                         body_uni_log_lin);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_LOG | PB_BL_HEAVY, body_heavy_log);
+        PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG | PB_BL_HEAVY, body_uni_heavy_log);
     default:
         body_opts(n, bl, ad, o, ws, tu, refp, out);
     }
