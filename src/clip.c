@@ -265,7 +265,7 @@ static void run_weights(seg_cache *c, const float *x, size_t m, float vs, int fu
  * velocity factor), at parameters x[0..m-1]. */
 static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s, const float *x,
                        size_t m, unsigned flags, seg_cache *cache, const pb_clip *dst,
-                       const pb_clip_vel *vel, size_t i)
+                       const pb_clip_vel *vel, size_t i, int has_prev)
 {
     size_t J = src->joints;
     if (cache->seg != s->f)
@@ -273,7 +273,7 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
     float vs = (float)s->vscale;
     run_weights(cache, x, m, vs, m > 1 && (dst->pos.x || dst->scale.x));
     const pb_run_w *w = &cache->w;
-    pb_cquats prev = i ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
+    pb_cquats prev = has_prev ? rot_frame(dst, i - 1) : (pb_cquats){0, 0, 0, 0};
     k->quat_cr_run(J, m, w, rot_frame(src, s->f), pb_cv(cache->d[cache->use[0]]),
                    pb_cv(cache->d[cache->use[1]]), pb_cv(cache->d[cache->use[2]]),
                    flags & PB_EXACT_VELOCITY, prev, cache->keep, rot_frame_w(dst, i),
@@ -300,9 +300,13 @@ static void sample_run(const pb_kernels *k, const pb_clip *src, const seg_pos *s
 
 /* Samples at source frame positions u_i = (times ? times[i] / frame_time :
  * i * step), consecutive samples in one segment as one run (up to
- * PB_RUN_MAX). */
+ * PB_RUN_MAX). With stm, dst holds stm->cap + 1 frames: frame i goes to
+ * slot i - base + 1, and before a run that would not fit, frames base .. i-1
+ * are handed to stm->emit and the last of them moves to slot 0 (the
+ * unrolling's previous frame): the same runs, the same values. */
 static pb_status sample_at(const pb_clip *src, size_t count, const double *times, double step,
-                           unsigned flags, pb_clip *dst, const pb_clip_vel *vel)
+                           unsigned flags, pb_clip *dst, const pb_clip_vel *vel,
+                           const pb_clip_stream *stm)
 {
     seg_cache cache;
     if (!cache_init(&cache, src->joints))
@@ -314,6 +318,7 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
     const size_t cap = src->joints <= PB_RUN_JOINTS ? PB_RUN_MAX : 1;
     const double rate = 1.0 / src->frame_time;
     seg_pos s, t;
+    size_t base = 0; /* stm: the first frame of the block in dst */
     int ahead = 0; /* t is sample i's, located while extending the last run */
     for (size_t i = 0; i < count;) {
         s = ahead ? t : locate(times ? times[i] / src->frame_time : (double)i * step, src->frames,
@@ -333,11 +338,45 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
             }
             x[m++] = t.x;
         }
-        sample_run(k, src, &s, x, m, flags, &cache, dst, vel, i);
+        size_t slot = i;
+        if (stm) {
+            if (i - base + m > stm->cap) {
+                if (stm->emit(stm->ctx, base, i - base)) {
+                    free(cache.buf);
+                    return PB_ERR_ARG;
+                }
+                size_t last = (i - base) * src->joints, J = src->joints;
+                memmove(dst->rot.w, dst->rot.w + last, J * sizeof(float));
+                memmove(dst->rot.x, dst->rot.x + last, J * sizeof(float));
+                memmove(dst->rot.y, dst->rot.y + last, J * sizeof(float));
+                memmove(dst->rot.z, dst->rot.z + last, J * sizeof(float));
+                base = i;
+            }
+            slot = i - base + 1;
+        }
+        sample_run(k, src, &s, x, m, flags, &cache, dst, vel, slot, i > 0);
         i += m;
     }
     free(cache.buf);
+    if (stm && count > base && stm->emit(stm->ctx, base, count - base))
+        return PB_ERR_ARG;
     return PB_OK;
+}
+
+pb_status pb_clip_resample_stream(const pb_clip *src, double fps, unsigned flags,
+                                  pb_clip *buf, const pb_clip_stream *stm)
+{
+    size_t count = pb_clip_resample_frames(src, fps, flags);
+    if (count == 0 || !buf || !stm || !stm->emit || stm->cap < PB_RUN_MAX ||
+        buf->frames != stm->cap + 1 || buf->joints != src->joints || !buf->rot.w ||
+        (src->pos.x && !buf->pos.x) || (src->scale.x && !buf->scale.x))
+        return PB_ERR_ARG;
+    pb_clip b = *buf;
+    if (!src->pos.x)
+        memset(&b.pos, 0, sizeof b.pos);
+    if (!src->scale.x)
+        memset(&b.scale, 0, sizeof b.scale);
+    return sample_at(src, count, NULL, pb_clip_step(src->frame_time, fps), flags, &b, NULL, stm);
 }
 
 pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times, unsigned flags,
@@ -351,7 +390,7 @@ pb_status pb_clip_sample(const pb_clip *src, size_t count, const double *times, 
     for (size_t i = 0; i < count; i++)
         if (!isfinite(times[i]))
             return PB_ERR_ARG;
-    return sample_at(src, count, times, 0.0, flags, dst, vel);
+    return sample_at(src, count, times, 0.0, flags, dst, vel, NULL);
 }
 
 /* The step in source frames, snapped to p/q (q <= 64) when within 1e-4
@@ -406,7 +445,7 @@ pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags, pb_cl
     pb_status st = sample_check(src, count, NULL, dst, vel, flags);
     if (st != PB_OK)
         return st;
-    st = sample_at(src, count, NULL, pb_clip_step(src->frame_time, fps), flags, dst, vel);
+    st = sample_at(src, count, NULL, pb_clip_step(src->frame_time, fps), flags, dst, vel, NULL);
     if (st == PB_OK)
         dst->frame_time = 1.0 / fps;
     return st;

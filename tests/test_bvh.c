@@ -491,7 +491,7 @@ static rt_result round_trip(const char *path, const pb_bvh *a, pb_bvh_euler_mode
     char out[4200];
     snprintf(out, sizeof out, "%s/out.bvh", dir);
     pb_bvh_error err;
-    pb_bvh_write_opts wo = {mode, NULL, NULL, 0};
+    pb_bvh_write_opts wo = {mode, NULL, NULL, 0, 0};
     cr_assert_eq(pb_bvh_write_file_with(out, a, &wo, &err), PB_BVH_OK, "write: %s", err.message);
     cr_assert_eq(dir_entries(dir), 1, "only the output remains");
     pb_bvh b;

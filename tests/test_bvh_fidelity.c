@@ -103,7 +103,7 @@ Test(bvh_fidelity, euler_modes)
     double v[6];
     /* Principal: middle angle in [-90, 90]: frame 2's triple becomes the
      * other branch (154.4 -36.8 -111.4). */
-    pb_bvh_write_opts o = {PB_BVH_EULER_PRINCIPAL, NULL, NULL, 0};
+    pb_bvh_write_opts o = {PB_BVH_EULER_PRINCIPAL, NULL, NULL, 0, 0};
     char *out = write_text(&b, &o, PB_BVH_OK, NULL);
     angles_of_frame(out, 2, v);
     cr_assert_float_eq(v[3], 154.4, 1e-4, "%g", v[3]);
@@ -134,7 +134,7 @@ Test(bvh_fidelity, never_writes_what_the_reader_refuses)
     }
     free(text);
     /* Up front: the estimate alone is over the limit; nothing written. */
-    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 100};
+    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 100, 0};
     char *out = write_text(&b, &o, PB_BVH_ERR_LIMIT, "nothing written");
     cr_assert_eq(strlen(out), 0, "'%s'", out);
     free(out);
@@ -225,7 +225,7 @@ Test(bvh_fidelity, a_rotation_turned_past_2e_7_rad_is_not_the_source_angles)
         double t = turn_between(src[f], turned[f]);
         cr_assert(fabs(t - turns[f]) < 1.5e-7, "frame %zu: turned by %g rad", f, t);
     }
-    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0};
+    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0, 0};
     char *out = write_text(&b, &o, PB_BVH_OK, NULL);
     pb_bvh back = read_text(out);
     for (size_t f = 0; f < 3; f++) {

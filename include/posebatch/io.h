@@ -324,6 +324,12 @@ typedef struct pb_bvh_write_opts {
      * A clip whose text would be larger is refused (PB_IO_ERR_LIMIT): up
      * front from an estimate over sampled frames, and exactly while writing. */
     size_t max_bytes;
+    /* Threads formatting frames (0 or 1: the calling thread alone). Where
+     * each frame's angles depend on that frame alone (PB_BVH_EULER_SOURCE
+     * with source angles, PB_BVH_EULER_PRINCIPAL) runs of frames are
+     * formatted on up to this many threads and written in order: the same
+     * bytes. Otherwise (continuous angles) one thread. */
+    unsigned threads;
 } pb_bvh_write_opts;
 
 /* Reads a BVH file / an in-memory BVH text by the reading rules above. On
@@ -444,6 +450,20 @@ PB_API pb_io_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags,
  * (PB_IO_ERR_ARG). */
 PB_API pb_io_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst,
                                           pb_io_error *err);
+
+/* pb_bvh_resample then pb_bvh_write_file_with(path, ..., opts), without the
+ * resampled clip in memory: frames are resampled, converted to Euler angles,
+ * formatted and written a block at a time (a few hundred kilobytes at any
+ * clip length, instead of 40 bytes per output joint-sample), so the job's
+ * memory and page faults are those of its input. The file is bitwise the
+ * one the two calls write, and is written the same way (a temporary renamed
+ * over path; on any error nothing replaces path). PB_BVH_LOOP_TRAVEL goes
+ * through pb_bvh_resample (the travel needs the whole clip). Errors: those
+ * of the two calls; a text that would be too large is refused up front
+ * from an estimate over the source's lines, and exactly while writing. */
+PB_API pb_io_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsigned flags,
+                                             const char *path, const pb_bvh_write_opts *opts,
+                                             pb_io_error *err);
 
 /* Releases everything owned by bvh and zeroes it. NULL and zeroed are fine. */
 PB_API void pb_bvh_free(pb_bvh *bvh);

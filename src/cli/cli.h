@@ -142,6 +142,9 @@ int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh 
  * are reported for path. Returns 0 on success (release dst with
  * pb_bvh_free, like every output of cli_resample and cli_resample_loop). */
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path);
+/* cli_resample's checks alone (the frame count, the output's size), for a
+ * resample written a block at a time: 0, or -1 reported. */
+int cli_resample_check(const pb_bvh *src, double fps, unsigned flags, const char *path);
 
 /* resample --loop (loop.c): like cli_resample with PB_CLIP_LOOP, but each
  * ROOT's per-cycle displacement is carried across the seam (a travelling

@@ -88,7 +88,7 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
         return 1;
     pb_clip pc = pb_bvh_clip(&probe);
     double est = 0.0;
-    pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0};
+    pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0, 0};
     pb_io_error err;
     int big = pb_clip_sample(sc, n, times, flags, &pc, NULL) == PB_OK &&
               pb_bvh_estimate_bytes(&probe, frames, &wo, &est, &err) == PB_IO_OK &&
@@ -99,6 +99,18 @@ static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned 
                   "%.2f GB a BVH file may have; nothing written (a lower --fps?)",
                   path, fps, est / 1e9, frames, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
     return big;
+}
+
+int cli_resample_check(const pb_bvh *src, double fps, unsigned flags, const char *path)
+{
+    pb_clip sc = pb_bvh_clip(src);
+    unsigned clip_flags = flags & PB_CLIP_LOOP;
+    size_t frames = pb_clip_resample_frames(&sc, fps, clip_flags);
+    if (frames == 0) {
+        cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
+        return -1;
+    }
+    return too_large(src, &sc, fps, clip_flags, frames, path) ? -1 : 0;
 }
 
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)

@@ -8,7 +8,7 @@
 int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *given)
 {
     pb_io_error err;
-    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0};
+    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0, 0};
     if (given)
         o = *given;
     o.euler = cli_euler_mode; /* --euler */

@@ -77,9 +77,29 @@ typedef struct pool {
     pthread_mutex_t lock;
 } pool;
 
+static int cubic_keys;          /* --cubic: glTF outputs get CUBICSPLINE keys */
+static unsigned frame_threads;  /* threads formatting one file's frames */
+
 static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned flags,
                          cli_file_progress *fp)
 {
+    if (!(flags & PB_CLIP_LOOP) && !cli_is_dash(jb->out) &&
+        pb_io_format_of_name(jb->out) == PB_IO_FORMAT_BVH) {
+        /* BVH to a BVH file: resampled and written a block at a time */
+        if (cli_resample_check(src, fps, flags, jb->in) ||
+            (cli_velocity_csv && cli_velocity_write(src, fps, flags, jb->in)))
+            return -1;
+        pb_bvh_write_opts wo = {.euler = cli_euler_mode,
+                                .progress = cli_progress_frames,
+                                .progress_ctx = fp,
+                                .threads = frame_threads};
+        pb_io_error err;
+        if (pb_bvh_resample_write_file(src, fps, flags, jb->out, &wo, &err) != PB_IO_OK) {
+            cli_report_bvh(jb->out, &err);
+            return -1;
+        }
+        return 0;
+    }
     pb_bvh dst;
     if ((flags & PB_CLIP_LOOP) ? cli_resample_loop(src, fps, &dst, jb->in)
                                : cli_resample(src, fps, flags, &dst, jb->in))
@@ -95,7 +115,7 @@ static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned 
     return rc;
 }
 
-static int cubic_keys; /* --cubic: glTF outputs get CUBICSPLINE keys */
+
 
 static int run_job(const job *jb, double fps, unsigned flags, cli_file_progress *fp)
 {
@@ -336,6 +356,9 @@ int cmd_resample(int argc, char **argv)
         pool p = {.jobs = jobs, .n = o.num_inputs, .fps = o.fps,
                   .flags = o.loop ? PB_CLIP_LOOP : 0u};
         size_t threads = (size_t)o.jobs < o.num_inputs ? (size_t)o.jobs : o.num_inputs;
+        /* -j N beyond the inputs: the writer formats each file's frames on
+         * the threads left over */
+        frame_threads = (unsigned)((size_t)o.jobs / (threads ? threads : 1));
         run_pool(&p, (int)threads);
         for (size_t i = 0; i < o.num_inputs; i++)
             if (jobs[i].failed)

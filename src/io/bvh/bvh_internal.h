@@ -39,6 +39,30 @@ pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_b
  * (bvh_write.c). */
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
 
+/* pb_bvh_resample_angles for output frames g0 .. g0+count-1 (step: output
+ * frame time over the source's) into out (3 J count doubles) and dec (C
+ * count): the same values. src has euler_deg and decimals. */
+void bvh_resample_angles_range(const pb_bvh *src, int loop, double step, size_t g0, size_t count,
+                               double *out, signed char *dec);
+
+/* The writer's frames from a producer instead of a whole clip (bvh_write.c,
+ * bvh_stream.c): run(ctx, deliver, wctx, err) calls deliver(wctx, block,
+ * first, err) for consecutive blocks in order (block: a pb_bvh of the text's
+ * skeleton whose num_frames frames are text frames first ..), and returns
+ * the first non-OK code (deliver's, or its own with *err filled). */
+typedef pb_bvh_code (*bvh_deliver_fn)(void *wctx, const pb_bvh *block, size_t first,
+                                      pb_bvh_error *err);
+typedef struct bvh_feed {
+    pb_bvh_code (*run)(void *ctx, bvh_deliver_fn deliver, void *wctx, pb_bvh_error *err);
+    void *ctx;
+} bvh_feed;
+/* Writes the text of head (skeleton, frame time, num_frames; motion arrays
+ * unused) with its frames from feed; the line length that the up-front size
+ * checks take is estimated from frames of like, a clip of the same skeleton
+ * (the source of a resample). */
+pb_bvh_code bvh_write_fed(FILE *f, const pb_bvh *head, const pb_bvh *like,
+                          const pb_bvh_write_opts *opts, const bvh_feed *feed, pb_bvh_error *err);
+
 /* The Euler angles to write for rotation q (any norm > 0) of a joint whose
  * rotation channels are the first nrot axes of order (bvh_angles.c):
  * PB_BVH_EULER_SOURCE with source angles (3, channel order): the source

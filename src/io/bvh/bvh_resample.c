@@ -208,9 +208,18 @@ pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst, pb_
     }
     prefault(out, 3 * G * J * sizeof *out);
     prefault(dec, G * C);
-    const double step = dst->frame_time / src->frame_time;
+    bvh_resample_angles_range(src, loop, dst->frame_time / src->frame_time, 0, G, out, dec);
+    dst->euler_deg = out;
+    dst->decimals = dec;
+    return PB_BVH_OK;
+}
+
+void bvh_resample_angles_range(const pb_bvh *src, int loop, double step, size_t g0, size_t count,
+                               double *out, signed char *dec)
+{
+    const size_t J = src->num_joints, F = src->num_frames, C = src->num_channels;
     const pb_kernels *K = pb_kernels_for(3 * J);
-    for (size_t g = 0; g < G; g++) {
+    for (size_t g = g0; g < g0 + count; g++) {
         double s = (double)g * step;
         if (fabs(s - nearbyint(s)) < 1e-9 * (s > 1.0 ? s : 1.0))
             s = nearbyint(s);
@@ -228,21 +237,21 @@ pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst, pb_
         }
         const signed char *d0 = src->decimals + f0 * C, *d1 = src->decimals + f1 * C;
         if (u == 0.0) {
-            memcpy(dec + g * C, d0, C);
-            memcpy(out + 3 * g * J, src->euler_deg + 3 * f0 * J, 3 * J * sizeof *out);
+            memcpy(dec + (g - g0) * C, d0, C);
+            memcpy(out + 3 * (g - g0) * J, src->euler_deg + 3 * f0 * J, 3 * J * sizeof *out);
             continue;
         }
         for (size_t c = 0; c < C; c++)
-            dec[g * C + c] = d0[c] > d1[c] ? d0[c] : d1[c];
+            dec[(g - g0) * C + c] = d0[c] > d1[c] ? d0[c] : d1[c];
         /* the kernel: the same operations, every joint at once; a frame with
          * a far pair is done again joint by joint (below) */
         if (!K->angles_lerp(3 * J, u, src->euler_deg + 3 * f0 * J, src->euler_deg + 3 * f1 * J,
-                            out + 3 * g * J))
+                            out + 3 * (g - g0) * J))
             continue;
         for (size_t j = 0; j < J; j++) {
             const double *a = src->euler_deg + 3 * (f0 * J + j);
             const double *b = src->euler_deg + 3 * (f1 * J + j);
-            double *o = out + 3 * (g * J + j);
+            double *o = out + 3 * ((g - g0) * J + j);
             /* Frames on different branches (an angle moving by more than 90
              * degrees: the source switched to the other triple) do not
              * interpolate: the nearer frame's angles are the reference. */
@@ -255,7 +264,4 @@ pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst, pb_
             }
         }
     }
-    dst->euler_deg = out;
-    dst->decimals = dec;
-    return PB_BVH_OK;
 }

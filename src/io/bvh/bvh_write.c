@@ -12,6 +12,7 @@
 #include <float.h>
 #include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,7 @@ typedef struct wframe {
      * and whether the source's angles were taken (1 byte each) */
     uint8_t *order, *nrot;
     unsigned char *as_read;
+    size_t frame0; /* the text frame of b's frame 0 (messages) */
 } wframe;
 
 /* Longest text of one value and its separator. */
@@ -218,8 +220,8 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
         size_t o = o0 + j;
         if (X->nrot[j] > 0 && !(isfinite(b->rot_w[o]) && isfinite(b->rot_x[o]) &&
                                 isfinite(b->rot_y[o]) && isfinite(b->rot_z[o]))) {
-            bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame %zu, joint '%s': non-finite rotation", fr,
-                        b->joints[j].name);
+            bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame %zu, joint '%s': non-finite rotation",
+                        X->frame0 + fr, b->joints[j].name);
             return 0;
         }
     }
@@ -242,7 +244,8 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
             if (ch < PB_BVH_XROT) {
                 if (!isfinite(pos[ch])) {
                     bvh_set_err(err, PB_BVH_ERR_ARG, 0,
-                                "frame %zu, joint '%s': non-finite position", fr, jt->name);
+                                "frame %zu, joint '%s': non-finite position", X->frame0 + fr,
+                                jt->name);
                     return 0;
                 }
                 n += pb_nt_float_pos(line + n, pos[ch],
@@ -282,8 +285,218 @@ pb_bvh_code pb_bvh_write_stream(FILE *f, const pb_bvh *b, pb_bvh_error *err)
 
 /* Writes b to f; or, with estimate != NULL, writes nothing and sets
  * *estimate to the bytes of the text with est_frames frames like b's. */
-static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts *opts,
-                              size_t est_frames, double *estimate, pb_bvh_error *err)
+/* The frame loop's state: whole frames formatted into buf and written out
+ * whenever WRITE_CHUNK bytes are in it. */
+typedef struct wloop {
+    FILE *f;
+    wframe *X;
+    const pb_bvh_write_opts *opts;
+    char *buf;
+    size_t used, head, data_bytes, limit, total;
+    int write_failed;
+    unsigned threads; /* opts->threads, at least 1 */
+    locale_t loc;     /* the C locale the writer runs in (0: none made) */
+} wloop;
+
+/* ------------------------------------------------ frames on several threads */
+
+/* Where each frame's Euler triple depends on that frame alone (the source's
+ * angles in SOURCE mode, or PRINCIPAL), frames are independent: a block is
+ * cut into parts formatted on threads of their own into buffers of their
+ * own, then written out in order, so the text is the same bytes. */
+#define PAR_MIN_FRAMES 64 /* fewer frames in a block: one thread */
+#define PAR_MAX 64        /* threads at most */
+
+typedef struct wpart {
+    wframe X;            /* its own prev and as_read */
+    const pb_bvh *block;
+    size_t f0, f1;       /* the block's frames f0 .. f1-1 */
+    char *text;          /* (f1 - f0) lines */
+    size_t *len;         /* each frame's bytes; 0 from a failing frame on */
+    size_t bytes;
+    pb_bvh_error err;
+    pb_bvh_code rc;
+    locale_t loc;
+} wpart;
+
+static void *format_part(void *arg)
+{
+    wpart *P = arg;
+    locale_t old = P->loc ? uselocale(P->loc) : (locale_t)0;
+    P->X.b = P->block;
+    P->rc = PB_BVH_OK;
+    P->bytes = 0;
+    for (size_t fr = P->f0; fr < P->f1; fr++) {
+        size_t n = format_frame(&P->X, fr, 1, P->text + P->bytes, &P->err);
+        P->len[fr - P->f0] = n;
+        if (n == 0) {
+            P->rc = P->err.code ? P->err.code : PB_BVH_ERR_ARG;
+            break;
+        }
+        P->bytes += n;
+    }
+    if (P->loc)
+        uselocale(old);
+    return NULL;
+}
+
+static int frames_independent(const wframe *X, const pb_bvh *block)
+{
+    return X->mode == PB_BVH_EULER_PRINCIPAL ||
+           (X->mode == PB_BVH_EULER_SOURCE && block->euler_deg != NULL);
+}
+
+/* block's frames on L->threads threads, *rc the outcome; -1 (nothing done)
+ * when there are too few frames or no memory for the parts: the caller then
+ * goes on alone */
+static int write_frames_par(wloop *L, const pb_bvh *block, size_t first, pb_bvh_error *err,
+                            pb_bvh_code *rc)
+{
+    const wframe *X = L->X;
+    const size_t F = block->num_frames, J = block->num_joints;
+    size_t T = L->threads < PAR_MAX ? L->threads : PAR_MAX;
+    if (T > F / (PAR_MIN_FRAMES / 2))
+        T = F / (PAR_MIN_FRAMES / 2);
+    if (T < 2)
+        return -1;
+    const size_t line_max = block->num_channels * VALUE_CHARS + 1;
+    wpart P[PAR_MAX];
+    pthread_t tid[PAR_MAX];
+    size_t made = 0;
+    int ok = 1;
+    for (size_t t = 0; t < T; t++) {
+        wpart *p = &P[t];
+        memset(p, 0, sizeof *p);
+        p->X = *X;
+        p->X.frame0 = first;
+        p->block = block;
+        p->f0 = F * t / T;
+        p->f1 = F * (t + 1) / T;
+        p->loc = L->loc;
+        p->X.prev = malloc(3 * J * sizeof(double));
+        p->X.as_read = malloc(J);
+        p->text = malloc((p->f1 - p->f0) * line_max);
+        p->len = malloc((p->f1 - p->f0) * sizeof(size_t));
+        made = t + 1;
+        if (!p->X.prev || !p->X.as_read || !p->text || !p->len) {
+            ok = 0;
+            break;
+        }
+    }
+    size_t started = 0;
+    if (ok) {
+        for (size_t t = 1; t < T; t++) {
+            if (pthread_create(&tid[t], NULL, format_part, &P[t]) != 0)
+                break;
+            started = t;
+        }
+        format_part(&P[0]);
+        for (size_t t = started + 1; t < T; t++) /* threads that did not start */
+            format_part(&P[t]);
+        for (size_t t = 1; t <= started; t++)
+            pthread_join(tid[t], NULL);
+        /* in order: each frame's bytes, the limit, the frame at fault */
+        *rc = PB_BVH_OK;
+        for (size_t t = 0; t < T && *rc == PB_BVH_OK; t++) {
+            size_t off = 0;
+            for (size_t fr = P[t].f0; fr < P[t].f1; fr++) {
+                size_t n = P[t].len[fr - P[t].f0];
+                if (n == 0) {
+                    if (err)
+                        *err = P[t].err;
+                    *rc = P[t].rc;
+                    break;
+                }
+                L->data_bytes += n;
+                if (L->head + L->data_bytes > L->limit) {
+                    *rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                                      "the text grows past the %zu bytes that a reader accepts "
+                                      "at frame %zu of %zu",
+                                      L->limit, first + fr + 1, L->total);
+                    break;
+                }
+                off += n;
+            }
+            /* the frames formatted before any error go out, as alone */
+            if (L->used > 0 && fwrite(L->buf, 1, L->used, L->f) != L->used)
+                L->write_failed = 1;
+            L->used = 0;
+            if (!L->write_failed && off > 0 && fwrite(P[t].text, 1, off, L->f) != off)
+                L->write_failed = 1;
+            if (L->write_failed || ferror(L->f)) {
+                L->write_failed = 1;
+                if (*rc == PB_BVH_OK)
+                    *rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s",
+                                      strerror(errno ? errno : EIO));
+                break;
+            }
+            size_t done = first + P[t].f1;
+            if (L->opts && L->opts->progress && *rc == PB_BVH_OK)
+                L->opts->progress(L->opts->progress_ctx, done, L->total);
+        }
+    }
+    for (size_t t = 0; t < made; t++) {
+        free(P[t].X.prev);
+        free(P[t].X.as_read);
+        free(P[t].text);
+        free(P[t].len);
+    }
+    return ok ? 0 : -1;
+}
+
+/* the frames of block, text frames first .. first + block->num_frames - 1 */
+static pb_bvh_code write_frames(void *ctx, const pb_bvh *block, size_t first, pb_bvh_error *err)
+{
+    wloop *L = ctx;
+    wframe *X = L->X;
+    X->b = block;
+    X->frame0 = first;
+    const size_t F = block->num_frames;
+    pb_bvh_code prc;
+    if (L->threads > 1 && F >= PAR_MIN_FRAMES && frames_independent(X, block) &&
+        write_frames_par(L, block, first, err, &prc) == 0)
+        return prc;
+    for (size_t fr = 0; fr < F; fr++) {
+        size_t n = format_frame(X, fr, first + fr == 0, L->buf + L->used, err);
+        if (n == 0)
+            return err ? err->code : PB_BVH_ERR_ARG;
+        L->data_bytes += n;
+        if (L->head + L->data_bytes > L->limit)
+            return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                               "the text grows past the %zu bytes that a reader accepts at frame "
+                               "%zu of %zu",
+                               L->limit, first + fr + 1, L->total);
+        L->used += n;
+        if (L->used >= WRITE_CHUNK) {
+            size_t w = fwrite(L->buf, 1, L->used, L->f);
+            int bad = w != L->used || ferror(L->f);
+            L->used = 0;
+            if (bad) {
+                L->write_failed = 1;
+                return bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s",
+                                   strerror(errno ? errno : EIO));
+            }
+        }
+        size_t done = first + fr + 1;
+        if (L->opts && L->opts->progress && (done % 256 == 0 || done == L->total))
+            L->opts->progress(L->opts->progress_ctx, done, L->total);
+    }
+    return PB_BVH_OK;
+}
+
+/* the whole clip as one block */
+static pb_bvh_code feed_whole(void *ctx, bvh_deliver_fn deliver, void *wctx, pb_bvh_error *err)
+{
+    return deliver(wctx, ctx, 0, err);
+}
+
+/* Writes b to f; or, with estimate != NULL, writes nothing and sets
+ * *estimate to the bytes of the text with est_frames frames like b's. With
+ * feed, b is the header (skeleton, num_frames, frame_time) and the frames
+ * come from the feed; like is then the clip whose frames estimate a line. */
+static pb_bvh_code write_text_fed(FILE *f, const pb_bvh *b, const pb_bvh *like,
+                                  const bvh_feed *feed, const pb_bvh_write_opts *opts,
+                                  size_t est_frames, double *estimate, pb_bvh_error *err)
 {
     pb_bvh_code rc = bvh_validate(b, err);
     if (rc)
@@ -343,8 +556,8 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
         jbytes[j] = (uint8_t)wj[j].order;
         jbytes[J + j] = (uint8_t)wj[j].nrot;
     }
-    wframe X = {b, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev, jbytes, jbytes + J,
-                jbytes + 2 * J};
+    wframe X = {like, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev, jbytes, jbytes + J,
+                jbytes + 2 * J, 0};
     const size_t C = b->num_channels;
     /* One buffer: a line when estimating; else the header and then whole
      * frames, written out whenever WRITE_CHUNK bytes are in it (malloc: every
@@ -415,42 +628,17 @@ static pb_bvh_code write_text(FILE *f, const pb_bvh *b, const pb_bvh_write_opts 
         free(buf);
         goto out;
     }
-    const size_t head = hlen;
-    size_t data_bytes = 0;
-    int write_failed = 0;
-    for (size_t fr = 0; fr < F; fr++) {
-        size_t n = format_frame(&X, fr, fr == 0, buf + used, err);
-        if (n == 0) {
-            rc = err ? err->code : PB_BVH_ERR_ARG;
-            break;
-        }
-        data_bytes += n;
-        if (head + data_bytes > limit) {
-            rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                             "the text grows past the %zu bytes that a reader accepts at frame "
-                             "%zu of %zu",
-                             limit, fr + 1, F);
-            break;
-        }
-        used += n;
-        if (used >= WRITE_CHUNK) {
-            size_t w = fwrite(buf, 1, used, f);
-            int bad = w != used || ferror(f);
-            used = 0;
-            if (bad) {
-                write_failed = 1;
-                break;
-            }
-        }
-        if (opts && opts->progress && ((fr + 1) % 256 == 0 || fr + 1 == F))
-            opts->progress(opts->progress_ctx, fr + 1, F);
-    }
+    wloop L = {f, &X, opts, buf, used, hlen, 0, limit, F, 0,
+               opts && opts->threads > 1 ? opts->threads : 1, cloc};
+    bvh_feed whole = {feed_whole, (void *)b};
+    rc = (feed ? feed : &whole)->run((feed ? feed : &whole)->ctx, write_frames, &L, err);
+    const size_t data_bytes = L.data_bytes;
     /* What is formatted goes out, also before an error (as the frames before
      * it always did). */
-    if (used > 0 && !write_failed)
-        (void)fwrite(buf, 1, used, f);
+    if (L.used > 0 && !L.write_failed)
+        (void)fwrite(buf, 1, L.used, f);
     free(buf);
-    if (rc == PB_BVH_OK && (fflush(f) != 0 || ferror(f))) {
+    if (rc == PB_BVH_OK && (L.write_failed || fflush(f) != 0 || ferror(f))) {
         rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
         goto out;
     }
@@ -484,7 +672,13 @@ pb_bvh_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *b, const pb_bvh_writ
     bvh_clear_err(err);
     if (!f || !b)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "stream or bvh is NULL");
-    return write_text(f, b, opts, 0, NULL, err);
+    return write_text_fed(f, b, b, NULL, opts, 0, NULL, err);
+}
+
+pb_bvh_code bvh_write_fed(FILE *f, const pb_bvh *head, const pb_bvh *like,
+                          const pb_bvh_write_opts *opts, const bvh_feed *feed, pb_bvh_error *err)
+{
+    return write_text_fed(f, head, like, feed, opts, 0, NULL, err);
 }
 
 pb_bvh_code pb_bvh_estimate_bytes(const pb_bvh *b, size_t frames, const pb_bvh_write_opts *opts,
@@ -496,5 +690,5 @@ pb_bvh_code pb_bvh_estimate_bytes(const pb_bvh *b, size_t frames, const pb_bvh_w
     *bytes = 0.0;
     if (b->num_frames == 0)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "no frames to estimate from");
-    return write_text(NULL, b, opts, frames, bytes, err);
+    return write_text_fed(NULL, b, b, NULL, opts, frames, bytes, err);
 }
