@@ -298,6 +298,67 @@ static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t
     return (PyObject *)r;
 }
 
+/* threads: None or an int 1..256 (0: as 1) */
+static int threads_arg(const char *fn, PyObject *o, unsigned *t)
+{
+    *t = 1;
+    if (!o || o == Py_None)
+        return 0;
+    long v = PyLong_Check(o) && !PyBool_Check(o) ? PyLong_AsLong(o) : -2;
+    if (v == -1 && PyErr_Occurred())
+        PyErr_Clear();
+    if (v < 0 || v > 256) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'threads' must be an int 0..256, got %R",
+                     fn, o);
+        return -1;
+    }
+    *t = (unsigned)v;
+    return 0;
+}
+
+static PyObject *Bvh_resample_write(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+    const char *fn = "Bvh.resample_write";
+    static const char *names[] = {"fps", "path", "euler", "loop", "threads"};
+    PyObject *o[5];
+    double fps;
+    int loop = 0;
+    pb_bvh_write_opts wo;
+    memset(&wo, 0, sizeof wo);
+    if (parse_args(fn, args, nargs, kwnames, names, 5, 2, 2, o) ||
+        opt_double(fn, "fps", o[0], &fps) || euler_arg(fn, o[2], &wo.euler) ||
+        (o[3] && opt_bool(fn, "loop", o[3], &loop)) || threads_arg(fn, o[4], &wo.threads))
+        return NULL;
+    if (self->b.num_frames == 0) {
+        PyErr_Format(PyExc_ValueError, "%s(): the clip has no frames", fn);
+        return NULL;
+    }
+    if (!(fps > 0.0 && isfinite(fps))) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0", fn);
+        return NULL;
+    }
+    PyObject *bytes;
+    if (!PyUnicode_FSConverter(o[1], &bytes))
+        return NULL;
+    const unsigned flags = loop ? (PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL) : 0u;
+    pb_clip c = pb_bvh_clip(&self->b);
+    size_t frames = pb_clip_resample_frames(&c, fps, flags & PB_CLIP_LOOP);
+    pb_io_error err;
+    pb_io_code code;
+    const char *path = PyBytes_AS_STRING(bytes);
+    Py_BEGIN_ALLOW_THREADS
+    code = pb_bvh_resample_write_file(&self->b, fps, flags, path, &wo, &err);
+    Py_END_ALLOW_THREADS
+    if (code != PB_IO_OK) {
+        bvh_raise(&err, path);
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    Py_DECREF(bytes);
+    return PyLong_FromSize_t(frames);
+}
+
 static PyObject *Bvh_with_motion(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
@@ -510,6 +571,14 @@ static PyMethodDef Bvh_methods[] = {
      "A new Bvh resampled to fps exactly as `posebatch resample --fps N` does it (rotations by\n"
      "quaternion Catmull-Rom, positions by vec3 Catmull-Rom, floor((F-1) T fps) + 1 frames,\n"
      "source Euler angles carried for the writer), so write() gives the CLI's bytes."},
+    {"resample_write", (PyCFunction)(void (*)(void))Bvh_resample_write,
+     METH_FASTCALL | METH_KEYWORDS,
+     "resample_write(fps, path, *, euler='source', loop=False, threads=1)\n--\n\n"
+     "resample(fps).write(path, euler=euler) without the resampled clip in memory (the\n"
+     "`posebatch resample` job: frames resampled, converted and written a block at a time;\n"
+     "the same bytes). loop: as `resample --loop` (cyclic, the root's travel kept). threads:\n"
+     "frames formatted on that many threads (source or principal angles). Returns the\n"
+     "number of frames written. Raises OSError or posebatch.BvhError (nothing replaced)."},
     {"to_gltf", (PyCFunction)(void (*)(void))pbpy_bvh_to_gltf, METH_NOARGS,
      "to_gltf()\n--\n\n"
      "A posebatch.Gltf of this clip as `posebatch convert IN.bvh OUT.glb` makes it: one node\n"

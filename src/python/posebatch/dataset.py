@@ -119,9 +119,8 @@ def _resample_one(path: str, fps: float, output: str) -> ClipResult:
             res.frames_in = clip.num_frames
             if clip.num_frames == 0:
                 raise ValueError("the file has no frames")
-            out = clip.resample(fps)
-            out.write(output)
-            res.frames_out = out.num_frames
+            # the CLI's job: resampled and written a block at a time
+            res.frames_out = clip.resample_write(fps, output)
     except Exception as e:  # reported per clip, never raised
         res.error = f"{type(e).__name__}: {e}"
     res.seconds = time.perf_counter() - t0
