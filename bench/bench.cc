@@ -1299,6 +1299,7 @@ void print_help()
                  "  the shipped CMU clip (bench/clip_bench.cc; $POSEBATCH_BENCH_CLIP overrides\n"
                  "  the path).\n"
                  "  file_parse, file_parse_numbers, file_format_numbers, file_write, file_job,\n"
+                 "  file_job_stream(_2t),\n"
                  "  file_memcpy: BVH text of that clip and of its 480 fps resample, MB/s and ns\n"
                  "  per joint-sample (bench/file_bench.cc).\n"
                  "  [--summary [--repetitions=N]]\n"

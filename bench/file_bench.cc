@@ -21,6 +21,11 @@
 //                        -o OUT` does (less its size estimate): pb_bvh_read_file,
 //                        pb_bvh_resample, pb_bvh_write_file into $TMPDIR (a
 //                        temporary, fsync, rename);
+//   file_job_stream      the same job as the CLI runs it now: pb_bvh_read_file
+//                        and pb_bvh_resample_write_file (the resample written
+//                        a block at a time; the same bytes);
+//   file_job_stream_2t   the same with the writer's frames on 2 threads
+//                        (pb_bvh_write_opts.threads; wall time);
 //   file_memcpy          memcpy of as many bytes as the 480 fps text: the floor
 //                        for producing it.
 // The clip is $POSEBATCH_BENCH_CLIP, else the source tree's (PB_BENCH_CLIP).
@@ -209,7 +214,7 @@ Work work_of(const std::string &name)
         return {out_motion, (double)d.out_samples};
     if (name == "file_write" || name == "file_memcpy")
         return {out, (double)d.out_samples};
-    if (name == "file_job")
+    if (name == "file_job" || name == "file_job_stream" || name == "file_job_stream_2t")
         return {out, (double)d.out_samples};
     return {NAN, NAN};
 }
@@ -351,6 +356,31 @@ void bench_job(benchmark::State &st)
     set_counters(st, "file_job");
 }
 
+void bench_job_stream(benchmark::State &st, unsigned threads, const char *name)
+{
+    FileData &d = data();
+    pb_bvh_write_opts wo{};
+    wo.threads = threads;
+    for (auto _ : st) {
+        pb_bvh src;
+        pb_bvh_error err;
+        if (pb_bvh_read_file(d.path.c_str(), &src, &err) != PB_BVH_OK) {
+            st.SkipWithError(err.message);
+            return;
+        }
+        pb_bvh_code rc = pb_bvh_resample_write_file(&src, kOutFps, 0, d.out_path.c_str(), &wo,
+                                                    &err);
+        pb_bvh_free(&src);
+        if (rc != PB_BVH_OK) {
+            st.SkipWithError(err.message);
+            return;
+        }
+    }
+    set_counters(st, name);
+}
+void bench_job_stream_1(benchmark::State &st) { bench_job_stream(st, 1, "file_job_stream"); }
+void bench_job_stream_2(benchmark::State &st) { bench_job_stream(st, 2, "file_job_stream_2t"); }
+
 void bench_memcpy(benchmark::State &st)
 {
     FileData &d = data();
@@ -361,8 +391,9 @@ void bench_memcpy(benchmark::State &st)
     set_counters(st, "file_memcpy");
 }
 
-const char *const kNames[] = {"file_parse", "file_parse_numbers", "file_format_numbers",
-                              "file_write", "file_job",   "file_memcpy"};
+const char *const kNames[] = {"file_parse",      "file_parse_numbers", "file_format_numbers",
+                              "file_write",      "file_job",           "file_memcpy",
+                              "file_job_stream", "file_job_stream_2t"};
 
 }  // namespace
 
@@ -376,6 +407,10 @@ void register_file_benchmarks()
     benchmark::RegisterBenchmark(kNames[3], bench_write)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(kNames[4], bench_job)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(kNames[5], bench_memcpy)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(kNames[6], bench_job_stream_1)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(kNames[7], bench_job_stream_2)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
 }
 
 void print_file_table(FILE *out, const std::map<std::string, double> &medians)
