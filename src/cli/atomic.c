@@ -27,11 +27,17 @@
 
 static const int held_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
+/* The signals to hold: those not ignored (an ignored signal that is blocked
+ * stays pending on Linux; ignored, it is simply dropped, as it should be). */
 static void held_set(sigset_t *set)
 {
     sigemptyset(set);
-    for (size_t i = 0; i < sizeof held_signals / sizeof held_signals[0]; i++)
+    for (size_t i = 0; i < sizeof held_signals / sizeof held_signals[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(held_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+            continue;
         sigaddset(set, held_signals[i]);
+    }
 }
 
 /* Drops the temporary (if any) and restores the signal mask: a pending
@@ -139,21 +145,24 @@ FILE *cli_atomic_open(const char *path, cli_atomic *a)
     return a->f;
 }
 
-void cli_atomic_poll(cli_atomic *a)
+int cli_atomic_poll(cli_atomic *a)
 {
     if (!a->masked)
-        return;
-    sigset_t pending;
+        return 0;
+    sigset_t pending, set;
+    held_set(&set);
     if (sigpending(&pending) != 0)
-        return;
+        return 0;
     for (size_t i = 0; i < sizeof held_signals / sizeof held_signals[0]; i++)
-        if (sigismember(&pending, held_signals[i])) {
+        if (sigismember(&pending, held_signals[i]) && sigismember(&set, held_signals[i])) {
             if (a->f)
                 fclose(a->f);
             a->f = NULL;
-            release(a); /* the signal is delivered here and ends the process */
-            return;
+            release(a); /* the signal is delivered here and normally ends the process */
+            cli_error("%s: interrupted; nothing written", a->path);
+            return -1;
         }
+    return 0;
 }
 
 int cli_atomic_commit(cli_atomic *a)

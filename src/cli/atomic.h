@@ -20,8 +20,11 @@ typedef struct cli_atomic {
  * cannot be written (reported as "posebatch: PATH: reason"). */
 FILE *cli_atomic_open(const char *path, cli_atomic *a);
 /* Between blocks of output: when SIGINT, SIGTERM or SIGHUP is pending,
- * removes the temporary and lets the signal end the process. */
-void cli_atomic_poll(cli_atomic *a);
+ * removes the temporary and lets the signal end the process. Returns 0, or
+ * -1 when it did so and the process lives on (a handler that returns): the
+ * stream is closed then, stop writing (reported; cli_atomic_abort is still
+ * safe to call). */
+int cli_atomic_poll(cli_atomic *a);
 /* Flushes, syncs and puts the file in place. 0, or -1 (reported; nothing
  * left behind). */
 int cli_atomic_commit(cli_atomic *a);

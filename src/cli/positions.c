@@ -302,8 +302,10 @@ static int write_csv(FILE *f, const pos_job *p, cli_atomic *a)
         }
         line[len++] = '\n';
         fwrite(line, 1, len, f);
-        if ((fr & 255) == 255)
-            cli_atomic_poll(a);
+        if ((fr & 255) == 255 && cli_atomic_poll(a)) {
+            free(line);
+            return -1;
+        }
     }
     free(line);
     return 0;
@@ -360,8 +362,10 @@ static int write_npy(FILE *f, const pos_job *p, cli_atomic *a)
                 t = q[1], q[1] = q[2], q[2] = t;
             }
         fwrite(row, sizeof *row, m, f);
-        if ((fr & 255) == 255)
-            cli_atomic_poll(a);
+        if ((fr & 255) == 255 && cli_atomic_poll(a)) {
+            free(row);
+            return -1;
+        }
     }
     free(row);
     return 0;

@@ -181,5 +181,39 @@ check "replaced: the new CSV" cmp -s "$T/old.csv" "$T/p.csv"
 check "replaced: its mode kept" test "$(stat -c %a "$T/old.csv")" = 640
 check "no temporary file left" test -z "$(find "$T" -name '.*.tmp-*')"
 expect "/dev/null is written through" 0 positions "$T/a.bvh" -o /dev/null
+
+echo "== positions: signals"
+# A long write (the clip at 2400 fps: a ~200 MB CSV), signalled once its
+# temporary exists: it dies of the signal and leaves nothing. A SIGINT
+# ignored at start ('&' without job control) stays ignored: the file is
+# written whole. env --default-signal makes SIGINT deliverable.
+"$PB" resample "$T/a.bvh" --fps 2400 -o "$T/big.bvh" 2>/dev/null
+pos_interrupt() { # signal dir env...: runs positions on big.bvh into dir, signals it
+  local sig=$1 dir=$2 i=0 pid
+  shift 2
+  mkdir -p "$dir"
+  "$@" "$PB" positions "$T/big.bvh" --rotations -o "$dir/x.csv" >"$T/out" 2>"$T/err" &
+  pid=$!
+  seen=0
+  while [ "$i" -lt 2000 ] && kill -0 "$pid" 2>/dev/null; do
+    if compgen -G "$dir/.*.tmp-*" >/dev/null; then seen=1; break; fi
+    sleep 0.005
+    i=$((i + 1))
+  done
+  kill -s "$sig" "$pid" 2>/dev/null
+  { wait "$pid"; rc=$?; } 2>/dev/null
+}
+pos_interrupt TERM "$T/sigt"
+check "SIGTERM while writing: exit 143, nothing left" test "$seen" -eq 1 -a "$rc" -eq 143 -a -z "$(ls -A "$T/sigt")"
+if env --default-signal=INT true 2>/dev/null; then
+  pos_interrupt INT "$T/sigi" env --default-signal=INT
+  check "SIGINT while writing: exit 130, nothing left" test "$seen" -eq 1 -a "$rc" -eq 130 -a -z "$(ls -A "$T/sigi")"
+  pos_interrupt INT "$T/sigg" env --ignore-signal=INT
+  check "SIGINT ignored at start: written whole" test "$seen" -eq 1 -a "$rc" -eq 0 -a "$(ls -A "$T/sigg")" = x.csv
+else
+  echo "skip SIGINT (no env --default-signal)"
+  skip_one
+fi
+rm -rf "$T/big.bvh" "$T/sigt" "$T/sigi" "$T/sigg"
 expect "--help" 0 positions --help
 check "--help: both conventions explained" grep -q -- "--three" "$T/out"
