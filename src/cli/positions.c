@@ -37,7 +37,8 @@ static const char usage[] =
     "                     J.z; .npy shape (frames, joints, 7): x y z qw qx qy qz\n"
     "      --joints LIST  only these joints (comma separated names, in the\n"
     "                     order given); default every joint, in file order\n"
-    "      --three        three.js's root convention (channels + OFFSET)\n"
+    "      --three        three.js's root convention (channels + OFFSET; BVH\n"
+    "                     inputs only)\n"
     "      --strict       a 'Frames:' count that disagrees with the data lines is\n"
     "                     an error (default: a warning; the data lines count)\n"
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
@@ -406,6 +407,9 @@ int cmd_positions(int argc, char **argv)
         cli_error("%s: output is the input file %s; refusing to overwrite it", p.out, p.in);
         return CLI_FAILED;
     }
+    if (p.three && cli_is_gltf(p.in))
+        return cli_usage_error(o.cmd, "--three is for BVH inputs (three.js's GLTFLoader reads "
+                                      "glTF translations as posebatch does)");
     rc = CLI_FAILED;
     if (cli_load_clip(p.in, 0u, &p.clip) == 0) {
         if (select_joints(&p) == 0 && compute(&p) == 0 && write_out(&p) == 0)

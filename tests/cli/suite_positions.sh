@@ -121,6 +121,7 @@ assert a.dtype == np.float32 and a.shape == (c.shape[0], 2, 7), a.shape
 assert np.array_equal(a[:, 0], c[:, 0]) and np.array_equal(a[:, 1], c[:, 16])
 ' "$T/r.npy" "$T/r.csv"
   if [ -f "$MAN" ]; then
+    expect "--three on a glTF input" 2 positions "$MAN" -o "$T/man3.npy" --three
     expect "glTF input (cesium_man.gltf)" 0 positions "$MAN" -o "$T/man.npy"
     "$PB" positions "$MAN" -o "$T/man.csv" 2>/dev/null
     check "glTF: (frames, joints, 3) as its CSV, finite" "$NPY_PY" -c '

@@ -524,7 +524,8 @@ static PyMethodDef Bvh_methods[] = {
      "global_positions(*, three=False)\n--\n\n"
      "Model-space (global) joint positions (F, J, 3) float32 (pb_pose_local_to_model). A\n"
      "position channel replaces the OFFSET (the root is at its channels); three=True adds it\n"
-     "to the OFFSET as three.js's BVHLoader does (every joint shifted by the root OFFSET)."},
+     "to the OFFSET as three.js's BVHLoader reads BVH files (every joint shifted by the root\n"
+     "OFFSET; not meant for clips made from glTF, whose OFFSETs are rest translations)."},
     {"global_rotations", FC(Bvh_global_rotations), FK,
      "global_rotations(*, order='wxyz')\n--\n\n"
      "Model-space (global) joint rotations (F, J, 4) float32 (pb_pose_local_to_model)."},
