@@ -18,6 +18,7 @@ static const command commands[] = {
     {"blend", cmd_blend, "blend clips of one skeleton with weights"},
     {"info", cmd_info, "describe BVH and glTF files: skeleton, channels, frames, rate"},
     {"convert", cmd_convert, "convert BVH <-> glTF 2.0 (.glb, .gltf)"},
+    {"positions", cmd_positions, "global (model-space) joint positions per frame, CSV or .npy"},
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
 };
 
@@ -69,5 +70,5 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, cpu)", cmd);
+    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, positions, cpu)", cmd);
 }

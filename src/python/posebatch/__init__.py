@@ -21,7 +21,9 @@ Groups (``help(posebatch.<name>)`` documents each):
   quat_shoemake_controls, quat_spline_eval
 - clips: resample, sample, resample_frames, blend, blend_layers (per-joint weights,
   additive layers, linear or log-space scales) (Clip, Pose named tuples)
-- BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf), BvhError
+- model space: local_to_model, model_to_local (forward kinematics and its inverse)
+- BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf /
+  global_positions / global_rotations), BvhError
 - glTF: read_gltf, Gltf (resample / write / to_bvh); file_format (what a clip file is)
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
 - posebatch.dataset: resample many BVH files on a Dask cluster
@@ -43,6 +45,7 @@ __all__ = [
     "quat_tangent_offset", "quat_bezier_controls", "quat_de_casteljau",
     "quat_shoemake_controls", "quat_spline_eval",
     "resample", "sample", "resample_frames", "blend", "blend_layers", "Clip", "Pose",
+    "local_to_model", "model_to_local",
     "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf", "file_format",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",

@@ -151,6 +151,16 @@ static PyMethodDef methods[] = {
      "blend as ref + sum w (p - ref) with ref_positions, else sum w p. Returns a posebatch.Pose\n"
      "named tuple (rotations, positions, scales)."},
     {"blend_layers", FC(py_blend_layers), FK, py_blend_layers_doc},
+    {"local_to_model", FC(py_local_to_model), FK,
+     "local_to_model(parents, rotations, positions=None, scales=None, *, order='wxyz')\n--\n\n"
+     "Forward kinematics (pb_pose_local_to_model): local rotations (..., J, 4), positions and\n"
+     "scales (..., J, 3) of poses of one skeleton -> a posebatch.Pose of new model-space arrays\n"
+     "(absent tracks None). parents: J ints, parents[j] < j, -1 or None for a root\n"
+     "(Bvh.parents fits). Model positions need local positions."},
+    {"model_to_local", FC(py_model_to_local), FK,
+     "model_to_local(parents, rotations, positions=None, scales=None, *, order='wxyz')\n--\n\n"
+     "The inverse of local_to_model (pb_pose_model_to_local): model-space arrays -> a\n"
+     "posebatch.Pose of local ones."},
     {"backend", py_backend, METH_NOARGS,
      "backend()\n--\n\nThe active backend: 'scalar', 'sse41', 'avx2', 'avx512' or 'neon'."},
     {"supported_backends", py_supported_backends, METH_NOARGS,

@@ -120,4 +120,13 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
                           PyObject *kwnames);
 extern const char py_blend_layers_doc[];
 
+/* skeleton.c: local_to_model() and model_to_local(), and the Bvh methods
+ * global_positions() and global_rotations() */
+PyObject *py_local_to_model(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_model_to_local(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *Bvh_global_positions(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames);
+PyObject *Bvh_global_rotations(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames);
+
 #endif /* PBPY_POSEBATCH_H */

@@ -589,6 +589,15 @@ static PyMethodDef Bvh_methods[] = {
      "(F, J, 3) (default: the OFFSETs), frame_time (default: this clip's)."},
     {"motion", (PyCFunction)(void (*)(void))Bvh_motion, METH_FASTCALL | METH_KEYWORDS,
      "motion(*, order='wxyz')\n--\n\n(rotations (F, J, 4), positions (F, J, 3)) float32 copies."},
+    {"global_positions", FC(Bvh_global_positions), FK,
+     "global_positions(*, three=False)\n--\n\n"
+     "Model-space (global) joint positions (F, J, 3) float32 (pb_pose_local_to_model). A\n"
+     "position channel replaces the OFFSET (the root is at its channels); three=True adds it\n"
+     "to the OFFSET as three.js's BVHLoader reads BVH files (every joint shifted by the root\n"
+     "OFFSET; not meant for clips made from glTF, whose OFFSETs are rest translations)."},
+    {"global_rotations", FC(Bvh_global_rotations), FK,
+     "global_rotations(*, order='wxyz')\n--\n\n"
+     "Model-space (global) joint rotations (F, J, 4) float32 (pb_pose_local_to_model)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Bvh_getset[] = {

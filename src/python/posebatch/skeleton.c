@@ -1,0 +1,285 @@
+/* Model space from Python: local_to_model() and model_to_local()
+ * (pb_pose_local_to_model / pb_pose_model_to_local over numpy arrays), and
+ * Bvh.global_positions() / Bvh.global_rotations(). The arrays are split into
+ * one structure-of-arrays buffer, the call runs without the GIL, and the
+ * outputs are joined back into new arrays. */
+#include "_posebatch.h"
+
+#include <string.h>
+
+/* parents as J int32 (PyMem_Raw; the caller frees): a 1-D integer array or
+ * a sequence of ints, None or -1 for a root; parents[j] in -1 .. j-1. */
+static int32_t *get_parents(const char *fn, PyObject *o, size_t joints)
+{
+    PyObject *seq = NULL;
+    PyArrayObject *arr = NULL;
+    if (PyArray_Check(o)) {
+        PyArrayObject *a = (PyArrayObject *)o;
+        if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): argument 'parents' must be a 1-D integer array or a sequence of "
+                         "ints (None or -1 for a root)", fn);
+            return NULL;
+        }
+        arr = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
+        if (!arr)
+            return NULL;
+    } else if (!(seq = PySequence_Fast(o, ""))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument 'parents' must be a sequence of ints (None or -1 for a "
+                     "root), not %.100s", fn, Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    size_t n = arr ? (size_t)PyArray_DIM(arr, 0) : (size_t)PySequence_Fast_GET_SIZE(seq);
+    int32_t *p = NULL;
+    if (n != joints) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument 'parents' has %zu entries; the arrays have %zu joints", fn,
+                     n, joints);
+        goto done;
+    }
+    if (!(p = PyMem_RawMalloc((joints ? joints : 1) * sizeof *p))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t j = 0; j < n; j++) {
+        long long v;
+        if (arr)
+            v = (long long)((const int64_t *)PyArray_DATA(arr))[j];
+        else {
+            PyObject *it = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)j);
+            if (it == Py_None)
+                v = -1;
+            else {
+                PyObject *ix = PyNumber_Index(it);
+                v = ix ? PyLong_AsLongLong(ix) : -2;
+                Py_XDECREF(ix);
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    PyErr_Format(PyExc_ValueError,
+                                 "%s(): parents[%zu] is %R, not an int (or None for a root)", fn,
+                                 j, it);
+                    goto fail;
+                }
+            }
+        }
+        if (v < -1 || v >= (long long)j) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): parents[%zu] is %lld: a joint's parent must come before it "
+                         "(-1 or None for a root, else 0 .. j-1)", fn, j, v);
+            goto fail;
+        }
+        p[j] = (int32_t)v;
+    }
+    goto done;
+fail:
+    PyMem_RawFree(p);
+    p = NULL;
+done:
+    Py_XDECREF(seq);
+    Py_XDECREF(arr);
+    return p;
+}
+
+/* local_to_model (forward) or model_to_local */
+static PyObject *transform(const char *fn, int forward, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *names[] = {"parents", "rotations", "positions", "scales", "order"};
+    PyObject *o[5];
+    if (parse_args(fn, args, nargs, kwnames, names, 5, 4, 2, o))
+        return NULL;
+    int xyzw;
+    if (opt_order(fn, o[4], &xyzw))
+        return NULL;
+    PyArrayObject *rot = NULL, *pos = NULL, *scl = NULL, *orot = NULL, *opos = NULL,
+                  *oscl = NULL;
+    PyObject *ret = NULL;
+    int32_t *parents = NULL;
+    float *buf = NULL;
+    if (!(rot = get_f32(fn, "rotations", o[1], 4, 2)) ||
+        opt_like(fn, "positions", o[2], 3, 2, rot, 0, "it must be (..., J, 3) like rotations",
+                 &pos) ||
+        opt_like(fn, "scales", o[3], 3, 2, rot, 0, "it must be (..., J, 3) like rotations", &scl))
+        goto done;
+    const size_t joints = (size_t)PyArray_DIM(rot, PyArray_NDIM(rot) - 2);
+    const size_t n = (size_t)(PyArray_SIZE(rot) / 4);
+    const size_t poses = joints ? n / joints : 0;
+    if (!(parents = get_parents(fn, o[0], joints)))
+        goto done;
+    if (!(orot = new_like(rot, 0, 1, 4)) || (pos && !(opos = new_like(rot, 0, 1, 3))) ||
+        (scl && !(oscl = new_like(rot, 0, 1, 3))))
+        goto done;
+    if (n == 0) { /* no pose or no joint: nothing to compute */
+        ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+        goto done;
+    }
+    if (n > PB_MAX_COUNT) {
+        raise_status(fn, PB_ERR_SIZE);
+        goto done;
+    }
+    /* input w x y z [px py pz] [sx sy sz], then the output's */
+    const size_t tracks = 4 + (pos ? 3 : 0) + (scl ? 3 : 0);
+    if (!(buf = PyMem_RawMalloc(2 * tracks * n * sizeof *buf))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    pb_status st;
+    Py_BEGIN_ALLOW_THREADS
+    float *p = buf, *q = buf + tracks * n;
+    pb_cpose in;
+    pb_pose out;
+    memset(&in, 0, sizeof in);
+    memset(&out, 0, sizeof out);
+    q_split(F32(rot), n, xyzw, p, p + n, p + 2 * n, p + 3 * n);
+    in.rot = cq_at(p, n);
+    out.rot = q_at(q, n);
+    p += 4 * n;
+    q += 4 * n;
+    if (pos) {
+        v_split(F32(pos), n, p, p + n, p + 2 * n);
+        in.pos = cv_at(p, n);
+        out.pos = v_at(q, n);
+        p += 3 * n;
+        q += 3 * n;
+    }
+    if (scl) {
+        v_split(F32(scl), n, p, p + n, p + 2 * n);
+        in.scale = cv_at(p, n);
+        out.scale = v_at(q, n);
+    }
+    st = forward ? pb_pose_local_to_model(poses, joints, parents, &in, &out)
+                 : pb_pose_model_to_local(poses, joints, parents, &in, &out);
+    if (st == PB_OK) {
+        q_join(F32(orot), n, xyzw, out.rot.w, out.rot.x, out.rot.y, out.rot.z);
+        if (opos)
+            v_join(F32(opos), n, out.pos.x, out.pos.y, out.pos.z);
+        if (oscl)
+            v_join(F32(oscl), n, out.scale.x, out.scale.y, out.scale.z);
+    }
+    Py_END_ALLOW_THREADS
+    if (st != PB_OK)
+        raise_status(fn, st);
+    else
+        ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+done:
+    PyMem_RawFree(buf);
+    PyMem_RawFree(parents);
+    Py_XDECREF(rot);
+    Py_XDECREF(pos);
+    Py_XDECREF(scl);
+    Py_XDECREF(orot);
+    Py_XDECREF(opos);
+    Py_XDECREF(oscl);
+    return ret;
+}
+
+PyObject *py_local_to_model(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    (void)self;
+    return transform("local_to_model", 1, a, n, k);
+}
+
+PyObject *py_model_to_local(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    (void)self;
+    return transform("model_to_local", 0, a, n, k);
+}
+
+/* The clip's model-space positions (want_pos) or rotations, (F, J, 3) or
+ * (F, J, 4); three: a position channel's value is added to the OFFSET (as
+ * three.js's BVHLoader reads BVH) instead of replacing it. */
+static PyObject *bvh_global(const char *fn, BvhObject *self, int want_pos, int three, int xyzw)
+{
+    const pb_bvh *b = &self->b;
+    const size_t F = b->num_frames, J = b->num_joints, n = F * J;
+    npy_intp dims[3] = {(npy_intp)F, (npy_intp)J, want_pos ? 3 : 4};
+    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(3, dims, NPY_FLOAT32);
+    if (!out || n == 0)
+        return (PyObject *)out;
+    if (!b->rot_w) {
+        Py_DECREF(out);
+        PyErr_Format(PyExc_ValueError, "Bvh.%s(): the clip has no motion", fn);
+        return NULL;
+    }
+    int32_t *parents = PyMem_RawMalloc(J * sizeof *parents);
+    float *buf = PyMem_RawMalloc((want_pos ? 10 + (three ? 3 : 0) : 4) * n * sizeof *buf);
+    if (!parents || !buf) {
+        PyMem_RawFree(parents);
+        PyMem_RawFree(buf);
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    pb_status st;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t j = 0; j < J; j++)
+        parents[j] = b->joints[j].parent;
+    pb_cpose in;
+    pb_pose mo;
+    memset(&in, 0, sizeof in);
+    memset(&mo, 0, sizeof mo);
+    in.rot = (pb_cquats){b->rot_w, b->rot_x, b->rot_y, b->rot_z};
+    mo.rot = q_at(buf, n);
+    if (want_pos) {
+        in.pos = (pb_cvec3s){b->pos_x, b->pos_y, b->pos_z};
+        mo.pos = v_at(buf + 4 * n, n);
+        if (three) {
+            float *t = buf + 7 * n;
+            const float *src[3] = {b->pos_x, b->pos_y, b->pos_z};
+            for (size_t j = 0; j < J; j++) {
+                const pb_bvh_joint *jt = &b->joints[j];
+                int chan[3] = {0, 0, 0};
+                for (int c = 0; c < jt->num_channels; c++)
+                    if (jt->channels[c] <= PB_BVH_ZPOS)
+                        chan[jt->channels[c]] = 1;
+                for (int c = 0; c < 3; c++)
+                    for (size_t f = 0; f < F; f++)
+                        t[(size_t)c * n + f * J + j] =
+                            src[c][f * J + j] + (chan[c] ? jt->offset[c] : 0.0f);
+            }
+            in.pos = cv_at(t, n);
+        }
+    }
+    st = pb_pose_local_to_model(F, J, parents, &in, &mo);
+    if (st == PB_OK) {
+        if (want_pos)
+            v_join(F32(out), n, mo.pos.x, mo.pos.y, mo.pos.z);
+        else
+            q_join(F32(out), n, xyzw, mo.rot.w, mo.rot.x, mo.rot.y, mo.rot.z);
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(parents);
+    PyMem_RawFree(buf);
+    if (st != PB_OK) {
+        Py_DECREF(out);
+        char name[64];
+        snprintf(name, sizeof name, "Bvh.%s", fn);
+        return raise_status(name, st);
+    }
+    return (PyObject *)out;
+}
+
+PyObject *Bvh_global_positions(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *names[] = {"three"};
+    PyObject *o[1];
+    int three = 0;
+    if (parse_args("global_positions", args, nargs, kwnames, names, 1, 0, 0, o) ||
+        opt_bool("global_positions", "three", o[0], &three))
+        return NULL;
+    return bvh_global("global_positions", self, 1, three, 0);
+}
+
+PyObject *Bvh_global_rotations(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *names[] = {"order"};
+    PyObject *o[1];
+    int xyzw = 0;
+    if (parse_args("global_rotations", args, nargs, kwnames, names, 1, 0, 0, o) ||
+        opt_order("global_rotations", o[0], &xyzw))
+        return NULL;
+    return bvh_global("global_rotations", self, 0, 0, xyzw);
+}
