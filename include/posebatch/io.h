@@ -483,6 +483,19 @@ PB_API const char *pb_bvh_channel_name(pb_bvh_channel c);
 PB_API const char *pb_io_code_str(pb_io_code code);
 PB_API const char *pb_bvh_code_str(pb_io_code code);
 
+/* Writes a file of any content (a CSV, an array) by the output-path rules of
+ * the BVH and glTF writers: fn writes the whole content to f and returns
+ * PB_IO_OK or a code it has put in err (with its message); the bytes go to
+ * a temporary file in the target's directory, flushed, synced and renamed
+ * over path (a symbolic link's target is replaced, the link kept; a
+ * character device or FIFO is written through; a directory, socket or block
+ * device is refused, PB_IO_ERR_IO). On any error, fn's included, nothing
+ * replaces path. The temporary is registered for
+ * pb_io_unlink_temporaries. */
+typedef pb_io_code (*pb_io_write_fn)(FILE *f, void *ctx, pb_io_error *err);
+PB_API pb_io_code pb_io_write_file(const char *path, pb_io_write_fn fn, void *ctx,
+                                   pb_io_error *err);
+
 /* Removes every temporary file the writers are writing at this moment (the
  * atomic pb_bvh_write_file*), for a signal handler that is about to end the
  * process: async-signal-safe, keeps errno. Returns how many were removed. */

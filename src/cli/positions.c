@@ -1,5 +1,6 @@
 /* posebatch positions: every joint's model-space (global) position at every
  * frame of a clip, by pb_pose_local_to_model, as CSV or a NumPy .npy array. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "atomic.h"
 #include "cli.h"
 #include "numtext.h"
 
@@ -271,7 +271,7 @@ static void put_name(FILE *f, const char *name, const char *suffix)
     }
 }
 
-static int write_csv(FILE *f, const pos_job *p, cli_atomic *a)
+static int write_csv(FILE *f, const pos_job *p)
 {
     const pb_bvh *b = &p->clip;
     const size_t F = b->num_frames, J = b->num_joints, n = F * J;
@@ -302,11 +302,8 @@ static int write_csv(FILE *f, const pos_job *p, cli_atomic *a)
             }
         }
         line[len++] = '\n';
-        fwrite(line, 1, len, f);
-        if ((fr & 255) == 255 && cli_atomic_poll(a)) {
-            free(line);
-            return -1;
-        }
+        if (fwrite(line, 1, len, f) != len)
+            break; /* the caller reports the stream's error */
     }
     free(line);
     return 0;
@@ -323,7 +320,7 @@ static int big_endian(void)
 /* NPY format 1.0: magic, version, a little-endian header length, then a
  * Python dict literal padded with spaces to a multiple of 64 bytes with its
  * newline; the data C-ordered little-endian float32. */
-static int write_npy(FILE *f, const pos_job *p, cli_atomic *a)
+static int write_npy(FILE *f, const pos_job *p)
 {
     const pb_bvh *b = &p->clip;
     const size_t F = b->num_frames, J = b->num_joints, n = F * J;
@@ -362,27 +359,49 @@ static int write_npy(FILE *f, const pos_job *p, cli_atomic *a)
                 t = q[0], q[0] = q[3], q[3] = t;
                 t = q[1], q[1] = q[2], q[2] = t;
             }
-        fwrite(row, sizeof *row, m, f);
-        if ((fr & 255) == 255 && cli_atomic_poll(a)) {
-            free(row);
-            return -1;
-        }
+        if (fwrite(row, sizeof *row, m, f) != m)
+            break; /* the caller reports the stream's error */
     }
     free(row);
     return 0;
 }
 
+static pb_io_code write_cb(FILE *f, void *ctx, pb_io_error *err)
+{
+    pos_job *p = ctx;
+    if (p->npy ? write_npy(f, p) : write_csv(f, p)) {
+        /* out of memory, reported: nothing replaces the output */
+        err->code = PB_IO_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return PB_IO_ERR_NOMEM;
+    }
+    if (fflush(f) != 0 || ferror(f)) {
+        err->code = PB_IO_ERR_IO;
+        snprintf(err->message, sizeof err->message, "write error: %s",
+                 strerror(errno ? errno : EIO));
+        return PB_IO_ERR_IO;
+    }
+    return PB_IO_OK;
+}
+
+/* the library's output rules (pb_io_write_file: a temporary renamed over
+ * the output, removed by the CLI's signal handler); "-" standard output */
 static int write_out(pos_job *p)
 {
-    cli_atomic a;
-    FILE *f = cli_atomic_open(p->out, &a);
-    if (!f)
-        return -1;
-    if (p->npy ? write_npy(f, p, &a) : write_csv(f, p, &a)) {
-        cli_atomic_abort(&a);
+    pb_io_error err;
+    memset(&err, 0, sizeof err);
+    if (cli_is_dash(p->out)) {
+        if (write_cb(stdout, p, &err) != PB_IO_OK) {
+            cli_report_bvh("(stdout)", &err);
+            return -1;
+        }
+        return 0;
+    }
+    if (pb_io_write_file(p->out, write_cb, p, &err) != PB_IO_OK) {
+        cli_report_bvh(p->out, &err);
         return -1;
     }
-    return cli_atomic_commit(&a);
+    return 0;
 }
 
 int cmd_positions(int argc, char **argv)

@@ -331,3 +331,11 @@ pb_io_code pb_io_write_file_cb(const char *path, pb_io_writer fn, void *ctx, pb_
     free(t.path);
     return rc;
 }
+
+pb_io_code pb_io_write_file(const char *path, pb_io_write_fn fn, void *ctx, pb_io_error *err)
+{
+    io_clear_err(err);
+    if (!path || !path[0] || !fn)
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "path or writer is NULL or empty");
+    return pb_io_write_file_cb(path, fn, ctx, err);
+}
