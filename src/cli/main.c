@@ -13,11 +13,14 @@ typedef struct command {
     const char *summary;
 } command;
 
+int cmd_retarget(int argc, char **argv); /* retarget.c */
+
 static const command commands[] = {
     {"resample", cmd_resample, "resample clips to a frame rate (quaternion Catmull-Rom)"},
     {"blend", cmd_blend, "blend clips of one skeleton with weights"},
     {"info", cmd_info, "describe BVH and glTF files: skeleton, channels, frames, rate"},
     {"convert", cmd_convert, "convert BVH <-> glTF 2.0 (.glb, .gltf)"},
+    {"retarget", cmd_retarget, "play a clip on another skeleton (joints matched by name)"},
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
 };
 
@@ -69,5 +72,5 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, cpu)", cmd);
+    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, retarget, cpu)", cmd);
 }
