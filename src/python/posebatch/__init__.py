@@ -22,6 +22,7 @@ Groups (``help(posebatch.<name>)`` documents each):
 - clips: resample, sample, resample_frames, blend, blend_layers (per-joint weights,
   additive layers, linear or log-space scales) (Clip, Pose named tuples)
 - BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf), BvhError
+- retargeting: retarget (a clip onto another skeleton), retarget_match
 - glTF: read_gltf, Gltf (resample / write / to_bvh); file_format (what a clip file is)
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
 - posebatch.dataset: resample many BVH files on a Dask cluster
@@ -44,6 +45,7 @@ __all__ = [
     "quat_shoemake_controls", "quat_spline_eval",
     "resample", "sample", "resample_frames", "blend", "blend_layers", "Clip", "Pose",
     "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf", "file_format",
+    "retarget", "retarget_match",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",
 ]
