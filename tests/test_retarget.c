@@ -332,6 +332,219 @@ Test(retarget, apose_target_keeps_world_arm_directions)
     pb_bvh_free(&back);
 }
 
+/* ------------------------------------------------------------ world directions */
+
+static double dir_angle(const double u[3], const double v[3])
+{
+    double d = (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) /
+               sqrt((u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) *
+                    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+    return acos(d > 1 ? 1 : d < -1 ? -1 : d) * 180.0 / PI;
+}
+
+/* the source joints strictly between s (an ancestor) and u have identity
+ * local rotations in frame f */
+static int path_at_rest(const pb_bvh *b, size_t f, long u, long s)
+{
+    for (long a = b->joints[u].parent; a != s; a = b->joints[a].parent) {
+        size_t i = f * b->num_joints + (size_t)a;
+        if (fabs(b->rot_w[i]) < 1.0f - 1e-7f)
+            return 0;
+    }
+    return 1;
+}
+
+static int side_of(const char *name)
+{
+    return strstr(name, "Left") || strstr(name, "_L") ? 'L'
+           : strstr(name, "Right") || strstr(name, "_R") ? 'R' : 0;
+}
+
+/* rest positions (OFFSETs summed) */
+static double (*rest_positions(const pb_bvh *b))[3]
+{
+    double(*r)[3] = malloc(b->num_joints * sizeof *r);
+    for (size_t j = 0; j < b->num_joints; j++) {
+        int32_t a = b->joints[j].parent;
+        for (int c = 0; c < 3; c++)
+            r[j][c] = (a >= 0 ? r[a][c] : 0.0) + b->joints[j].offset[c];
+    }
+    return r;
+}
+
+static double dist3(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The chains of t below joint `from` (t itself at first): the matched
+ * joints whose nearest matched ancestor is `from`, with their match below
+ * t's; one at zero rest distance from t (in either skeleton) is replaced by
+ * its own. Appends to chains[n..], returns the new count. */
+static int collect_chains(const pb_bvh *src, const pb_bvh *out, const long *match,
+                          double (*rs)[3], double (*rt)[3], long t, long from, long *chains,
+                          int n)
+{
+    for (size_t u = (size_t)from + 1; u < out->num_joints && n < 64; u++) {
+        if (match[u] < 0 || !is_under(out, (long)u, from))
+            continue;
+        long a = out->joints[u].parent;
+        while (a != from && match[a] < 0)
+            a = out->joints[a].parent;
+        if (a != from || !is_under(src, match[u], match[t]) || match[u] == match[t])
+            continue;
+        if (dist3(rt[u], rt[t]) < 1e-9 || dist3(rs[match[u]], rs[match[t]]) < 1e-9)
+            n = collect_chains(src, out, match, rs, rt, t, (long)u, chains, n);
+        else
+            chains[n++] = (long)u;
+    }
+    return n;
+}
+
+/* The contract's rest alignment, checked in world space at every frame:
+ * for each matched target joint t, its chains (nearest matched descendants
+ * u whose match lies below t's match; those whose source paths bend at
+ * unmatched joints in that frame are skipped): with one chain, the world direction
+ * t -> u is the source's; with several, the primary's (the first side-less
+ * chain, else the first) and the left-minus-right chains' component across
+ * it. Returns the largest angle (degrees); *checked: directions compared. */
+static double world_directions(const pb_bvh *src, const pb_bvh *out, const long *match,
+                               size_t frames, size_t *checked)
+{
+    size_t Js = src->num_joints, Jt = out->num_joints;
+    q4 *gs = malloc(Js * sizeof *gs), *gt = malloc(Jt * sizeof *gt);
+    double(*ps)[3] = malloc(Js * sizeof *ps), (*pt)[3] = malloc(Jt * sizeof *pt);
+    double(*rs)[3] = rest_positions(src), (*rt)[3] = rest_positions(out);
+    double worst = 0;
+    *checked = 0;
+    for (size_t f = 0; f < frames; f++) {
+        fk(src, f, gs, ps);
+        fk(out, f, gt, pt);
+        for (size_t t = 0; t < Jt; t++) {
+            if (match[t] < 0)
+                continue;
+            long chains[64];
+            int n = collect_chains(src, out, match, rs, rt, (long)t, (long)t, chains, 0);
+            /* G_t = G_s A carries the source joint's rotation: a bend at
+             * unmatched source joints between the pair is not carried, so
+             * only joints whose source paths are at rest in this frame */
+            int at_rest = 1;
+            for (int i = 0; i < n; i++)
+                at_rest &= path_at_rest(src, f, match[chains[i]], match[t]);
+            if (!at_rest)
+                continue;
+            if (n == 0)
+                continue;
+            long primary = chains[0], left = -1, right = -1;
+            for (int i = n - 1; i >= 0; i--)
+                if (!side_of(out->joints[chains[i]].name))
+                    primary = chains[i];
+            for (int i = n - 1; i >= 0; i--) {
+                int sd = side_of(out->joints[chains[i]].name);
+                if (chains[i] != primary && sd == 'L')
+                    left = chains[i];
+                if (chains[i] != primary && sd == 'R')
+                    right = chains[i];
+            }
+            double dt[3], ds[3];
+            for (int c = 0; c < 3; c++) {
+                dt[c] = pt[primary][c] - pt[t][c];
+                ds[c] = ps[match[primary]][c] - ps[match[t]][c];
+            }
+            double a = dir_angle(dt, ds);
+            worst = a > worst ? a : worst;
+            ++*checked;
+            if (n >= 2 && left >= 0 && right >= 0) {
+                double lt[3], ls[3], kt = 0, ks = 0, nt = 0, ns = 0;
+                for (int c = 0; c < 3; c++) {
+                    lt[c] = pt[left][c] - pt[right][c];
+                    ls[c] = ps[match[left]][c] - ps[match[right]][c];
+                    kt += lt[c] * dt[c], ks += ls[c] * ds[c];
+                    nt += dt[c] * dt[c], ns += ds[c] * ds[c];
+                }
+                for (int c = 0; c < 3; c++) {
+                    lt[c] -= kt / nt * dt[c];
+                    ls[c] -= ks / ns * ds[c];
+                }
+                a = dir_angle(lt, ls);
+                worst = a > worst ? a : worst;
+                ++*checked;
+            }
+        }
+    }
+    free(gs), free(gt), free(ps), free(pt), free(rs), free(rt);
+    return worst;
+}
+
+static void directions(const char *other)
+{
+    const char *p = clip_path(other);
+    if (!p)
+        cr_skip_test("shared clip missing");
+    pb_bvh cmu, tgt, out;
+    read_or_die(p, &tgt);
+    read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
+    retarget_or_die(&cmu, &tgt, &out);
+    long *match = malloc(tgt.num_joints * sizeof(long));
+    pb_io_error err;
+    cr_assert_eq(pb_bvh_retarget_match(&cmu, &tgt, NULL, match, &err), PB_IO_OK);
+    size_t checked;
+    double worst = world_directions(&cmu, &out, match, 600, &checked);
+    fprintf(stderr, "retarget cmu_01_03 -> %s: %zu world bone directions per frame over 600 "
+            "frames, largest difference %.3g degrees\n", other, checked / 600, worst);
+    cr_expect_geq(checked / 600, 12);
+    cr_expect_lt(worst, 1e-3, "world directions off by %g degrees", worst);
+    free(match);
+    pb_bvh_free(&out);
+    pb_bvh_free(&cmu);
+    pb_bvh_free(&tgt);
+}
+
+/* the CMU skeleton turned a quarter turn about y (every OFFSET): the frames
+ * at the branch points (hips, chest) turn the clip with it */
+Test(retarget, world_directions_turned_skeleton)
+{
+    pb_bvh cmu, turned, out;
+    read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
+    read_or_die(repo_clip_path("cmu_01_03.bvh"), &turned);
+    for (size_t j = 0; j < turned.num_joints; j++) {
+        float *o = turned.joints[j].offset, x = o[0];
+        o[0] = o[2], o[2] = -x;
+    }
+    for (size_t e = 0; e < turned.num_end_sites; e++) {
+        float *o = turned.end_sites[e].offset, x = o[0];
+        o[0] = o[2], o[2] = -x;
+    }
+    retarget_or_die(&cmu, &turned, &out);
+    long *match = malloc(turned.num_joints * sizeof(long));
+    pb_io_error err;
+    cr_assert_eq(pb_bvh_retarget_match(&cmu, &turned, NULL, match, &err), PB_IO_OK);
+    size_t checked;
+    double worst = world_directions(&cmu, &out, match, 600, &checked);
+    fprintf(stderr, "retarget cmu_01_03 -> its skeleton turned 90 degrees: %zu world "
+            "directions per frame, largest difference %.3g degrees\n", checked / 600, worst);
+    cr_expect_geq(checked / 600, 12);
+    cr_expect_lt(worst, 1e-3, "world directions off by %g degrees", worst);
+    /* the hips (whose chains start with bones of zero length: LHipJoint,
+     * RHipJoint, LowerBack) turn by the quarter turn: G_t = G_s R^-1 */
+    const q4 rinv = {cos(PI / 4), 0, -sin(PI / 4), 0};
+    for (size_t f = 0; f < 600; f++) {
+        size_t i = f * cmu.num_joints;
+        q4 gs = {cmu.rot_w[i], cmu.rot_x[i], cmu.rot_y[i], cmu.rot_z[i]};
+        q4 gt = {out.rot_w[i], out.rot_x[i], out.rot_y[i], out.rot_z[i]};
+        double a = qangle(gt, qm(gs, rinv)) * 180.0 / PI;
+        cr_assert_lt(a, 1e-3, "frame %zu: the hips off by %g degrees", f, a);
+    }
+    free(match);
+    pb_bvh_free(&out);
+    pb_bvh_free(&cmu);
+    pb_bvh_free(&turned);
+}
+
+Test(retarget, world_directions_pymo) { directions("pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh"); }
+Test(retarget, world_directions_bandai) { directions("bandai_dataset-1_slash_normal_002.bvh"); }
+
 /* ------------------------------------------------------------ names */
 
 static const char skel_text[] =

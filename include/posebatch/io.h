@@ -751,14 +751,20 @@ PB_API pb_io_code pb_io_write_clip(const char *path, const pb_bvh *clip,
  *   none (a leaf of the matching): the shortest rotation between the only
  *     children (joint or End Site) where each joint has exactly one, else
  *     the nearest matched ancestor's A (identity at the root).
- * (Chains of zero length, or whose source match is not below t's match, are
- * not used.) Per frame, source global rotations G_s by
+ * (A chain of zero length in either skeleton gives way to its own chains,
+ * e.g. CMU's Hips -> LHipJoint (at the Hips) -> LeftUpLeg counts as Hips ->
+ * LeftUpLeg; a chain whose source match is not below t's match is not
+ * used.) Per frame, source global rotations G_s by
  * pb_pose_local_to_model; the target's global G_t = G_s A_t for a matched
  * joint, its parent's for an unmatched one (local rotation identity: the
  * rest pose), and local rotations by pb_pose_model_to_local; where t's
  * parent is matched to s's parent (or both are roots) the local rotation is
  * A_parent^-1 r_s A_t directly (double; a copy when both are identity). So
- * the world direction of every matched bone is the source's.
+ * the world direction of every chain (and the frame at a branch point) is
+ * the source's wherever the source joints between the pair are at rest; a
+ * bend at unmatched source joints between them (CMU's Spine1 and Neck1 on
+ * a skeleton without them) is not carried: the target joint takes its
+ * matched source joint's global rotation (the source's Head keeps its own).
  * Translation: the root pair's target joint is placed at k times the source
  * joint's model-space position, k = target hip height / source hip height,
  * hip height = the root pair joint's rest height (y) above the lowest rest

@@ -254,6 +254,19 @@ static void plan_free(plan *p)
     free(p->direct);
 }
 
+/* Pushes the list first, next[first], ... on the stack so that it pops in
+ * list order; returns the new stack size. */
+static long push_chains(long *stack, long sp, long first, const long *next)
+{
+    long n = 0;
+    for (long u = first; u >= 0; u = next[u])
+        n++;
+    long i = sp + n;
+    for (long u = first; u >= 0; u = next[u])
+        stack[--i] = u;
+    return sp + n;
+}
+
 /* A[t] for each matched t, in file order (ancestors first). */
 static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *ks,
                               const skel *kt, plan *pl)
@@ -263,9 +276,10 @@ static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *
     long *head = malloc(Jt * sizeof *head);   /* chains of t: a linked list */
     long *next = malloc(Jt * sizeof *next);
     long *tail = malloc(Jt * sizeof *tail);
+    long *stack = malloc(Jt * sizeof *stack);
     char *side = malloc(Jt);
-    if (!nma || !head || !next || !tail || !side) {
-        free(nma), free(head), free(next), free(tail), free(side);
+    if (!nma || !head || !next || !tail || !side || !stack) {
+        free(nma), free(head), free(next), free(tail), free(side), free(stack);
         return -1;
     }
     for (size_t t = 0; t < Jt; t++) {
@@ -293,7 +307,11 @@ static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *
             continue;
         /* valid chains */
         long first = -1, center = -1, left = -1, right = -1, nvalid = 0, second = -1;
-        for (long u = head[t]; u >= 0; u = next[u]) {
+        /* t's chains in file order; one of zero length (in either
+         * skeleton) gives way to its own chains */
+        long sp = push_chains(stack, 0, head[t], next);
+        while (sp > 0) {
+            long u = stack[--sp];
             long su = pl->match[u];
             if (su == s || !below(ks, su, s))
                 continue;
@@ -302,8 +320,10 @@ static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *
                 dt[c] = kt->rest[u][c] - kt->rest[t][c];
                 ds[c] = ks->rest[su][c] - ks->rest[s][c];
             }
-            if (!(norm3(dt) > eps_t) || !(norm3(ds) > eps_s))
+            if (!(norm3(dt) > eps_t) || !(norm3(ds) > eps_s)) {
+                sp = push_chains(stack, sp, head[u], next);
                 continue;
+            }
             nvalid++;
             if (first < 0)
                 first = u;
@@ -351,7 +371,7 @@ static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *
             pl->align[t] = pl->align[nma[t]];
     }
     (void)src;
-    free(nma), free(head), free(next), free(tail), free(side);
+    free(nma), free(head), free(next), free(tail), free(side), free(stack);
     return 0;
 }
 
