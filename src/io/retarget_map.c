@@ -50,16 +50,47 @@ static void trim(const char **b, const char **e)
         (*e)--;
 }
 
-/* the pair (1-based) before i naming `name` on side (0 source, 1 target),
- * 0 if none: a linear scan, fine for maps of a few hundred lines; bounded by
- * PB_BVH_MAX_JOINTS pairs */
-static size_t named_before(const map_store *st, size_t i, const char *name, int side)
+typedef struct named_pair {
+    const char *name;
+    size_t index;
+} named_pair;
+
+static int cmp_named_pair(const void *a, const void *b)
 {
-    const char **names = side ? st->target : st->source;
-    for (size_t k = 0; k < i; k++)
-        if (strcmp(names[k], name) == 0)
-            return k + 1;
-    return 0;
+    const named_pair *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+/* The first pair (in file order) that repeats a name of an earlier pair, on
+ * either side: *later and *earlier its index and the earlier one's, *side 0
+ * (source) or 1 (target). Returns 0 when none, -1 when out of memory, 1. */
+static int find_repeat(const map_store *st, size_t n, size_t *later, size_t *earlier, int *side)
+{
+    named_pair *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    int found = 0;
+    for (int k = 0; k < 2; k++) {
+        const char **names = k ? st->target : st->source;
+        for (size_t i = 0; i < n; i++) {
+            v[i].name = names[i];
+            v[i].index = i;
+        }
+        qsort(v, n, sizeof *v, cmp_named_pair);
+        for (size_t i = 1; i < n; i++) /* a run's first is its earliest */
+            if (strcmp(v[i].name, v[i - 1].name) == 0 && (!found || v[i].index < *later)) {
+                size_t first = i - 1;
+                while (first > 0 && strcmp(v[first - 1].name, v[i].name) == 0)
+                    first--;
+                *later = v[i].index;
+                *earlier = v[first].index;
+                *side = k;
+                found = 1;
+            }
+    }
+    free(v);
+    return found;
 }
 
 pb_io_code pb_retarget_map_parse(const char *text, size_t size, pb_retarget_map *out,
@@ -144,20 +175,27 @@ pb_io_code pb_retarget_map_parse(const char *text, size_t size, pb_retarget_map 
             memcpy(tname, tb, (size_t)(te - tb));
             tname[te - tb] = '\0';
             used += (size_t)(te - tb) + 1;
-            size_t ps = named_before(st, n, sname, 0), pt = named_before(st, n, tname, 1);
-            if (ps || pt) {
-                code = io_set_err(err, PB_IO_ERR_VALUE, line,
-                                  "%s joint '%s' is already mapped on line %ld",
-                                  ps ? "source" : "target", ps ? sname : tname,
-                                  st->line[(ps ? ps : pt) - 1]);
-                goto fail;
-            }
             st->source[n] = sname;
             st->target[n] = tname;
             st->line[n] = line;
             n++;
         }
         p = eol < end ? eol + 1 : end;
+    }
+    {
+        size_t later = 0, earlier = 0;
+        int side = 0, r = find_repeat(st, n, &later, &earlier, &side);
+        if (r < 0) {
+            code = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory for the map");
+            goto fail;
+        }
+        if (r > 0) {
+            code = io_set_err(err, PB_IO_ERR_VALUE, st->line[later],
+                              "%s joint '%s' is already mapped on line %ld",
+                              side ? "target" : "source",
+                              side ? st->target[later] : st->source[later], st->line[earlier]);
+            goto fail;
+        }
     }
     out->count = n;
     out->source = st->source;
