@@ -97,8 +97,10 @@ Test(retarget, same_skeleton_is_bitwise_identity)
     cr_assert_eq(out.num_frames, src.num_frames);
     cr_assert_eq(out.frame_time, src.frame_time);
     size_t n = src.num_frames * src.num_joints;
-    const float *a[7] = {src.rot_w, src.rot_x, src.rot_y, src.rot_z, src.pos_x, src.pos_y, src.pos_z};
-    const float *b[7] = {out.rot_w, out.rot_x, out.rot_y, out.rot_z, out.pos_x, out.pos_y, out.pos_z};
+    const float *a[7] = {src.rot_w, src.rot_x, src.rot_y, src.rot_z,
+                         src.pos_x, src.pos_y, src.pos_z};
+    const float *b[7] = {out.rot_w, out.rot_x, out.rot_y, out.rot_z,
+                         out.pos_x, out.pos_y, out.pos_z};
     for (int k = 0; k < 7; k++)
         cr_assert(memcmp(a[k], b[k], n * sizeof(float)) == 0, "track %d differs", k);
     /* and the written text is the source's text */
@@ -202,7 +204,8 @@ static void feet(const char *other, const char *lfoot, const char *rfoot)
     size_t F = cmu.num_frames;
     double *ys = malloc(F * sizeof *ys), *yt = malloc(F * sizeof *yt);
     q4 *gs = malloc(cmu.num_joints * sizeof *gs), *gt = malloc(out.num_joints * sizeof *gt);
-    double(*ps)[3] = malloc(cmu.num_joints * sizeof *ps), (*pt)[3] = malloc(out.num_joints * sizeof *pt);
+    double(*ps)[3] = malloc(cmu.num_joints * sizeof *ps);
+    double(*pt)[3] = malloc(out.num_joints * sizeof *pt);
     for (int side = 0; side < 2; side++) {
         long js = pb_bvh_find_joint(&cmu, names[side][0]);
         long jt = pb_bvh_find_joint(&out, names[side][1]);
@@ -283,7 +286,8 @@ static double arm_direction_error(const pb_bvh *a, const pb_bvh *b)
     const char *bones[4][2] = {{"LeftArm", "LeftForeArm"}, {"LeftForeArm", "LeftHand"},
                                {"RightArm", "RightForeArm"}, {"RightForeArm", "RightHand"}};
     q4 *ga = malloc(a->num_joints * sizeof *ga), *gb = malloc(b->num_joints * sizeof *gb);
-    double(*pa)[3] = malloc(a->num_joints * sizeof *pa), (*pb)[3] = malloc(b->num_joints * sizeof *pb);
+    double(*pa)[3] = malloc(a->num_joints * sizeof *pa);
+    double(*pb)[3] = malloc(b->num_joints * sizeof *pb);
     double worst = 0;
     for (size_t f = 0; f < a->num_frames; f++) {
         fk(a, f, ga, pa);
@@ -675,8 +679,10 @@ Test(retarget, map_naming_unknown_joints)
 {
     pb_bvh cmu, out;
     read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
-    const char *cases[][2] = {{"Hips = Hips\nNoSuch = Spine\n", "map line 2: source joint 'NoSuch' is not in the source skeleton"},
-                              {"Hips = Nope\n", "map line 1: target joint 'Nope' is not in the target skeleton"}};
+    const char *cases[][2] = {
+        {"Hips = Hips\nNoSuch = Spine\n",
+         "map line 2: source joint 'NoSuch' is not in the source skeleton"},
+        {"Hips = Nope\n", "map line 1: target joint 'Nope' is not in the target skeleton"}};
     for (int k = 0; k < 2; k++) {
         pb_retarget_map m;
         pb_io_error err;

@@ -422,7 +422,8 @@ static pb_io_code make_plan(const pb_bvh *src, const pb_bvh *tgt, const pb_retar
         long s = pl->match[t], p = kt->parent[t];
         if (s < 0)
             continue;
-        pl->direct[t] = p < 0 ? ks->parent[s] < 0 : (pl->match[p] >= 0 && ks->parent[s] == pl->match[p]);
+        pl->direct[t] = p < 0 ? ks->parent[s] < 0
+                              : (pl->match[p] >= 0 && ks->parent[s] == pl->match[p]);
     }
     double hs = hip_height(ks, pl->s_root), ht = hip_height(kt, pl->t_root);
     pl->k = (hs > 1e-6 * ks->extent && ht > 1e-6 * kt->extent) ? ht / hs : 1.0;
@@ -605,7 +606,8 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
             continue;
         const pb_bvh_joint *sj = &src->joints[s];
         dq api = qconj(pl.align[p]);
-        int copy = is_id(api) && pl.k == 1.0 && memcmp(sj->offset, tj->offset, sizeof tj->offset) == 0;
+        int copy = is_id(api) && pl.k == 1.0 &&
+                   memcmp(sj->offset, tj->offset, sizeof tj->offset) == 0;
         const float *ps[3] = {src->pos_x, src->pos_y, src->pos_z};
         for (size_t f = 0; f < F; f++) {
             size_t i = f * Jt + t, si = f * Js + (size_t)s;

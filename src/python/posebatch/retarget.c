@@ -221,10 +221,9 @@ PyObject *py_retarget_match(PyObject *self, PyObject *const *args, Py_ssize_t na
     }
     PyObject *d = PyDict_New();
     for (size_t t = 0; d && t < J; t++) {
-        PyObject *v = match[t] >= 0 ? PyUnicode_DecodeUTF8(src->b.joints[match[t]].name,
-                                                           (Py_ssize_t)strlen(src->b.joints[match[t]].name),
-                                                           "replace")
-                                    : (Py_INCREF(Py_None), Py_None);
+        const char *sn = match[t] >= 0 ? src->b.joints[match[t]].name : NULL;
+        PyObject *v = sn ? PyUnicode_DecodeUTF8(sn, (Py_ssize_t)strlen(sn), "replace")
+                         : (Py_INCREF(Py_None), Py_None);
         PyObject *k = PyUnicode_DecodeUTF8(tgt->b.joints[t].name,
                                            (Py_ssize_t)strlen(tgt->b.joints[t].name), "replace");
         if (!v || !k || PyDict_SetItem(d, k, v))
