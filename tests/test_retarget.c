@@ -742,6 +742,10 @@ Test(retarget, too_few_matches_and_no_root_match)
     cr_expect_eq(pb_bvh_retarget(NULL, &cmu, NULL, &out, &err), PB_IO_ERR_ARG);
     cr_expect_eq(pb_bvh_retarget(&cmu, NULL, NULL, &out, &err), PB_IO_ERR_ARG);
     cr_expect_eq(pb_bvh_retarget(&cmu, &cmu, NULL, NULL, &err), PB_IO_ERR_ARG);
+    pb_bvh other = cmu;
+    cr_expect_eq(pb_bvh_retarget(&cmu, &other, NULL, &cmu, &err), PB_IO_ERR_ARG);
+    cr_expect_eq(pb_bvh_retarget(&other, &cmu, NULL, &cmu, &err), PB_IO_ERR_ARG);
+    cr_expect_eq(other.num_joints, cmu.num_joints);
     pb_retarget_opts bad = {NULL, 1u << 7};
     cr_expect_eq(pb_bvh_retarget(&cmu, &cmu, &bad, &out, &err), PB_IO_ERR_ARG);
     pb_bvh empty = cmu;

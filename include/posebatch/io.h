@@ -775,11 +775,16 @@ PB_API pb_io_code pb_io_write_clip(const char *path, const pb_bvh *clip,
  * plus k times the source's displacement from its OFFSET (in the parent's
  * aligned frame); all other positions are OFFSETs. Only components with a
  * position channel move (pb_bvh's contract).
- * Same skeleton (every joint matched to itself): A = identity, k = 1, every
- * rotation and position a bitwise copy; the source angles and decimals are
- * carried over too, so the written text is the source's.
- * Errors (nothing written, *out untouched): PB_IO_ERR_ARG (NULL; a source
- * without frames; a skeleton without joints or with parents out of order;
+ * Same skeleton (every joint matched to itself, the same OFFSETs and
+ * channels): A = identity, k = 1, every rotation and position a bitwise
+ * copy; the source angles and decimals are carried over too, so the written
+ * text is the source's. Otherwise the work is in double and each value is
+ * rounded to float once (a rotation composed through model space: the
+ * error of pb_pose_local_to_model / pb_pose_model_to_local in float).
+ * src and target may be the same pb_bvh; out may be neither (*out is
+ * overwritten without being freed). Reentrant.
+ * Errors (nothing written, *out untouched): PB_IO_ERR_ARG (NULL; out equal
+ * to src or target; a source without frames; a skeleton without joints or with parents out of order;
  * a map pair with an empty name, naming a joint not in its skeleton, or
  * naming a joint twice; no root match; too few matches; an ambiguous name),
  * PB_IO_ERR_LIMIT (frames x target joints above 2^28), PB_IO_ERR_NOMEM.

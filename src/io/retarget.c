@@ -493,6 +493,8 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
     if (!src || !target || !out)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "%s is NULL",
                           !src ? "src" : !target ? "target" : "out");
+    if (out == src || out == target)
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "out is the %s", out == src ? "source" : "target");
     if (src->num_frames == 0 || !src->rot_w || !src->pos_x)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "the source clip has no frames");
     skel ks, kt;
