@@ -21,6 +21,11 @@ Anything missing is one line on stderr and exit status 1.
    backend, with the naive and scalar baselines (posebatch-bench JSON).
 3. docs/joints_scaling.svg: ns per unit against the number of joints (16 .. 16384)
    for the main kernels, dispatch's backend and scalar: the small-skeleton cost.
+4. docs/img/retarget_feet.svg: the feet's height over time of the shipped clip
+   (CMU skeleton) and of `posebatch retarget` of it onto the pymo skeleton of
+   ../shared/data/mocap (the source scaled by the ratio of the hip heights);
+   skipped with a line on stderr when the shared clip is absent. `--only
+   retarget` draws this figure alone (needs only the CLI).
 With --bench-json the benchmark is not run (its JSON is read instead).
 """
 import argparse
@@ -258,11 +263,135 @@ def plot_scaling(r, out):
     return path
 
 
+# ---------------------------------------------------------------- retargeting
+PYMO = os.path.join(TOP, "..", "shared", "data", "mocap", "pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh")
+
+
+def read_bvh_skeleton(path):
+    """Joints as dicts (name, parent, offset, channels, first column) and the
+    data lines (frames x channels)."""
+    with open(path) as f:
+        toks = f.read().split()
+    joints, stack, col, i, end_site = [], [], 0, 0, False
+    while i < len(toks) and toks[i].upper() != "MOTION":
+        t = toks[i]
+        if t.upper() in ("ROOT", "JOINT"):
+            joints.append({"name": toks[i + 1], "parent": stack[-1] if stack else None,
+                           "offset": np.zeros(3), "channels": [], "col": col})
+            i += 2
+        elif t.upper() == "END":
+            end_site = True
+            i += 2
+        elif t == "{":
+            stack.append(None if end_site else len(joints) - 1)
+            i += 1
+        elif t == "}":
+            if stack.pop() is None:
+                end_site = False
+            i += 1
+        elif t.upper() == "OFFSET":
+            if not end_site:
+                joints[-1]["offset"] = np.array([float(v) for v in toks[i + 1:i + 4]])
+            i += 4
+        elif t.upper() == "CHANNELS":
+            n = int(toks[i + 1])
+            joints[-1]["channels"] = toks[i + 2:i + 2 + n]
+            col += n
+            i += 2 + n
+        else:
+            i += 1
+    frames = int(toks[i + 2])
+    rest = toks[i + 6:]
+    data = np.array(rest, dtype=float).reshape(frames, col)
+    return joints, data
+
+
+def model_height(joints, data, name):
+    """Model-space y of a joint over the frames (forward kinematics in float64)."""
+    chain, j = [], next(k for k, jt in enumerate(joints) if jt["name"] == name)
+    while j is not None:
+        chain.append(j)
+        j = joints[j]["parent"]
+    frames = data.shape[0]
+    g = np.tile([1.0, 0.0, 0.0, 0.0], (frames, 1))
+    p = np.zeros((frames, 3))
+    for j in reversed(chain):
+        jt = joints[j]
+        t = np.tile(jt["offset"], (frames, 1))
+        axes, cols = [], []
+        for k, c in enumerate(jt["channels"]):
+            if c.lower().endswith("position"):
+                t[:, "xyz".index(c[0].lower())] = data[:, jt["col"] + k]
+            else:
+                axes.append(c[0].lower())
+                cols.append(jt["col"] + k)
+        v = np.concatenate([np.zeros((frames, 1)), t], axis=1)
+        p = p + quat_mul(quat_mul(g, v), g * [1, -1, -1, -1])[:, 1:]
+        g = quat_mul(g, euler_quat(axes, data[:, cols]) if axes else np.tile([1.0, 0, 0, 0], (frames, 1)))
+    return p[:, 1]
+
+
+def quat_mul(a, b):
+    w1, x1, y1, z1 = a.T
+    w2, x2, y2, z2 = b.T
+    return np.stack([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2],
+                    axis=1)
+
+
+def hip_height(joints):
+    """Rest height of the root above the lowest rest joint (the library's rule)."""
+    y = []
+    for jt in joints:
+        y.append(jt["offset"][1] + (y[jt["parent"]] if jt["parent"] is not None else 0.0))
+    return y[0] - min(y)
+
+
+def plot_retarget(build, out):
+    """Feet heights, the CMU clip and its retarget onto the pymo skeleton. Returns the
+    path, or None (a line on stderr) when the shared clip is absent."""
+    if not os.path.isfile(PYMO):
+        print(f"plots: skipping retarget_feet.svg: {PYMO} not found", file=sys.stderr)
+        return None
+    cli = os.path.join(build, "src", "cli", "posebatch")
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = os.path.join(tmp, "pymo.bvh")
+        r = subprocess.run([cli, "retarget", CLIP, "--to", PYMO, "-o", dst],
+                           stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+            fail(f"{cli} retarget failed (exit {r.returncode}): {last}")
+        tj, td = read_bvh_skeleton(dst)
+    sj, sd = read_bvh_skeleton(CLIP)
+    k = hip_height(tj) / hip_height(sj)
+    _, _, frame_time = read_bvh(CLIP)
+    t = np.arange(sd.shape[0]) * frame_time
+    fig, axs = plt.subplots(2, 1, figsize=(9, 5), sharex=True)
+    for ax, foot in zip(axs, ("LeftFoot", "RightFoot")):
+        ax.plot(t, k * model_height(sj, sd, foot), color="#c44", lw=1.0,
+                label=f"source (CMU skeleton) x {k:.2f}, the hip-height ratio")
+        ax.plot(t, model_height(tj, td, foot), color="#246", lw=1.0, ls="--",
+                label="retargeted onto the pymo skeleton")
+        ax.set_ylabel(f"{foot}\nheight")
+        ax.grid(alpha=0.3)
+    axs[-1].set_xlabel("time (s)")
+    axs[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle("Foot height, CMU 01_03 and `posebatch retarget` onto the pymo skeleton",
+                 fontsize=11)
+    fig.tight_layout()
+    os.makedirs(os.path.join(out, "img"), exist_ok=True)
+    path = os.path.join(out, "img", "retarget_feet.svg")
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(TOP, "build-rel"))
     ap.add_argument("--out", default=os.path.join(TOP, "docs"))
     ap.add_argument("--bench-json")
+    ap.add_argument("--only", choices=["retarget"], help="draw only this figure")
     a = ap.parse_args()
     # everything this run needs, checked before anything is drawn
     cli = os.path.join(a.build, "src", "cli", "posebatch")
@@ -270,6 +399,11 @@ def main():
     setup = f"meson setup {a.build} -Dbench=enabled && ninja -C {a.build}"
     if not os.access(cli, os.X_OK):
         fail(f"{cli} not found: build it first ({setup})")
+    if a.only == "retarget":
+        path = plot_retarget(a.build, a.out)
+        if path:
+            print(path)
+        return
     results = None
     if a.bench_json:
         if not os.path.isfile(a.bench_json):
@@ -292,6 +426,9 @@ def main():
     r, ctx = results
     print(plot_backends(r, ctx, a.out))
     print(plot_scaling(r, a.out))
+    path = plot_retarget(a.build, a.out)
+    if path:
+        print(path)
 
 if __name__ == "__main__":
     main()

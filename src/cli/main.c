@@ -19,6 +19,7 @@ static const command commands[] = {
     {"info", cmd_info, "describe BVH and glTF files: skeleton, channels, frames, rate"},
     {"convert", cmd_convert, "convert BVH <-> glTF 2.0 (.glb, .gltf)"},
     {"positions", cmd_positions, "global (model-space) joint positions per frame, CSV or .npy"},
+    {"retarget", cmd_retarget, "play a clip on another skeleton (joints matched by name)"},
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
 };
 
@@ -70,5 +71,5 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, positions, cpu)", cmd);
+    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, positions, retarget, cpu)", cmd);
 }

@@ -24,6 +24,7 @@ Groups (``help(posebatch.<name>)`` documents each):
 - model space: local_to_model, model_to_local (forward kinematics and its inverse)
 - BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf /
   global_positions / global_rotations), BvhError
+- retargeting: retarget (a clip onto another skeleton), retarget_match
 - glTF: read_gltf, Gltf (resample / write / to_bvh); file_format (what a clip file is)
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
 - posebatch.dataset: resample many BVH files on a Dask cluster
@@ -47,6 +48,7 @@ __all__ = [
     "resample", "sample", "resample_frames", "blend", "blend_layers", "Clip", "Pose",
     "local_to_model", "model_to_local",
     "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf", "file_format",
+    "retarget", "retarget_match",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",
 ]

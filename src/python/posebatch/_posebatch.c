@@ -107,6 +107,10 @@ static PyObject *py_backend_emulated(PyObject *self, PyObject *name)
 /* Module                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* retarget.c */
+PyObject *py_retarget(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_retarget_match(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+
 static PyMethodDef methods[] = {
     {"quat_average", FC(py_quat_average), FK,
      "quat_average(samples, weights, method='raw', ref=None, *, order='wxyz')\n--\n\n"
@@ -189,6 +193,21 @@ static PyMethodDef methods[] = {
      "names the JSON path of the problem."},
     {"parse_bvh", FC(py_parse_bvh), FK,
      "parse_bvh(text, *, strict=False)\n--\n\nReads a BVH text (str or bytes); see read_bvh."},
+    {"retarget", FC(py_retarget), FK,
+     "retarget(clip, target, map=None, *, map_only=False)\n--\n\n"
+     "clip's motion on target's skeleton (pb_bvh_retarget; what `posebatch retarget IN --to\n"
+     "SKELETON` does): a new Bvh with target's joints, offsets and channels and clip's\n"
+     "frames and frame time. Joints matched by name (prefixes, sides, case, families such as\n"
+     "LeftUpLeg / LeftThigh / LHip / l_hip), after the map: a dict {source: target}, a\n"
+     "sequence of (source, target) pairs or the path of a map file ('source = target' lines);\n"
+     "map_only=True matches only those. Rotations through the two rest poses (T-pose and\n"
+     "A-pose skeletons), root translation scaled by the hip heights, unmatched target joints\n"
+     "at rest. Raises posebatch.BvhError (no root match, too few matches, a map naming an\n"
+     "unknown joint or one twice) or OSError (map file)."},
+    {"retarget_match", FC(py_retarget_match), FK,
+     "retarget_match(clip, target, map=None, *, map_only=False)\n--\n\n"
+     "The matching retarget() uses: a dict {target joint: source joint or None}, in the\n"
+     "target's joint order (pb_bvh_retarget_match)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {
