@@ -19,6 +19,8 @@ static const command commands[] = {
     {"info", cmd_info, "describe BVH and glTF files: skeleton, channels, frames, rate"},
     {"convert", cmd_convert, "convert BVH <-> glTF 2.0 (.glb, .gltf)"},
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
+    {"mirror", cmd_mirror, "mirror a clip: reflect it and swap left and right joints"},
+    {"root-motion", cmd_root_motion, "take a clip's ground travel and heading out (in place)"},
 };
 
 static void usage(FILE *f)
@@ -69,5 +71,6 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, cpu)", cmd);
+    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, cpu, "
+                                 "mirror, root-motion)", cmd);
 }
