@@ -23,6 +23,8 @@ Groups (``help(posebatch.<name>)`` documents each):
   additive layers, linear or log-space scales) (Clip, Pose named tuples)
 - BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf), BvhError
 - glTF: read_gltf, Gltf (resample / write / to_bvh); file_format (what a clip file is)
+- skeletons: mirror_table, mirror, root_motion_extract, root_motion_apply; Bvh.mirror,
+  Bvh.root_motion, Bvh.apply_root_motion
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
 - posebatch.dataset: resample many BVH files on a Dask cluster
 """
@@ -46,4 +48,5 @@ __all__ = [
     "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf", "file_format",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",
+    "mirror_table", "mirror", "root_motion_extract", "root_motion_apply",
 ]

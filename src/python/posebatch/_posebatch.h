@@ -120,4 +120,16 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
                           PyObject *kwnames);
 extern const char py_blend_layers_doc[];
 
+/* skeleton_ops.c: mirroring and root motion (module functions and Bvh
+ * methods) */
+#define PBPY_FN(f) PyObject *f(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
+PBPY_FN(pbpy_mirror_table);
+PBPY_FN(pbpy_mirror);
+PBPY_FN(pbpy_root_motion_extract);
+PBPY_FN(pbpy_root_motion_apply);
+PBPY_FN(pbpy_bvh_mirror);
+PBPY_FN(pbpy_bvh_root_motion);
+PBPY_FN(pbpy_bvh_apply_root_motion);
+#undef PBPY_FN
+
 #endif /* PBPY_POSEBATCH_H */

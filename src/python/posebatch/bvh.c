@@ -520,6 +520,16 @@ static PyMethodDef Bvh_methods[] = {
      "(F, J, 3) (default: the OFFSETs), frame_time (default: this clip's)."},
     {"motion", (PyCFunction)(void (*)(void))Bvh_motion, METH_FASTCALL | METH_KEYWORDS,
      "motion(*, order='wxyz')\n--\n\n(rotations (F, J, 4), positions (F, J, 3)) float32 copies."},
+    /* skeleton_ops.c */
+    {"mirror", FC(pbpy_bvh_mirror), FK,
+     "mirror(plane='yz', pairs=None)\n--\n\nA new Bvh mirrored as `posebatch mirror` does it."},
+    {"root_motion", FC(pbpy_bvh_root_motion), FK,
+     "root_motion(joint=None, up='y', components='ground,heading', *, order='wxyz')\n--\n\n"
+     "(in-place Bvh, root_positions (F, 3), root_rotations (F, 4)) as `posebatch root-motion`."},
+    {"apply_root_motion", FC(pbpy_bvh_apply_root_motion), FK,
+     "apply_root_motion(root_positions, root_rotations, joint=None, up='y',\n"
+     "                  components='ground,heading', *, order='wxyz')\n--\n\n"
+     "A new Bvh with the root track put back (the inverse of root_motion)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Bvh_getset[] = {
