@@ -262,30 +262,35 @@ pb_io_code pb_bvh_mirror(const pb_bvh *src, const int32_t *mirror, pb_mirror_pla
         nb.euler_deg = malloc(3 * F * J * sizeof *nb.euler_deg);
         if (!nb.euler_deg)
             code = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory for the angles");
+        /* per joint, which of its three angles keep their sign */
+        unsigned char *keep = code == PB_IO_OK ? malloc(3 * J) : NULL;
+        if (code == PB_IO_OK && !keep)
+            code = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory for the angles");
         for (size_t j = 0; j < J && code == PB_IO_OK; j++) {
-            const pb_bvh_joint *jt = &src->joints[j];
             int axes[3] = {0, 1, 2};
-            pb_euler_order_axes((pb_euler_order)jt->rot_order, axes);
-            const size_t m = (size_t)mirror[j];
-            for (size_t f = 0; f < F; f++)
-                for (int k = 0; k < 3; k++) {
-                    double v = src->euler_deg[3 * (f * J + m) + (size_t)k];
-                    nb.euler_deg[3 * (f * J + j) + (size_t)k] = axes[k] == n ? v : -v;
-                }
+            pb_euler_order_axes((pb_euler_order)src->joints[j].rot_order, axes);
+            for (int k = 0; k < 3; k++)
+                keep[3 * j + (size_t)k] = axes[k] == n;
         }
+        for (size_t f = 0; f < F && code == PB_IO_OK; f++) /* frame-major, as stored */
+            for (size_t j = 0; j < J; j++) {
+                const double *s = src->euler_deg + 3 * (f * J + (size_t)mirror[j]);
+                double *d = nb.euler_deg + 3 * (f * J + j);
+                for (int k = 0; k < 3; k++)
+                    d[k] = keep[3 * j + (size_t)k] ? s[k] : -s[k];
+            }
+        free(keep);
     }
     if (code == PB_IO_OK && F > 0 && src->decimals && src->num_channels) {
         const size_t C = src->num_channels;
         nb.decimals = malloc(F * C);
         if (!nb.decimals)
             code = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory for the decimals");
-        for (size_t j = 0; j < J && code == PB_IO_OK; j++) {
-            const size_t a = src->joints[j].first_channel;
-            const size_t b = src->joints[mirror[j]].first_channel;
-            for (size_t f = 0; f < F; f++)
-                memcpy(nb.decimals + f * C + a, src->decimals + f * C + b,
+        for (size_t f = 0; f < F && code == PB_IO_OK; f++)
+            for (size_t j = 0; j < J; j++)
+                memcpy(nb.decimals + f * C + src->joints[j].first_channel,
+                       src->decimals + f * C + src->joints[mirror[j]].first_channel,
                        src->joints[j].num_channels);
-        }
     }
     free(own);
     if (code != PB_IO_OK) {
