@@ -735,8 +735,9 @@ PB_API pb_status pb_pose_model_to_local(size_t poses, size_t joints, const int32
  * with parents == NULL, the measured joint alone, which is then taken to be
  * a root) gets, with R, P its local rotation and translation,
  *   P' = H^-1 (P - g),  R' = H^-1 R,
- * which moves the measured joint to the ground origin (only its height left,
- * with both components) facing f. The track stores g (exactly 0 along u) and
+ * which, with both components, moves the measured joint to the ground origin
+ * (only its height left) with its forward axis projecting onto f (heading
+ * 0). The track stores g (exactly 0 along u) and
  * H (unit, w >= 0 in the first frame and each later frame in the hemisphere
  * of the one before; the identity without PB_ROOT_HEADING). Application is
  * the inverse, R = H R', P = H P' + g, on the same joints: extraction then
@@ -751,8 +752,8 @@ PB_API pb_status pb_pose_model_to_local(size_t poses, size_t joints, const int32
  * track array), PB_ERR_SIZE (frames or joints 0, F*J above PB_MAX_COUNT),
  * PB_ERR_ARG (joint >= J, up not an axis, components 0 or with unknown bits,
  * a parent index not in -1 .. j-1; frame_time is neither used nor checked),
- * PB_ERR_ALIAS
- * (a track array overlapping another track array or a clip array),
+ * PB_ERR_ALIAS (a track array overlapping another track array, a clip array
+ * or parents),
  * PB_ERR_NOMEM (the forward-kinematics workspace of 10 floats per joint,
  * only when the measured joint is not a top-level root).
  */
