@@ -188,6 +188,8 @@ int cmd_cpu(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_positions(int argc, char **argv);
 int cmd_retarget(int argc, char **argv);  /* retarget.c */
+int cmd_mirror(int argc, char **argv);      /* mirror.c */
+int cmd_root_motion(int argc, char **argv); /* root_motion.c */
 
 /* glTF (gltf.c). 1 when path is a glTF file: its first bytes (GLB magic, or
  * a JSON object), or for a file that cannot be read its extension (.gltf,

@@ -21,6 +21,8 @@ static const command commands[] = {
     {"positions", cmd_positions, "global (model-space) joint positions per frame, CSV or .npy"},
     {"retarget", cmd_retarget, "play a clip on another skeleton (joints matched by name)"},
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
+    {"mirror", cmd_mirror, "mirror a clip: reflect it and swap left and right joints"},
+    {"root-motion", cmd_root_motion, "take a clip's ground travel and heading out (in place)"},
 };
 
 static void usage(FILE *f)
@@ -71,5 +73,6 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, positions, retarget, cpu)", cmd);
+    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, positions, "
+                                 "retarget, mirror, root-motion, cpu)", cmd);
 }

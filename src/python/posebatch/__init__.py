@@ -26,6 +26,8 @@ Groups (``help(posebatch.<name>)`` documents each):
   global_positions / global_rotations), BvhError
 - retargeting: retarget (a clip onto another skeleton), retarget_match
 - glTF: read_gltf, Gltf (resample / write / to_bvh); file_format (what a clip file is)
+- skeletons: mirror_table, mirror, root_motion_extract, root_motion_apply; Bvh.mirror,
+  Bvh.root_motion, Bvh.apply_root_motion
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
 - posebatch.dataset: resample many BVH files on a Dask cluster
 """
@@ -51,4 +53,5 @@ __all__ = [
     "retarget", "retarget_match",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",
+    "mirror_table", "mirror", "root_motion_extract", "root_motion_apply",
 ]

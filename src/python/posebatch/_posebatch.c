@@ -208,6 +208,28 @@ static PyMethodDef methods[] = {
      "retarget_match(clip, target, map=None, *, map_only=False)\n--\n\n"
      "The matching retarget() uses: a dict {target joint: source joint or None}, in the\n"
      "target's joint order (pb_bvh_retarget_match)."},
+    {"mirror_table", FC(pbpy_mirror_table), FK,
+     "mirror_table(names, pairs=None)\n--\n\n"
+     "The left/right table of joint names (pb_joint_mirror_table): a list, entry j the index\n"
+     "of joint j's counterpart (j on the centre line). Families: Left/Right anywhere, _L/_R\n"
+     "or .L/.R endings, L_/R_ starts, a bare l/r first letter where the other name exists;\n"
+     "pairs ({a: b} or [(a, b)]) override. Raises posebatch.BvhError."},
+    {"mirror", FC(pbpy_mirror), FK,
+     "mirror(rotations, table, positions=None, plane='yz', *, order='wxyz')\n--\n\n"
+     "A clip reflected in plane ('yz': x -> -x, 'xz', 'xy') with joint j taking joint\n"
+     "table[j]'s values (pb_clip_mirror): rotations (F, J, 4), positions (F, J, 3). Bit-exact;\n"
+     "twice gives the input back. Returns (rotations, positions or None)."},
+    {"root_motion_extract", FC(pbpy_root_motion_extract), FK,
+     "root_motion_extract(rotations, positions, parents=None, joint=0, up='y',\n"
+     "                    components='ground,heading', *, order='wxyz')\n--\n\n"
+     "Takes the ground translation and heading of `joint` out of the clip\n"
+     "(pb_clip_root_extract). parents: one per joint (None or -1 for a root); without them\n"
+     "`joint` is taken to be the root. Returns (rotations, positions, root_positions (F, 3),\n"
+     "root_rotations (F, 4))."},
+    {"root_motion_apply", FC(pbpy_root_motion_apply), FK,
+     "root_motion_apply(rotations, positions, root_positions, root_rotations, parents=None,\n"
+     "                  joint=0, up='y', components='ground,heading', *, order='wxyz')\n--\n\n"
+     "Puts a root track back (pb_clip_root_apply); returns (rotations, positions)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {

@@ -128,5 +128,16 @@ PyObject *Bvh_global_positions(BvhObject *self, PyObject *const *args, Py_ssize_
                                PyObject *kwnames);
 PyObject *Bvh_global_rotations(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
+/* skeleton_ops.c: mirroring and root motion (module functions and Bvh
+ * methods) */
+#define PBPY_FN(f) PyObject *f(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
+PBPY_FN(pbpy_mirror_table);
+PBPY_FN(pbpy_mirror);
+PBPY_FN(pbpy_root_motion_extract);
+PBPY_FN(pbpy_root_motion_apply);
+PBPY_FN(pbpy_bvh_mirror);
+PBPY_FN(pbpy_bvh_root_motion);
+PBPY_FN(pbpy_bvh_apply_root_motion);
+#undef PBPY_FN
 
 #endif /* PBPY_POSEBATCH_H */

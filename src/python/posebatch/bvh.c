@@ -598,6 +598,16 @@ static PyMethodDef Bvh_methods[] = {
     {"global_rotations", FC(Bvh_global_rotations), FK,
      "global_rotations(*, order='wxyz')\n--\n\n"
      "Model-space (global) joint rotations (F, J, 4) float32 (pb_pose_local_to_model)."},
+    /* skeleton_ops.c */
+    {"mirror", FC(pbpy_bvh_mirror), FK,
+     "mirror(plane='yz', pairs=None)\n--\n\nA new Bvh mirrored as `posebatch mirror` does it."},
+    {"root_motion", FC(pbpy_bvh_root_motion), FK,
+     "root_motion(joint=None, up='y', components='ground,heading', *, order='wxyz')\n--\n\n"
+     "(in-place Bvh, root_positions (F, 3), root_rotations (F, 4)) as `posebatch root-motion`."},
+    {"apply_root_motion", FC(pbpy_bvh_apply_root_motion), FK,
+     "apply_root_motion(root_positions, root_rotations, joint=None, up='y',\n"
+     "                  components='ground,heading', *, order='wxyz')\n--\n\n"
+     "A new Bvh with the root track put back (the inverse of root_motion)."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Bvh_getset[] = {
