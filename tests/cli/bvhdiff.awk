@@ -38,7 +38,9 @@ function angle_deg(a, b,    c, r, v) {
     return 2 * atan2(v, r[0] < 0 ? -r[0] : r[0]) * 180 / PI
 }
 
-BEGIN { PI = atan2(0, -1) }
+# nj, nc start at 0 (numbers): unset, they would index joint 0 as "" and the
+# loops below, which count from 0, would skip the ROOT
+BEGIN { PI = atan2(0, -1); nj = 0; nc = 0 }
 
 # layout of the first file (the second must match)
 FNR == NR && toupper($1) == "CHANNELS" {
