@@ -175,6 +175,11 @@ const char *cli_output_name(const char *in);
 /* Writes b to out (output.c; "-": standard output; otherwise pb_bvh_write_file_with),
  * reporting any error as "posebatch: OUT: message". Returns 0 on success. */
 int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts);
+/* A text output (a CSV) by the library's output rules (pb_io_write_file: a
+ * temporary renamed into place; "-" standard output): fn writes it all to f
+ * and returns 0, or -1 having reported why. An output that is the input in
+ * (NULL: none) is refused. 0, or -1 reported; nothing replaced on errors. */
+int cli_write_text(const char *path, const char *in, int (*fn)(FILE *f, void *ctx), void *ctx);
 /* SIGINT, SIGTERM, SIGHUP remove the temporary files being written and end
  * the process by the same signal (signals.c). Signals ignored at start stay
  * ignored. */

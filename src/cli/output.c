@@ -1,7 +1,10 @@
 /* Writing a BVH result: "-o -" is standard output; everything else is a
  * file written by pb_bvh_write_file_with (see src/io/file_write.c for what an
- * existing output path may be), with the command's --euler choice. */
+ * existing output path may be), with the command's --euler choice; and text
+ * outputs (CSVs) by the same rules through pb_io_write_file. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -29,4 +32,51 @@ int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *given)
         return -1;
     }
     return 0;
+}
+
+typedef struct text_ctx {
+    int (*fn)(FILE *f, void *ctx);
+    void *ctx;
+    int failed; /* fn reported its own error */
+} text_ctx;
+
+static pb_io_code write_text_cb(FILE *f, void *vctx, pb_io_error *err)
+{
+    text_ctx *t = vctx;
+    if (t->fn(f, t->ctx)) {
+        t->failed = 1;
+        err->code = PB_IO_ERR_ARG;
+        err->message[0] = '\0';
+        return PB_IO_ERR_ARG;
+    }
+    if (fflush(f) != 0 || ferror(f)) {
+        err->code = PB_IO_ERR_IO;
+        snprintf(err->message, sizeof err->message, "write error: %s",
+                 strerror(errno ? errno : EIO));
+        return PB_IO_ERR_IO;
+    }
+    return PB_IO_OK;
+}
+
+int cli_write_text(const char *path, const char *in, int (*fn)(FILE *f, void *ctx), void *ctx)
+{
+    if (in && cli_same_output(path, in)) {
+        cli_error("%s: the output would overwrite the input %s; refused", path, in);
+        return -1;
+    }
+    text_ctx t = {fn, ctx, 0};
+    pb_io_error err;
+    memset(&err, 0, sizeof err);
+    if (cli_is_dash(path)) {
+        if (write_text_cb(stdout, &t, &err) == PB_IO_OK)
+            return 0;
+        if (!t.failed)
+            cli_report_bvh("(stdout)", &err);
+        return -1;
+    }
+    if (pb_io_write_file(path, write_text_cb, &t, &err) == PB_IO_OK)
+        return 0;
+    if (!t.failed)
+        cli_report_bvh(path, &err);
+    return -1;
 }

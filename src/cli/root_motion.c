@@ -135,25 +135,22 @@ static int take_own(int *argc, char **argv, root_opts *r)
 
 /* ------------------------------------------------------------ the CSV */
 
-static int write_csv(const char *path, const pb_bvh *b, const pb_root_track *t)
+typedef struct track_csv {
+    const pb_bvh *b;
+    const pb_root_track *t;
+} track_csv;
+
+static int write_csv(FILE *f, void *ctx)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
+    const pb_bvh *b = ((const track_csv *)ctx)->b;
+    const pb_root_track *t = ((const track_csv *)ctx)->t;
     fputs("frame,time,x,y,z,qw,qx,qy,qz\n", f);
     for (size_t g = 0; g < b->num_frames; g++)
         fprintf(f, "%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g,
                 (double)g * b->frame_time, (double)t->pos.x[g], (double)t->pos.y[g],
                 (double)t->pos.z[g], (double)t->rot.w[g], (double)t->rot.x[g],
                 (double)t->rot.y[g], (double)t->rot.z[g]);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        cli_error("%s: write error: %s", path, strerror(errno ? errno : EIO));
-        return -1;
-    }
-    return 0;
+    return 0; /* the stream's errors: cli_write_text */
 }
 
 /* Reads the track of `frames` lines written by write_csv (time not used). */
@@ -268,7 +265,9 @@ static int run(const char *in, const char *out, root_opts *r)
     }
     /* the clip is written first: a CSV is only left for a written clip */
     pb_bvh_write_opts wo = {.euler = cli_euler_mode};
-    if (cli_write_clip(out, &b, &wo) == 0 && (!r->csv || write_csv(r->csv, &b, &t) == 0))
+    track_csv tc = {&b, &t};
+    if (cli_write_clip(out, &b, &wo) == 0 &&
+        (!r->csv || cli_write_text(r->csv, in, write_csv, &tc) == 0))
         rc = CLI_OK;
 done:
     free(mem);

@@ -12,15 +12,21 @@ const char *cli_velocity_csv;
 
 /* One CSV: "frame,time,J1,J2,..." then per output frame its index, time in
  * seconds and each joint's angular speed in degrees per second (|omega| of
- * pb_clip_resample's velocity). Written directly to path. */
-static int write_csv(const char *path, const pb_bvh *src, size_t frames, double frame_time,
-                     const float *vx, const float *vy, const float *vz)
+ * pb_clip_resample's velocity), by the output rules (cli_write_text). */
+typedef struct vel_csv {
+    const pb_bvh *src;
+    size_t frames;
+    double frame_time;
+    const float *vx, *vy, *vz;
+} vel_csv;
+
+static int write_csv(FILE *f, void *ctx)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
+    const vel_csv *v = ctx;
+    const pb_bvh *src = v->src;
+    const size_t frames = v->frames;
+    const double frame_time = v->frame_time;
+    const float *vx = v->vx, *vy = v->vy, *vz = v->vz;
     const size_t J = src->num_joints;
     fputs("frame,time", f);
     for (size_t j = 0; j < J; j++) {
@@ -49,12 +55,7 @@ static int write_csv(const char *path, const pb_bvh *src, size_t frames, double 
         }
         fputc('\n', f);
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        cli_error("%s: write error: %s", path, strerror(errno ? errno : EIO));
-        return -1;
-    }
-    return 0;
+    return 0; /* the stream's errors: cli_write_text */
 }
 
 int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char *path)
@@ -89,7 +90,10 @@ int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char
     if (st != PB_OK)
         cli_report_status(path, "velocity", st);
     else
-        rc = write_csv(cli_velocity_csv, src, frames, dc.frame_time, a[7], a[8], a[9]);
+    {
+        vel_csv v = {src, frames, dc.frame_time, a[7], a[8], a[9]};
+        rc = cli_write_text(cli_velocity_csv, path, write_csv, &v);
+    }
     free(mem);
     return rc;
 }
