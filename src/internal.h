@@ -184,6 +184,13 @@ typedef struct pb_kernels {
     void (*deinterleave)(size_t n, const float *src, size_t stride, int comps,
                          float *const dst[4]);
     void (*interleave)(size_t n, const float *const src[4], int comps, size_t stride, float *dst);
+
+    /* skeletons (simd/kernels_skeleton.h): pb_pose_local_to_model and
+     * pb_pose_model_to_local over checked arguments (skeleton.c) */
+    void (*local_to_model)(size_t poses, size_t joints, const int32_t *parents,
+                           const pb_cpose *local, const pb_pose *model);
+    void (*model_to_local)(size_t poses, size_t joints, const int32_t *parents,
+                           const pb_cpose *model, const pb_pose *local);
 } pb_kernels;
 
 extern const pb_kernels pb_kernels_scalar;

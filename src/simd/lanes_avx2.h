@@ -135,6 +135,53 @@ PB_INLINE void aos_store4(float *p, const vf c[4])
     vf_store(p + 24, simde_mm256_permute2f128_ps(e, d, 0x31));
 }
 
+/* Strided lanes (kernels_skeleton.h): hardware gathers (32-bit indices:
+ * strides up to 2^31 / 8, else lane inserts); no scatter in AVX2, so
+ * stores go lane by lane from the two halves */
+#define PB_HAVE_STRIDE 1
+#define PB_STRIDE_GATHER_MAX ((size_t)INT32_MAX / 8)
+PB_INLINE simde__m256i pb__stride_idx(size_t s)
+{
+    return simde_mm256_mullo_epi32(simde_mm256_set1_epi32((int32_t)s),
+                                   simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t s)
+{
+    if (s > PB_STRIDE_GATHER_MAX)
+        return simde_mm256_setr_ps(p[0], p[s], p[2 * s], p[3 * s], p[4 * s], p[5 * s], p[6 * s],
+                                   p[7 * s]);
+    return simde_mm256_i32gather_ps(p, pb__stride_idx(s), 4);
+}
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    float b[8];
+    if (s > PB_STRIDE_GATHER_MAX) {
+        for (size_t l = 0; l < 8; l++)
+            b[l] = p[(l < cnt ? l : 0) * s];
+        return simde_mm256_loadu_ps(b);
+    }
+    simde__m256i m = pb__tail_mask(cnt);
+    return simde_mm256_mask_i32gather_ps(simde_mm256_set1_ps(p[0]), p, pb__stride_idx(s),
+                                         simde_mm256_castsi256_ps(m), 4);
+}
+PB_INLINE void pb__store_stride4(float *p, size_t s, simde__m128 h, size_t cnt)
+{
+    p[0] = simde_mm_cvtss_f32(h);
+    if (cnt > 1)
+        p[s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(h, h, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
+    if (cnt > 2)
+        p[2 * s] = simde_mm_cvtss_f32(simde_mm_movehl_ps(h, h));
+    if (cnt > 3)
+        p[3 * s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(h, h, SIMDE_MM_SHUFFLE(3, 3, 3, 3)));
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    pb__store_stride4(p, s, simde_mm256_castps256_ps128(v), cnt);
+    if (cnt > 4)
+        pb__store_stride4(p + 4 * s, s, simde_mm256_extractf128_ps(v, 1), cnt - 4);
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 8); }
+
 /* Double lanes (kernels_euler.h): 4 a vector */
 #define PB_DLANES 4
 typedef simde__m256d vd;

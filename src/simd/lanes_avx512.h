@@ -68,6 +68,55 @@ PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a
 PB_INLINE int vm_any(vm m) { return m != 0; }
 PB_INLINE int vm_all(vm m) { return m == 0xffff; }
 
+/* Strided lanes (kernels_skeleton.h): natively hardware gathers and
+ * scatters (32-bit indices: strides up to 2^31 / 16, else lane fills);
+ * the emulated backend keeps lanes_common.h's lane fills */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define PB_HAVE_STRIDE 1
+#define PB_STRIDE_GATHER_MAX ((size_t)INT32_MAX / 16)
+PB_INLINE __m512i pb__stride_idx(size_t s)
+{
+    return _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)s),
+                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    if (s > PB_STRIDE_GATHER_MAX) {
+        float b[16];
+        for (size_t l = 0; l < 16; l++)
+            b[l] = p[(l < cnt ? l : 0) * s];
+        return _mm512_loadu_ps(b);
+    }
+    return _mm512_mask_i32gather_ps(_mm512_set1_ps(p[0]), (__mmask16)((1u << cnt) - 1u),
+                                    pb__stride_idx(s), p, 4);
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t s)
+{
+    if (s > PB_STRIDE_GATHER_MAX)
+        return vf_load_stride_part(p, s, 16);
+    return _mm512_i32gather_ps(pb__stride_idx(s), p, 4);
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    if (s > PB_STRIDE_GATHER_MAX) {
+        float b[16];
+        _mm512_storeu_ps(b, v);
+        for (size_t l = 0; l < cnt && l < 16; l++)
+            p[l * s] = b[l];
+        return;
+    }
+    _mm512_mask_i32scatter_ps(p, (__mmask16)((1u << cnt) - 1u), pb__stride_idx(s), v, 4);
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v)
+{
+    if (s > PB_STRIDE_GATHER_MAX) {
+        vf_store_stride_part(p, s, v, 16);
+        return;
+    }
+    _mm512_i32scatter_ps(p, pb__stride_idx(s), v, 4);
+}
+#endif
+
 /* Double lanes (kernels_euler.h): 8 a vector, k-register masks */
 #define PB_DLANES 8
 typedef simde__m512d vd;

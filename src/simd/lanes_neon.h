@@ -116,6 +116,32 @@ PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_vaddq_u32(PB_U(a), PB_U(b))
 #undef PB_U
 #undef PB_F
 
+/* Strided lanes (kernels_skeleton.h): lane loads and stores */
+#define PB_HAVE_STRIDE 1
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    vf v = simde_vdupq_n_f32(p[0]);
+    if (cnt > 1)
+        v = simde_vld1q_lane_f32(p + s, v, 1);
+    if (cnt > 2)
+        v = simde_vld1q_lane_f32(p + 2 * s, v, 2);
+    if (cnt > 3)
+        v = simde_vld1q_lane_f32(p + 3 * s, v, 3);
+    return v;
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t s) { return vf_load_stride_part(p, s, 4); }
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    simde_vst1q_lane_f32(p, v, 0);
+    if (cnt > 1)
+        simde_vst1q_lane_f32(p + s, v, 1);
+    if (cnt > 2)
+        simde_vst1q_lane_f32(p + 2 * s, v, 2);
+    if (cnt > 3)
+        simde_vst1q_lane_f32(p + 3 * s, v, 3);
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 4); }
+
 /* Double lanes (kernels_euler.h): 2 a vector */
 #define PB_DLANES 2
 typedef simde_float64x2_t vd;

@@ -95,6 +95,28 @@ PB_INLINE void aos_store4(float *p, const vf c[4])
     vf_store(p, a), vf_store(p + 4, b), vf_store(p + 8, e), vf_store(p + 12, d);
 }
 
+/* Strided lanes (kernels_skeleton.h): lane inserts and extracts */
+#define PB_HAVE_STRIDE 1
+PB_INLINE vf vf_load_stride(const float *p, size_t s)
+{
+    return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
+}
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    return simde_mm_setr_ps(p[0], cnt > 1 ? p[s] : p[0], cnt > 2 ? p[2 * s] : p[0], p[0]);
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    p[0] = simde_mm_cvtss_f32(v);
+    if (cnt > 1)
+        p[s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
+    if (cnt > 2)
+        p[2 * s] = simde_mm_cvtss_f32(simde_mm_movehl_ps(v, v));
+    if (cnt > 3)
+        p[3 * s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(3, 3, 3, 3)));
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 4); }
+
 /* Double lanes (kernels_euler.h): 2 a vector */
 #define PB_DLANES 2
 typedef simde__m128d vd;
