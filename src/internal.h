@@ -214,5 +214,10 @@ const pb_kernels *pb_kernels_for_blend(size_t n);
  * At 9..15 it stays 16-lane: there the 8-lane pair's second block is a back
  * tail. */
 const pb_kernels *pb_kernels_for_nlerp(size_t n);
+/* the same for the skeleton kernels (lanes are poses): the narrow companion
+ * wherever there is one, at every size (its 16x16 tile transposes and
+ * gathers lose to the 8-lane ones there: docs/performance.md, "Model space
+ * (FK)") */
+const pb_kernels *pb_kernels_for_skeleton(void);
 
 #endif

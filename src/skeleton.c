@@ -99,8 +99,7 @@ static pb_status check(size_t poses, size_t joints, const int32_t *parents, cons
 }
 
 /* ------------------------------------------------------------ the work */
-/* The dispatched kernels (simd/kernels_skeleton.h): lanes are poses, so
- * the backend is chosen for a batch of `poses` lanes. */
+/* The dispatched kernels (simd/kernels_skeleton.h; lanes are poses). */
 
 pb_status pb_pose_local_to_model(size_t poses, size_t joints, const int32_t *parents,
                                  const pb_cpose *local, const pb_pose *model)
@@ -108,7 +107,7 @@ pb_status pb_pose_local_to_model(size_t poses, size_t joints, const int32_t *par
     pb_status st = check(poses, joints, parents, local, model);
     if (st != PB_OK)
         return st;
-    pb_kernels_for(poses)->local_to_model(poses, joints, parents, local, model);
+    pb_kernels_for_skeleton()->local_to_model(poses, joints, parents, local, model);
     return PB_OK;
 }
 
@@ -118,6 +117,6 @@ pb_status pb_pose_model_to_local(size_t poses, size_t joints, const int32_t *par
     pb_status st = check(poses, joints, parents, model, local);
     if (st != PB_OK)
         return st;
-    pb_kernels_for(poses)->model_to_local(poses, joints, parents, model, local);
+    pb_kernels_for_skeleton()->model_to_local(poses, joints, parents, model, local);
     return PB_OK;
 }

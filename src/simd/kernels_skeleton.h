@@ -21,8 +21,9 @@
 #define PB_KERNELS_SKELETON_H
 
 /* the tracks in order w x y z, px py pz, sx sy sz (NULL: absent) */
-typedef struct { const float *t[10]; } pb_sk_in;
-typedef struct { float *t[10]; } pb_sk_out;
+#define NT_SK 10
+typedef struct { const float *t[NT_SK]; } pb_sk_in;
+typedef struct { float *t[NT_SK]; } pb_sk_out;
 
 PB_INLINE vf sk_ld(const float *p, size_t stride, size_t cnt)
 {
@@ -48,19 +49,6 @@ PB_INLINE v3 sk_ld3(const float *const *t, size_t e, size_t J, size_t cnt)
     v3 r = {sk_ld(t[0] + e, J, cnt), sk_ld(t[1] + e, J, cnt), sk_ld(t[2] + e, J, cnt)};
     return r;
 }
-PB_INLINE void sk_stq(float *const *t, size_t e, size_t J, vq v, size_t cnt)
-{
-    sk_st(t[0] + e, J, v.w, cnt);
-    sk_st(t[1] + e, J, v.x, cnt);
-    sk_st(t[2] + e, J, v.y, cnt);
-    sk_st(t[3] + e, J, v.z, cnt);
-}
-PB_INLINE void sk_st3(float *const *t, size_t e, size_t J, v3 v, size_t cnt)
-{
-    sk_st(t[0] + e, J, v.x, cnt);
-    sk_st(t[1] + e, J, v.y, cnt);
-    sk_st(t[2] + e, J, v.z, cnt);
-}
 /* v rotated by unit q: v + w c + u x c, c = 2 (u x v) */
 PB_INLINE v3 sk_rotate(vq q, v3 v)
 {
@@ -70,76 +58,194 @@ PB_INLINE v3 sk_rotate(vq q, v3 v)
     return v3_add(v3_fma(c, q.w, v), v3_cross(u, c));
 }
 
+/* The scratch of a block: per track, a chunk of PB_SK_CHUNK joints x
+ * PB_LANES poses, joint-major (slot (j - c0) * PB_LANES + lane), on the
+ * stack (30 KiB: L1) */
+#define PB_SK_SLOTS 768
+#define PB_SK_CHUNK (PB_SK_SLOTS / PB_LANES)
+typedef float pb_sk_scratch[NT_SK][PB_SK_SLOTS];
+
+/* joints c0..c1-1 of cnt poses (rows J floats apart from src) into slots;
+ * the lanes past cnt copy the block's first pose */
+PB_INLINE void sk_tile_in(const float *src, size_t J, size_t cnt, size_t c0, size_t c1, float *m)
+{
+    size_t j = c0;
+    if (cnt == PB_LANES)
+        for (; j + PB_LANES <= c1; j += PB_LANES) {
+            vf c[PB_LANES];
+            vf_load_tile(src + j, J, c);
+            for (size_t k = 0; k < PB_LANES; k++)
+                vf_store(m + (j - c0 + k) * PB_LANES, c[k]);
+        }
+    /* the rest a joint at a time with strided lane loads (a slot filled by
+     * scalar stores would stall the vector load that reads it) */
+    for (; j < c1; j++)
+        vf_store(m + (j - c0) * PB_LANES, sk_ld(src + j, J, cnt));
+}
+/* and back: the first cnt lanes only */
+PB_INLINE void sk_tile_out(float *dst, size_t J, size_t cnt, size_t c0, size_t c1, const float *m)
+{
+    size_t j = c0;
+    if (cnt == PB_LANES)
+        for (; j + PB_LANES <= c1; j += PB_LANES) {
+            vf c[PB_LANES];
+            for (size_t k = 0; k < PB_LANES; k++)
+                c[k] = vf_load(m + (j - c0 + k) * PB_LANES);
+            vf_store_tile(dst + j, J, c);
+        }
+    for (; j < c1; j++)
+        sk_st(dst + j, J, vf_load(m + (j - c0) * PB_LANES), cnt);
+}
+PB_INLINE vq sk_ldq_m(pb_sk_scratch m, size_t s)
+{
+    vq r = {vf_load(m[0] + s), vf_load(m[1] + s), vf_load(m[2] + s), vf_load(m[3] + s)};
+    return r;
+}
+PB_INLINE v3 sk_ld3_m(pb_sk_scratch m, int k, size_t s)
+{
+    v3 r = {vf_load(m[k] + s), vf_load(m[k + 1] + s), vf_load(m[k + 2] + s)};
+    return r;
+}
+PB_INLINE void sk_stq_m(pb_sk_scratch m, size_t s, vq v)
+{
+    vf_store(m[0] + s, v.w), vf_store(m[1] + s, v.x), vf_store(m[2] + s, v.y), vf_store(m[3] + s, v.z);
+}
+PB_INLINE void sk_st3_m(pb_sk_scratch m, int k, size_t s, v3 v)
+{
+    vf_store(m[k] + s, v.x), vf_store(m[k + 1] + s, v.y), vf_store(m[k + 2] + s, v.z);
+}
+/* which tracks a pass moves: rotations, positions, scales */
+PB_INLINE int sk_track_on(int k, int pos, int scl) { return k < 4 || (k < 7 ? pos : scl); }
+
 /* One block of cnt poses whose joint 0 is element b: pos (positions in and
- * out), scl (scales in, hence out), ones (scales out, none in: 1s). */
+ * out), scl (scales in, hence out), ones (scales out, none in: 1s). A
+ * chunk's local values are transposed into the scratch, turned into model
+ * values there in joint order (a parent in the chunk read from its slot,
+ * one before it from the output, which holds it already), and transposed
+ * out. In place works: a chunk is read before it is written. */
 PB_INLINE void fk_block(size_t J, const int32_t *par, const pb_sk_in *in, const pb_sk_out *out,
                         size_t b, size_t cnt, int pos, int scl, int ones)
 {
+    pb_sk_scratch m;
     const float *const *mo = (const float *const *)out->t;
-    for (size_t j = 0; j < J; j++) {
-        const size_t e = b + j;
-        vq r = sk_ldq(in->t, e, J, cnt);
-        v3 t = v3_splat(0.0f), s = v3_splat(1.0f);
-        if (pos)
-            t = sk_ld3(in->t + 4, e, J, cnt);
-        if (scl)
-            s = sk_ld3(in->t + 7, e, J, cnt);
-        if (par[j] >= 0) {
-            const size_t a = b + (size_t)par[j];
-            vq R = sk_ldq(mo, a, J, cnt);
-            r = q_mul(R, r);
-            if (scl) {
-                v3 S = sk_ld3(mo + 7, a, J, cnt);
-                if (pos)
-                    t = v3_mul(S, t);
-                s = v3_mul(S, s);
-            }
+    for (size_t c0 = 0; c0 < J; c0 += PB_SK_CHUNK) {
+        const size_t c1 = J - c0 < PB_SK_CHUNK ? J : c0 + PB_SK_CHUNK;
+        for (int k = 0; k < NT_SK; k++)
+            if (sk_track_on(k, pos, scl))
+                sk_tile_in(in->t[k] + b, J, cnt, c0, c1, m[k]);
+        for (size_t j = c0; j < c1; j++) {
+            const size_t s = (j - c0) * PB_LANES;
+            vq r = sk_ldq_m(m, s);
+            v3 t = v3_splat(0.0f), sc = v3_splat(1.0f);
             if (pos)
-                t = v3_add(sk_ld3(mo + 4, a, J, cnt), sk_rotate(R, t));
+                t = sk_ld3_m(m, 4, s);
+            if (scl)
+                sc = sk_ld3_m(m, 7, s);
+            const int32_t a = par[j];
+            if (a >= 0) {
+                vq R;
+                v3 S = v3_splat(1.0f), T = v3_splat(0.0f);
+                if ((size_t)a >= c0) {
+                    const size_t sa = ((size_t)a - c0) * PB_LANES;
+                    R = sk_ldq_m(m, sa);
+                    if (scl)
+                        S = sk_ld3_m(m, 7, sa);
+                    if (pos)
+                        T = sk_ld3_m(m, 4, sa);
+                } else {
+                    const size_t e = b + (size_t)a;
+                    R = sk_ldq(mo, e, J, cnt);
+                    if (scl)
+                        S = sk_ld3(mo + 7, e, J, cnt);
+                    if (pos)
+                        T = sk_ld3(mo + 4, e, J, cnt);
+                }
+                r = q_mul(R, r);
+                if (scl) {
+                    if (pos)
+                        t = v3_mul(S, t);
+                    sc = v3_mul(S, sc);
+                }
+                if (pos)
+                    t = v3_add(T, sk_rotate(R, t));
+            }
+            sk_stq_m(m, s, r);
+            if (pos)
+                sk_st3_m(m, 4, s, t);
+            if (scl || ones)
+                sk_st3_m(m, 7, s, sc);
         }
-        sk_stq(out->t, e, J, r, cnt);
-        if (pos)
-            sk_st3(out->t + 4, e, J, t, cnt);
-        if (scl || ones)
-            sk_st3(out->t + 7, e, J, s, cnt);
+        for (int k = 0; k < NT_SK; k++)
+            if (sk_track_on(k, pos, scl || ones))
+                sk_tile_out(out->t[k] + b, J, cnt, c0, c1, m[k]);
     }
 }
-/* The inverse, children first: in place, a joint's parent is read before
- * it is overwritten. */
+/* The inverse: chunks and joints children first (in place, a joint's
+ * parent is read before it is overwritten; one in an earlier chunk from
+ * the input, not written yet). */
 PB_INLINE void ik_block(size_t J, const int32_t *par, const pb_sk_in *in, const pb_sk_out *out,
                         size_t b, size_t cnt, int pos, int scl, int ones)
 {
-    for (size_t j = J; j-- > 0;) {
-        const size_t e = b + j;
-        vq r = sk_ldq(in->t, e, J, cnt);
-        v3 t = v3_splat(0.0f), s = v3_splat(1.0f);
-        if (pos)
-            t = sk_ld3(in->t + 4, e, J, cnt);
-        if (scl)
-            s = sk_ld3(in->t + 7, e, J, cnt);
-        if (par[j] >= 0) {
-            const size_t a = b + (size_t)par[j];
-            vq Ri = q_conj(sk_ldq(in->t, a, J, cnt));
-            r = q_mul(Ri, r);
+    pb_sk_scratch m;
+    const size_t last = (J - 1) / PB_SK_CHUNK * PB_SK_CHUNK;
+    for (size_t c0 = last;; c0 -= PB_SK_CHUNK) {
+        const size_t c1 = J - c0 < PB_SK_CHUNK ? J : c0 + PB_SK_CHUNK;
+        for (int k = 0; k < NT_SK; k++)
+            if (sk_track_on(k, pos, scl))
+                sk_tile_in(in->t[k] + b, J, cnt, c0, c1, m[k]);
+        for (size_t j = c1; j-- > c0;) {
+            const size_t s = (j - c0) * PB_LANES;
+            vq r = sk_ldq_m(m, s);
+            v3 t = v3_splat(0.0f), sc = v3_splat(1.0f);
             if (pos)
-                t = sk_rotate(Ri, v3_sub(t, sk_ld3(in->t + 4, a, J, cnt)));
-            if (scl) {
-                v3 S = sk_ld3(in->t + 7, a, J, cnt);
-                if (pos) {
-                    t.x = vf_div(t.x, S.x);
-                    t.y = vf_div(t.y, S.y);
-                    t.z = vf_div(t.z, S.z);
+                t = sk_ld3_m(m, 4, s);
+            if (scl)
+                sc = sk_ld3_m(m, 7, s);
+            const int32_t a = par[j];
+            if (a >= 0) {
+                vq R;
+                v3 S = v3_splat(1.0f), T = v3_splat(0.0f);
+                if ((size_t)a >= c0) {
+                    const size_t sa = ((size_t)a - c0) * PB_LANES;
+                    R = sk_ldq_m(m, sa);
+                    if (scl)
+                        S = sk_ld3_m(m, 7, sa);
+                    if (pos)
+                        T = sk_ld3_m(m, 4, sa);
+                } else {
+                    const size_t e = b + (size_t)a;
+                    R = sk_ldq(in->t, e, J, cnt);
+                    if (scl)
+                        S = sk_ld3(in->t + 7, e, J, cnt);
+                    if (pos)
+                        T = sk_ld3(in->t + 4, e, J, cnt);
                 }
-                s.x = vf_div(s.x, S.x);
-                s.y = vf_div(s.y, S.y);
-                s.z = vf_div(s.z, S.z);
+                vq Ri = q_conj(R);
+                r = q_mul(Ri, r);
+                if (pos)
+                    t = sk_rotate(Ri, v3_sub(t, T));
+                if (scl) {
+                    if (pos) {
+                        t.x = vf_div(t.x, S.x);
+                        t.y = vf_div(t.y, S.y);
+                        t.z = vf_div(t.z, S.z);
+                    }
+                    sc.x = vf_div(sc.x, S.x);
+                    sc.y = vf_div(sc.y, S.y);
+                    sc.z = vf_div(sc.z, S.z);
+                }
             }
+            sk_stq_m(m, s, r);
+            if (pos)
+                sk_st3_m(m, 4, s, t);
+            if (scl || ones)
+                sk_st3_m(m, 7, s, sc);
         }
-        sk_stq(out->t, e, J, r, cnt);
-        if (pos)
-            sk_st3(out->t + 4, e, J, t, cnt);
-        if (scl || ones)
-            sk_st3(out->t + 7, e, J, s, cnt);
+        for (int k = 0; k < NT_SK; k++)
+            if (sk_track_on(k, pos, scl || ones))
+                sk_tile_out(out->t[k] + b, J, cnt, c0, c1, m[k]);
+        if (c0 == 0)
+            break;
     }
 }
 

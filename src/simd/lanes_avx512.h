@@ -117,6 +117,52 @@ PB_INLINE void vf_store_stride(float *p, size_t s, vf v)
 }
 #endif
 
+/* Tiles (kernels_skeleton.h): natively 16x16 register transposes (4x4
+ * inside each 128-bit lane, then 4x4 of the 128-bit blocks); the emulated
+ * backend keeps lanes_common.h's buffered ones */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define PB_HAVE_TILE 1
+PB_INLINE void pb__t16(vf *r)
+{
+    vf t[16], s[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int g = 0; g < 16; g += 4) {
+        s[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        s[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+        s[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        s[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    /* s[4g + k]: columns k, k+4, k+8, k+12 of rows 4g..4g+3, a 128-bit lane
+     * each */
+    for (int k = 0; k < 4; k++) {
+        vf x0 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0x44), x1 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0xEE);
+        vf y0 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0x44), y1 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0xEE);
+        r[k] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+        r[k + 4] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+        r[k + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+        r[k + 12] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+    }
+}
+PB_INLINE void vf_load_tile(const float *p, size_t s, vf *c)
+{
+    for (size_t r = 0; r < 16; r++)
+        c[r] = _mm512_loadu_ps(p + r * s);
+    pb__t16(c);
+}
+PB_INLINE void vf_store_tile(float *p, size_t s, const vf *c)
+{
+    vf r[16];
+    for (int k = 0; k < 16; k++)
+        r[k] = c[k];
+    pb__t16(r);
+    for (size_t k = 0; k < 16; k++)
+        _mm512_storeu_ps(p + k * s, r[k]);
+}
+#endif
+
 /* Double lanes (kernels_euler.h): 8 a vector, k-register masks */
 #define PB_DLANES 8
 typedef simde__m512d vd;

@@ -106,6 +106,33 @@ PB_INLINE void vf_store_stride(float *p, size_t stride, vf v)
 #endif
 
 
+/* Tiles (simd/kernels_skeleton.h): PB_LANES rows of PB_LANES floats, row r
+ * at p + r * stride, transposed: vf_load_tile gives c[k] with lane r =
+ * p[r * stride + k]; vf_store_tile is its inverse (p[r * stride + k] = lane
+ * r of c[k]). A layer that defines PB_HAVE_TILE has register transposes;
+ * these go through a small buffer. */
+#ifndef PB_HAVE_TILE
+PB_INLINE void vf_load_tile(const float *p, size_t stride, vf *c)
+{
+    float b[PB_LANES * PB_LANES];
+    for (size_t r = 0; r < PB_LANES; r++)
+        for (size_t k = 0; k < PB_LANES; k++)
+            b[k * PB_LANES + r] = p[r * stride + k];
+    for (size_t k = 0; k < PB_LANES; k++)
+        c[k] = vf_load(b + k * PB_LANES);
+}
+PB_INLINE void vf_store_tile(float *p, size_t stride, const vf *c)
+{
+    float b[PB_LANES * PB_LANES];
+    for (size_t k = 0; k < PB_LANES; k++)
+        vf_store(b + k * PB_LANES, c[k]);
+    for (size_t r = 0; r < PB_LANES; r++)
+        for (size_t k = 0; k < PB_LANES; k++)
+            p[r * stride + k] = b[k * PB_LANES + r];
+}
+#endif
+
+
 /* Double lanes, built once from each layer's vd primitives. Partial blocks
  * (cnt < PB_DLANES elements) go through a small buffer; unused lanes load
  * copies of element 0 (like vf_load_part) and nothing past cnt is read or
