@@ -254,7 +254,9 @@ PB_INLINE void ik_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
         size_t p_ = 0;                                                         \
         for (; p_ + PB_LANES <= (poses); p_ += PB_LANES)                       \
             F(J, par, in, out, p_ * (J), PB_LANES, pos, scl, ones);            \
-        if (p_ < (poses))                                                      \
+        if ((poses) - p_ == 1) /* one pose (a call a frame): its own  */     \
+            F(J, par, in, out, p_ * (J), 1, pos, scl, ones); /* instance */    \
+        else if (p_ < (poses))                                                 \
             F(J, par, in, out, p_ * (J), (poses) - p_, pos, scl, ones);        \
     } while (0)
 

@@ -81,6 +81,8 @@ PB_INLINE __m512i pb__stride_idx(size_t s)
 }
 PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
 {
+    if (cnt == 1) /* a single pose: a broadcast */
+        return _mm512_set1_ps(p[0]);
     if (s > PB_STRIDE_GATHER_MAX) {
         float b[16];
         for (size_t l = 0; l < 16; l++)
