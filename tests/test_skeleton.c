@@ -249,6 +249,8 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
             ref_xf g = get_xf(local, i, pos, scl_out);
             double er = rq_angle_between(g.r, l[j].r);
             w->rot = fmax(w->rot, er);
+            w->rot_abs = w->rot; /* one level */
+            w->depth = 1;
             cr_assert(er <= PB_ACCURACY_ROTATION_RAD, "%s: pose %zu joint %zu: rotation off by %.3g",
                       what, p, j, er);
             double smin = 1, span = rv3_norm(m[j].t);
@@ -259,6 +261,7 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
             if (pos) {
                 double d = rv3_dist(g.t, l[j].t), ep = d == 0 ? 0 : d * smin / span;
                 w->pos = fmax(w->pos, ep);
+                w->pos_abs = w->pos;
                 cr_assert(ep <= PB_SK_INV_POS_REL, "%s: pose %zu joint %zu: position off by %.3g x (|T_j| + |T_a|) / S_a",
                           what, p, j, ep);
             }
