@@ -128,6 +128,11 @@ PB_INLINE void fk_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
 {
     pb_sk_scratch m;
     const float *const *mo = (const float *const *)out->t;
+    /* the last parent read from outside the chunk, kept: a root or a
+     * spine joint is the parent of many (and its values do not change) */
+    size_t far = SIZE_MAX;
+    vq fR = q_identity();
+    v3 fS = v3_splat(1.0f), fT = v3_splat(0.0f);
     for (size_t c0 = 0; c0 < J; c0 += PB_SK_CHUNK) {
         const size_t c1 = J - c0 < PB_SK_CHUNK ? J : c0 + PB_SK_CHUNK;
         for (int k = 0; k < NT_SK; k++)
@@ -153,12 +158,16 @@ PB_INLINE void fk_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
                     if (pos)
                         T = sk_ld3_m(m, 4, sa);
                 } else {
-                    const size_t e = b + (size_t)a;
-                    R = sk_ldq(mo, e, J, cnt);
-                    if (scl)
-                        S = sk_ld3(mo + 7, e, J, cnt);
-                    if (pos)
-                        T = sk_ld3(mo + 4, e, J, cnt);
+                    if ((size_t)a != far) {
+                        const size_t e = b + (size_t)a;
+                        far = (size_t)a;
+                        fR = sk_ldq(mo, e, J, cnt);
+                        if (scl)
+                            fS = sk_ld3(mo + 7, e, J, cnt);
+                        if (pos)
+                            fT = sk_ld3(mo + 4, e, J, cnt);
+                    }
+                    R = fR, S = fS, T = fT;
                 }
                 r = q_mul(R, r);
                 if (scl) {
@@ -188,6 +197,11 @@ PB_INLINE void ik_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
 {
     pb_sk_scratch m;
     const size_t last = (J - 1) / PB_SK_CHUNK * PB_SK_CHUNK;
+    /* the last parent read from outside the chunk (from the input: not
+     * written before its own chunk, which comes after every use) */
+    size_t far = SIZE_MAX;
+    vq fR = q_identity();
+    v3 fS = v3_splat(1.0f), fT = v3_splat(0.0f);
     for (size_t c0 = last;; c0 -= PB_SK_CHUNK) {
         const size_t c1 = J - c0 < PB_SK_CHUNK ? J : c0 + PB_SK_CHUNK;
         for (int k = 0; k < NT_SK; k++)
@@ -213,12 +227,16 @@ PB_INLINE void ik_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
                     if (pos)
                         T = sk_ld3_m(m, 4, sa);
                 } else {
-                    const size_t e = b + (size_t)a;
-                    R = sk_ldq(in->t, e, J, cnt);
-                    if (scl)
-                        S = sk_ld3(in->t + 7, e, J, cnt);
-                    if (pos)
-                        T = sk_ld3(in->t + 4, e, J, cnt);
+                    if ((size_t)a != far) {
+                        const size_t e = b + (size_t)a;
+                        far = (size_t)a;
+                        fR = sk_ldq(in->t, e, J, cnt);
+                        if (scl)
+                            fS = sk_ld3(in->t + 7, e, J, cnt);
+                        if (pos)
+                            fT = sk_ld3(in->t + 4, e, J, cnt);
+                    }
+                    R = fR, S = fS, T = fT;
                 }
                 vq Ri = q_conj(R);
                 r = q_mul(Ri, r);
