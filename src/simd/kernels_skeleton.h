@@ -3,14 +3,18 @@
  * kernels.h after the lane layer; arguments arrive checked (skeleton.c).
  *
  * Lanes are poses: a block is PB_LANES consecutive poses (the last one
- * partial), and the block walks the joints in parent order, so one vector
- * holds joint j of every pose of the block. The layout is pose-major
- * (element p*J + j), so a block's joint j is a stride-J gather and its
- * result a stride-J scatter (vf_load_stride / vf_store_stride: hardware
- * gathers where the layer has them, lane fills elsewhere). A parent's
- * model values are read back from the output, written a few joints before:
- * a block touches PB_LANES poses x 10 tracks x (its joints' cache lines),
- * which stays in L1 / L2 whatever J is, so the block is the tile.
+ * partial; a last single pose has its own instance, count 1), and the
+ * block walks the joints in parent order, so one vector holds joint j of
+ * every pose of the block. The layout is pose-major (element p*J + j): a
+ * chunk of joints of the block is moved into a joint-major stack scratch
+ * by register tile transposes (vf_load_tile / vf_store_tile; strided lane
+ * loads and stores for the joints past the last whole tile and for a
+ * partial block), composed there in joint order (a parent in the chunk
+ * read from its slot; one before the chunk read back from the output,
+ * where it is already, by strided loads, the last such parent kept in
+ * registers), and moved out. The scratch (PB_SK_SLOTS floats a track)
+ * stays in L1 whatever J is; the stride-J gathers of a first version put
+ * every lane of a 1024-joint pose 4 KiB apart (docs/performance.md).
  *
  * The composition per joint (the header's contract):
  *   R_j = R_a r_j, T_j = T_a + R_a (S_a * t_j), S_j = S_a * s_j
