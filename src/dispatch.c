@@ -203,6 +203,13 @@ static const pb_kernels *kernels_for(size_t n, size_t below, int whole)
 const pb_kernels *pb_kernels_for(size_t n) { return kernels_for(n, 32, 0); }
 const pb_kernels *pb_kernels_for_blend(size_t n) { return kernels_for(n, 16, 0); }
 const pb_kernels *pb_kernels_for_nlerp(size_t n) { return kernels_for(n, 32, 1); }
+const pb_kernels *pb_kernels_for_skeleton(void)
+{
+    if (!atomic_load_explicit(&ready, memory_order_acquire))
+        pthread_once(&resolve_once, resolve);
+    int b = atomic_load_explicit(&active_backend, memory_order_relaxed);
+    return narrow[b] ? narrow[b] : tables[b];
+}
 
 pb_status pb_backend_init_status(void)
 {

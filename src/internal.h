@@ -185,6 +185,13 @@ typedef struct pb_kernels {
     void (*deinterleave)(size_t n, const float *src, size_t stride, int comps,
                          float *const dst[4]);
     void (*interleave)(size_t n, const float *const src[4], int comps, size_t stride, float *dst);
+
+    /* skeletons (simd/kernels_skeleton.h): pb_pose_local_to_model and
+     * pb_pose_model_to_local over checked arguments (skeleton.c) */
+    void (*local_to_model)(size_t poses, size_t joints, const int32_t *parents,
+                           const pb_cpose *local, const pb_pose *model);
+    void (*model_to_local)(size_t poses, size_t joints, const int32_t *parents,
+                           const pb_cpose *model, const pb_pose *local);
 } pb_kernels;
 
 extern const pb_kernels pb_kernels_scalar;
@@ -208,5 +215,10 @@ const pb_kernels *pb_kernels_for_blend(size_t n);
  * At 9..15 it stays 16-lane: there the 8-lane pair's second block is a back
  * tail. */
 const pb_kernels *pb_kernels_for_nlerp(size_t n);
+/* the same for the skeleton kernels (lanes are poses): the narrow companion
+ * wherever there is one, at every size (its 16x16 tile transposes and
+ * gathers lose to the 8-lane ones there: docs/performance.md, "Model space
+ * (FK)") */
+const pb_kernels *pb_kernels_for_skeleton(void);
 
 #endif

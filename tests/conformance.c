@@ -27,6 +27,7 @@ typedef struct {
 typedef struct {
     field f[4];
     int nf;
+    size_t count; /* elements to compare when not n (0: n) */
 } outputs;
 
 static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
@@ -125,6 +126,7 @@ static pb_vec3s ov(outputs *o, enum kind kind)
 static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **name)
 {
     o->nf = 0;
+    o->count = 0;
     pb_status st = PB_OK;
     pb_cquats samples[4] = {key(0, off), key(1, off), key(2, off), key(3, off)};
     switch (id) {
@@ -249,6 +251,29 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         }
         break;
     }
+    /* skeletons: n/10 + 1 poses of a 10-joint tree with two roots (depth up
+     * to 4), rotations, positions and scales; then model -> local of the
+     * model poses */
+    case 32: case 33: {
+        static const int32_t par[10] = {-1, 0, 1, 2, 1, 4, -1, 6, 7, 0};
+        static float m[10][MAXN];
+        const size_t P = n / 10 + 1;
+        pb_cpose in = {key(0, off), vec(0, off), scl(0, off)};
+        pb_pose out = {oq(o, KQ), ov(o, KV), ov(o, KS)};
+        o->count = P * 10;
+        if (id == 32) {
+            *name = "pose_local_to_model";
+            st = pb_pose_local_to_model(P, 10, par, &in, &out);
+        } else {
+            *name = "pose_model_to_local";
+            pb_pose mo = {{m[0], m[1], m[2], m[3]}, {m[4], m[5], m[6]}, {m[7], m[8], m[9]}};
+            pb_cpose mi = {{m[0], m[1], m[2], m[3]}, {m[4], m[5], m[6]}, {m[7], m[8], m[9]}};
+            st = pb_pose_local_to_model(P, 10, par, &in, &mo);
+            if (st == PB_OK)
+                st = pb_pose_model_to_local(P, 10, par, &mi, &out);
+        }
+        break;
+    }
     default:
         return 0;
     }
@@ -369,7 +394,7 @@ int main(int argc, char **argv)
                 pb_backend_force((pb_backend)b);
                 run_kernel(id, n, off, &got, &name);
                 if (want.nf < 0 || got.nf < 0 ||
-                    compare(&want, &got, id == 5 ? n / 4 * 4 : n, bitwise, name,
+                    compare(&want, &got, want.count ? want.count : id == 5 ? n / 4 * 4 : n, bitwise, name,
                             pb_backend_name((pb_backend)b), n))
                     failed++;
                 else

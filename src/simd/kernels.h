@@ -527,6 +527,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 #include "kernels_clip.h"
 #include "kernels_layout.h"
 #include "kernels_euler.h"
+#include "kernels_skeleton.h"
 
 /* --------------------------------------------------------------- table */
 
@@ -546,6 +547,7 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
         k_vec3_blend, k_pose_blend, k_layers_glance,                           \
         k_euler_choose, k_euler_to_quat, k_angles_lerp,                        \
         PB_LAYOUT_KERNELS                                                      \
+        PB_SKELETON_KERNELS                                                    \
     }
 
 #endif

@@ -135,6 +135,87 @@ PB_INLINE void aos_store4(float *p, const vf c[4])
     vf_store(p + 24, simde_mm256_permute2f128_ps(e, d, 0x31));
 }
 
+/* Strided lanes (kernels_skeleton.h): whole blocks by hardware gathers
+ * (32-bit indices: strides up to 2^31 / 8, else lane inserts); no scatter
+ * in AVX2, so stores go lane by lane from the two halves */
+#define PB_HAVE_STRIDE 1
+#define PB_STRIDE_GATHER_MAX ((size_t)INT32_MAX / 8)
+PB_INLINE simde__m256i pb__stride_idx(size_t s)
+{
+    return simde_mm256_mullo_epi32(simde_mm256_set1_epi32((int32_t)s),
+                                   simde_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t s)
+{
+    if (s > PB_STRIDE_GATHER_MAX)
+        return simde_mm256_setr_ps(p[0], p[s], p[2 * s], p[3 * s], p[4 * s], p[5 * s], p[6 * s],
+                                   p[7 * s]);
+    return simde_mm256_i32gather_ps(p, pb__stride_idx(s), 4);
+}
+/* a partial block by lane inserts: a masked gather costs a whole one
+ * (on Zen 4 more than the few lane loads of a small block) */
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    const float a = p[0];
+    return simde_mm256_setr_ps(a, cnt > 1 ? p[s] : a, cnt > 2 ? p[2 * s] : a,
+                               cnt > 3 ? p[3 * s] : a, cnt > 4 ? p[4 * s] : a,
+                               cnt > 5 ? p[5 * s] : a, cnt > 6 ? p[6 * s] : a, a);
+}
+PB_INLINE void pb__store_stride4(float *p, size_t s, simde__m128 h, size_t cnt)
+{
+    p[0] = simde_mm_cvtss_f32(h);
+    if (cnt > 1)
+        p[s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(h, h, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
+    if (cnt > 2)
+        p[2 * s] = simde_mm_cvtss_f32(simde_mm_movehl_ps(h, h));
+    if (cnt > 3)
+        p[3 * s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(h, h, SIMDE_MM_SHUFFLE(3, 3, 3, 3)));
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    pb__store_stride4(p, s, simde_mm256_castps256_ps128(v), cnt);
+    if (cnt > 4)
+        pb__store_stride4(p + 4 * s, s, simde_mm256_extractf128_ps(v, 1), cnt - 4);
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 8); }
+
+/* Tiles (kernels_skeleton.h): 8x8 register transposes (4x4 inside each
+ * half, then the halves exchanged) */
+#define PB_HAVE_TILE 1
+PB_INLINE void pb__t8(vf *r)
+{
+    vf t[8], s[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = simde_mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = simde_mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int g = 0; g < 8; g += 4) {
+        s[g] = simde_mm256_shuffle_ps(t[g], t[g + 2], 0x44);
+        s[g + 1] = simde_mm256_shuffle_ps(t[g], t[g + 2], 0xEE);
+        s[g + 2] = simde_mm256_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        s[g + 3] = simde_mm256_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    for (int k = 0; k < 4; k++) {
+        r[k] = simde_mm256_permute2f128_ps(s[k], s[k + 4], 0x20);
+        r[k + 4] = simde_mm256_permute2f128_ps(s[k], s[k + 4], 0x31);
+    }
+}
+PB_INLINE void vf_load_tile(const float *p, size_t s, vf *c)
+{
+    for (size_t r = 0; r < 8; r++)
+        c[r] = vf_load(p + r * s);
+    pb__t8(c);
+}
+PB_INLINE void vf_store_tile(float *p, size_t s, const vf *c)
+{
+    vf r[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = c[k];
+    pb__t8(r);
+    for (size_t k = 0; k < 8; k++)
+        vf_store(p + k * s, r[k]);
+}
+
 /* Double lanes (kernels_euler.h): 4 a vector */
 #define PB_DLANES 4
 typedef simde__m256d vd;

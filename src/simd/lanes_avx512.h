@@ -68,6 +68,103 @@ PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm512_mask_blend_ps(m, b, a
 PB_INLINE int vm_any(vm m) { return m != 0; }
 PB_INLINE int vm_all(vm m) { return m == 0xffff; }
 
+/* Strided lanes (kernels_skeleton.h): natively hardware gathers and
+ * scatters (32-bit indices: strides up to 2^31 / 16, else lane fills);
+ * the emulated backend keeps lanes_common.h's lane fills */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define PB_HAVE_STRIDE 1
+#define PB_STRIDE_GATHER_MAX ((size_t)INT32_MAX / 16)
+PB_INLINE __m512i pb__stride_idx(size_t s)
+{
+    return _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)s),
+                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    if (cnt == 1) /* a single pose: a broadcast */
+        return _mm512_set1_ps(p[0]);
+    if (s > PB_STRIDE_GATHER_MAX) {
+        float b[16];
+        for (size_t l = 0; l < 16; l++)
+            b[l] = p[(l < cnt ? l : 0) * s];
+        return _mm512_loadu_ps(b);
+    }
+    return _mm512_mask_i32gather_ps(_mm512_set1_ps(p[0]), (__mmask16)((1u << cnt) - 1u),
+                                    pb__stride_idx(s), p, 4);
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t s)
+{
+    if (s > PB_STRIDE_GATHER_MAX)
+        return vf_load_stride_part(p, s, 16);
+    return _mm512_i32gather_ps(pb__stride_idx(s), p, 4);
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    if (s > PB_STRIDE_GATHER_MAX) {
+        float b[16];
+        _mm512_storeu_ps(b, v);
+        for (size_t l = 0; l < cnt && l < 16; l++)
+            p[l * s] = b[l];
+        return;
+    }
+    _mm512_mask_i32scatter_ps(p, (__mmask16)((1u << cnt) - 1u), pb__stride_idx(s), v, 4);
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v)
+{
+    if (s > PB_STRIDE_GATHER_MAX) {
+        vf_store_stride_part(p, s, v, 16);
+        return;
+    }
+    _mm512_i32scatter_ps(p, pb__stride_idx(s), v, 4);
+}
+#endif
+
+/* Tiles (kernels_skeleton.h): natively 16x16 register transposes (4x4
+ * inside each 128-bit lane, then 4x4 of the 128-bit blocks); the emulated
+ * backend keeps lanes_common.h's buffered ones */
+#if defined(SIMDE_X86_AVX512F_NATIVE)
+#define PB_HAVE_TILE 1
+PB_INLINE void pb__t16(vf *r)
+{
+    vf t[16], s[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int g = 0; g < 16; g += 4) {
+        s[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        s[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+        s[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        s[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    /* s[4g + k]: columns k, k+4, k+8, k+12 of rows 4g..4g+3, a 128-bit lane
+     * each */
+    for (int k = 0; k < 4; k++) {
+        vf x0 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0x44), x1 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0xEE);
+        vf y0 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0x44), y1 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0xEE);
+        r[k] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+        r[k + 4] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+        r[k + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+        r[k + 12] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+    }
+}
+PB_INLINE void vf_load_tile(const float *p, size_t s, vf *c)
+{
+    for (size_t r = 0; r < 16; r++)
+        c[r] = _mm512_loadu_ps(p + r * s);
+    pb__t16(c);
+}
+PB_INLINE void vf_store_tile(float *p, size_t s, const vf *c)
+{
+    vf r[16];
+    for (int k = 0; k < 16; k++)
+        r[k] = c[k];
+    pb__t16(r);
+    for (size_t k = 0; k < 16; k++)
+        _mm512_storeu_ps(p + k * s, r[k]);
+}
+#endif
+
 /* Double lanes (kernels_euler.h): 8 a vector, k-register masks */
 #define PB_DLANES 8
 typedef simde__m512d vd;

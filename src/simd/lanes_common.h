@@ -68,6 +68,71 @@ PB_INLINE vf vf_pow2i(vf k)
 }
 
 
+/* Strided lanes (simd/kernels_skeleton.h: lanes are poses, J floats
+ * apart): lane l <-> p[l * stride]. The _part forms move lanes 0 .. cnt-1
+ * (0 < cnt < PB_LANES), unused lanes load as copies of p[0], and nothing
+ * else is read or written. A layer that defines PB_HAVE_STRIDE has its own
+ * (hardware gathers and scatters, lane inserts); these fill lanes through a
+ * small buffer. */
+#ifndef PB_HAVE_STRIDE
+PB_INLINE vf vf_load_stride_part(const float *p, size_t stride, size_t cnt)
+{
+    float b[PB_LANES];
+    for (size_t l = 0; l < PB_LANES; l++)
+        b[l] = p[(l < cnt ? l : 0) * stride];
+    return vf_load(b);
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t stride)
+{
+    float b[PB_LANES];
+    for (size_t l = 0; l < PB_LANES; l++)
+        b[l] = p[l * stride];
+    return vf_load(b);
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t stride, vf v, size_t cnt)
+{
+    float b[PB_LANES];
+    vf_store(b, v);
+    for (size_t l = 0; l < cnt && l < PB_LANES; l++)
+        p[l * stride] = b[l];
+}
+PB_INLINE void vf_store_stride(float *p, size_t stride, vf v)
+{
+    float b[PB_LANES];
+    vf_store(b, v);
+    for (size_t l = 0; l < PB_LANES; l++)
+        p[l * stride] = b[l];
+}
+#endif
+
+
+/* Tiles (simd/kernels_skeleton.h): PB_LANES rows of PB_LANES floats, row r
+ * at p + r * stride, transposed: vf_load_tile gives c[k] with lane r =
+ * p[r * stride + k]; vf_store_tile is its inverse (p[r * stride + k] = lane
+ * r of c[k]). A layer that defines PB_HAVE_TILE has register transposes;
+ * these go through a small buffer. */
+#ifndef PB_HAVE_TILE
+PB_INLINE void vf_load_tile(const float *p, size_t stride, vf *c)
+{
+    float b[PB_LANES * PB_LANES];
+    for (size_t r = 0; r < PB_LANES; r++)
+        for (size_t k = 0; k < PB_LANES; k++)
+            b[k * PB_LANES + r] = p[r * stride + k];
+    for (size_t k = 0; k < PB_LANES; k++)
+        c[k] = vf_load(b + k * PB_LANES);
+}
+PB_INLINE void vf_store_tile(float *p, size_t stride, const vf *c)
+{
+    float b[PB_LANES * PB_LANES];
+    for (size_t k = 0; k < PB_LANES; k++)
+        vf_store(b + k * PB_LANES, c[k]);
+    for (size_t r = 0; r < PB_LANES; r++)
+        for (size_t k = 0; k < PB_LANES; k++)
+            p[r * stride + k] = b[k * PB_LANES + r];
+}
+#endif
+
+
 /* Double lanes, built once from each layer's vd primitives. Partial blocks
  * (cnt < PB_DLANES elements) go through a small buffer; unused lanes load
  * copies of element 0 (like vf_load_part) and nothing past cnt is read or

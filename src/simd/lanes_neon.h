@@ -116,6 +116,56 @@ PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_vaddq_u32(PB_U(a), PB_U(b))
 #undef PB_U
 #undef PB_F
 
+/* Strided lanes (kernels_skeleton.h): lane loads and stores */
+#define PB_HAVE_STRIDE 1
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    vf v = simde_vdupq_n_f32(p[0]);
+    if (cnt > 1)
+        v = simde_vld1q_lane_f32(p + s, v, 1);
+    if (cnt > 2)
+        v = simde_vld1q_lane_f32(p + 2 * s, v, 2);
+    if (cnt > 3)
+        v = simde_vld1q_lane_f32(p + 3 * s, v, 3);
+    return v;
+}
+PB_INLINE vf vf_load_stride(const float *p, size_t s) { return vf_load_stride_part(p, s, 4); }
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    simde_vst1q_lane_f32(p, v, 0);
+    if (cnt > 1)
+        simde_vst1q_lane_f32(p + s, v, 1);
+    if (cnt > 2)
+        simde_vst1q_lane_f32(p + 2 * s, v, 2);
+    if (cnt > 3)
+        simde_vst1q_lane_f32(p + 3 * s, v, 3);
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 4); }
+
+/* Tiles (kernels_skeleton.h): 4x4 transposes (vtrn / vcombine) */
+#define PB_HAVE_TILE 1
+PB_INLINE void pb__t4(vf *r)
+{
+    simde_float32x4x2_t a = simde_vtrnq_f32(r[0], r[1]), b = simde_vtrnq_f32(r[2], r[3]);
+    r[0] = simde_vcombine_f32(simde_vget_low_f32(a.val[0]), simde_vget_low_f32(b.val[0]));
+    r[1] = simde_vcombine_f32(simde_vget_low_f32(a.val[1]), simde_vget_low_f32(b.val[1]));
+    r[2] = simde_vcombine_f32(simde_vget_high_f32(a.val[0]), simde_vget_high_f32(b.val[0]));
+    r[3] = simde_vcombine_f32(simde_vget_high_f32(a.val[1]), simde_vget_high_f32(b.val[1]));
+}
+PB_INLINE void vf_load_tile(const float *p, size_t s, vf *c)
+{
+    for (size_t r = 0; r < 4; r++)
+        c[r] = vf_load(p + r * s);
+    pb__t4(c);
+}
+PB_INLINE void vf_store_tile(float *p, size_t s, const vf *c)
+{
+    vf r[4] = {c[0], c[1], c[2], c[3]};
+    pb__t4(r);
+    for (size_t k = 0; k < 4; k++)
+        vf_store(p + k * s, r[k]);
+}
+
 /* Double lanes (kernels_euler.h): 2 a vector */
 #define PB_DLANES 2
 typedef simde_float64x2_t vd;

@@ -95,6 +95,51 @@ PB_INLINE void aos_store4(float *p, const vf c[4])
     vf_store(p, a), vf_store(p + 4, b), vf_store(p + 8, e), vf_store(p + 12, d);
 }
 
+/* Strided lanes (kernels_skeleton.h): lane inserts and extracts */
+#define PB_HAVE_STRIDE 1
+PB_INLINE vf vf_load_stride(const float *p, size_t s)
+{
+    return simde_mm_setr_ps(p[0], p[s], p[2 * s], p[3 * s]);
+}
+PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
+{
+    return simde_mm_setr_ps(p[0], cnt > 1 ? p[s] : p[0], cnt > 2 ? p[2 * s] : p[0], p[0]);
+}
+PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
+{
+    p[0] = simde_mm_cvtss_f32(v);
+    if (cnt > 1)
+        p[s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(1, 1, 1, 1)));
+    if (cnt > 2)
+        p[2 * s] = simde_mm_cvtss_f32(simde_mm_movehl_ps(v, v));
+    if (cnt > 3)
+        p[3 * s] = simde_mm_cvtss_f32(simde_mm_shuffle_ps(v, v, SIMDE_MM_SHUFFLE(3, 3, 3, 3)));
+}
+PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 4); }
+
+/* Tiles (kernels_skeleton.h): 4x4 register transposes */
+#define PB_HAVE_TILE 1
+PB_INLINE void pb__t4(vf *a, vf *b, vf *c, vf *d)
+{
+    vf t0 = simde_mm_unpacklo_ps(*a, *b), t1 = simde_mm_unpacklo_ps(*c, *d);
+    vf t2 = simde_mm_unpackhi_ps(*a, *b), t3 = simde_mm_unpackhi_ps(*c, *d);
+    *a = simde_mm_movelh_ps(t0, t1);
+    *b = simde_mm_movehl_ps(t1, t0);
+    *c = simde_mm_movelh_ps(t2, t3);
+    *d = simde_mm_movehl_ps(t3, t2);
+}
+PB_INLINE void vf_load_tile(const float *p, size_t s, vf *c)
+{
+    c[0] = vf_load(p), c[1] = vf_load(p + s), c[2] = vf_load(p + 2 * s), c[3] = vf_load(p + 3 * s);
+    pb__t4(&c[0], &c[1], &c[2], &c[3]);
+}
+PB_INLINE void vf_store_tile(float *p, size_t s, const vf *c)
+{
+    vf a = c[0], b = c[1], e = c[2], d = c[3];
+    pb__t4(&a, &b, &e, &d);
+    vf_store(p, a), vf_store(p + s, b), vf_store(p + 2 * s, e), vf_store(p + 3 * s, d);
+}
+
 /* Double lanes (kernels_euler.h): 2 a vector */
 #define PB_DLANES 2
 typedef simde__m128d vd;
