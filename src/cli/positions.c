@@ -1,6 +1,5 @@
 /* posebatch positions: every joint's model-space (global) position at every
  * frame of a clip, by pb_pose_local_to_model, as CSV or a NumPy .npy array. */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -366,43 +365,15 @@ static int write_npy(FILE *f, const pos_job *p)
     return 0;
 }
 
-static pb_io_code write_cb(FILE *f, void *ctx, pb_io_error *err)
+static int write_cb(FILE *f, void *ctx)
 {
     pos_job *p = ctx;
-    if (p->npy ? write_npy(f, p) : write_csv(f, p)) {
-        /* out of memory, reported: nothing replaces the output */
-        err->code = PB_IO_ERR_NOMEM;
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return PB_IO_ERR_NOMEM;
-    }
-    if (fflush(f) != 0 || ferror(f)) {
-        err->code = PB_IO_ERR_IO;
-        snprintf(err->message, sizeof err->message, "write error: %s",
-                 strerror(errno ? errno : EIO));
-        return PB_IO_ERR_IO;
-    }
-    return PB_IO_OK;
+    return p->npy ? write_npy(f, p) : write_csv(f, p);
 }
 
-/* the library's output rules (pb_io_write_file: a temporary renamed over
- * the output, removed by the CLI's signal handler); "-" standard output */
-static int write_out(pos_job *p)
-{
-    pb_io_error err;
-    memset(&err, 0, sizeof err);
-    if (cli_is_dash(p->out)) {
-        if (write_cb(stdout, p, &err) != PB_IO_OK) {
-            cli_report_bvh("(stdout)", &err);
-            return -1;
-        }
-        return 0;
-    }
-    if (pb_io_write_file(p->out, write_cb, p, &err) != PB_IO_OK) {
-        cli_report_bvh(p->out, &err);
-        return -1;
-    }
-    return 0;
-}
+/* the library's output rules (cli_write_text: pb_io_write_file, a temporary
+ * renamed over the output; "-" standard output) */
+static int write_out(pos_job *p) { return cli_write_text(p->out, NULL, write_cb, p); }
 
 int cmd_positions(int argc, char **argv)
 {

@@ -38,6 +38,8 @@ pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_b
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
+/* pb_bvh_resample's checks of src (not NULL), fps and flags: OK or the error. */
+pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_bvh_error *err);
 
 /* pb_bvh_resample_angles for output frames g0 .. g0+count-1 (step: output
  * frame time over the source's) into out (3 J count doubles) and dec (C

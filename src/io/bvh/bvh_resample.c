@@ -119,12 +119,8 @@ pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double fram
     return PB_BVH_OK;
 }
 
-pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
-                            pb_bvh_error *err)
+pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_bvh_error *err)
 {
-    bvh_clear_err(err);
-    if (!src || !out)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL", src ? "out" : "src");
     if ((flags & ~(unsigned)(PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) ||
         (flags & (PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) == PB_BVH_LOOP_TRAVEL)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "unknown flags 0x%x (PB_BVH_LOOP_TRAVEL "
@@ -134,6 +130,18 @@ pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bv
     if (src->num_frames == 0 || src->num_joints == 0 || !src->rot_w)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "the clip has no %s",
                            src->num_joints == 0 ? "joints" : "frames");
+    return PB_BVH_OK;
+}
+
+pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
+                            pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!src || !out)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL", src ? "out" : "src");
+    pb_bvh_code rc = bvh_resample_args(src, fps, flags, err);
+    if (rc != PB_BVH_OK)
+        return rc;
     if (flags & PB_BVH_LOOP_TRAVEL) /* bvh_loop.c: around the cyclic resample */
         return bvh_resample_travel(src, fps, out, err);
     pb_clip sc = pb_bvh_clip(src);

@@ -138,15 +138,9 @@ pb_bvh_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsigned f
     bvh_clear_err(err);
     if (!src || !path || !path[0])
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL or empty", src ? "path" : "src");
-    if ((flags & ~(unsigned)(PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) ||
-        (flags & (PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) == PB_BVH_LOOP_TRAVEL)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "unknown flags 0x%x (PB_BVH_LOOP_TRAVEL "
-                           "goes with PB_CLIP_LOOP)", flags);
-    if (!(fps > 0.0) || !isfinite(fps))
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "cannot resample to %g fps", fps);
-    if (src->num_frames == 0 || src->num_joints == 0 || !src->rot_w)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "the clip has no %s",
-                           src->num_joints == 0 ? "joints" : "frames");
+    pb_bvh_code rc = bvh_resample_args(src, fps, flags, err);
+    if (rc != PB_BVH_OK)
+        return rc;
     if (flags & PB_BVH_LOOP_TRAVEL)
         return whole(src, fps, flags, path, opts, err);
     pb_clip sc = pb_bvh_clip(src);
@@ -158,7 +152,7 @@ pb_bvh_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsigned f
                            "above 2^28) or has an invalid frame time", fps);
     if (!isfinite(1.0 / fps))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
-    pb_bvh_code rc = bvh_validate(src, err);
+    rc = bvh_validate(src, err);
     if (rc)
         return rc;
     stream S;
