@@ -70,6 +70,14 @@ typedef struct cli_opts {
  * Returns CLI_OK to go on, CLI_DONE after --help, or CLI_USAGE (message
  * printed). */
 int cli_parse(int argc, char **argv, unsigned allowed, const char *usage, cli_opts *o);
+/* A command's own options, taken out of argv before cli_parse (the rest,
+ * *argc updated, goes on to it): names[i] is "--name" (a flag) or
+ * "--name=" (a value: the next word, or after '='; an empty one is a usage
+ * error). "--" ends them; the values of -o, --output and --backend are
+ * passed over. For each found, take(ctx, i, value or NULL) returns CLI_OK or
+ * a usage status, which is returned. */
+int cli_take_own(const char *cmd, int *argc, char **argv, const char *const *names, int count,
+                 int (*take)(void *ctx, int which, char *value), void *ctx);
 /* The exit code for a cli_parse result other than CLI_OK. */
 #define CLI_EXIT(rc) ((rc) == CLI_DONE ? CLI_OK : (rc))
 

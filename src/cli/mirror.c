@@ -44,64 +44,35 @@ typedef struct mirror_opts {
     int print_pairs;
 } mirror_opts;
 
-/* This command's own options, taken out of argv (the rest goes to
- * cli_parse); "--" ends them. The value of an option is the next word or
- * follows '='. */
-static int take_own(int *argc, char **argv, mirror_opts *m)
+/* This command's own options (cli_take_own) */
+static const char *const own_names[] = {"--plane=", "--pair=", "--print-pairs"};
+static int take_own(void *ctx, int which, char *val)
 {
-    int n = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            while (i < *argc)
-                argv[n++] = argv[i++];
-            break;
-        }
-        char *val = NULL;
-        int kind = 0;
-        if (strncmp(a, "--plane", 7) == 0 && (a[7] == '\0' || a[7] == '='))
-            kind = 1;
-        else if (strncmp(a, "--pair", 6) == 0 && (a[6] == '\0' || a[6] == '='))
-            kind = 2;
-        else if (strcmp(a, "--print-pairs") == 0) {
-            m->print_pairs = 1;
-            continue;
-        }
-        if (!kind) {
-            argv[n++] = argv[i];
-            continue;
-        }
-        size_t len = kind == 1 ? 7 : 6;
-        if (a[len] == '=')
-            val = argv[i] + len + 1;
-        else if (i + 1 < *argc)
-            val = argv[++i];
+    mirror_opts *m = ctx;
+    if (which == 2) {
+        m->print_pairs = 1;
+    } else if (which == 0) {
+        if (strcmp(val, "yz") == 0)
+            m->plane = PB_MIRROR_YZ;
+        else if (strcmp(val, "xz") == 0)
+            m->plane = PB_MIRROR_XZ;
+        else if (strcmp(val, "xy") == 0)
+            m->plane = PB_MIRROR_XY;
         else
-            return cli_usage_error("mirror", "option '%s' needs a value", a);
-        if (kind == 1) {
-            if (strcmp(val, "yz") == 0)
-                m->plane = PB_MIRROR_YZ;
-            else if (strcmp(val, "xz") == 0)
-                m->plane = PB_MIRROR_XZ;
-            else if (strcmp(val, "xy") == 0)
-                m->plane = PB_MIRROR_XY;
-            else
-                return cli_usage_error("mirror", "--plane: unknown '%s' (yz, xz, xy)", val);
-        } else {
-            /* A=B, split at the first '=' (names may not contain one) */
-            const char *eq = strchr(val, '=');
-            if (!eq || eq == val || !eq[1] || strchr(eq + 1, '='))
-                return cli_usage_error("mirror", "--pair: '%s' is not A=B", val);
-            if (m->num_pairs == MAX_PAIRS)
-                return cli_usage_error("mirror", "--pair: more than %d pairs", MAX_PAIRS);
-            /* the words stay alive (argv): cut at the '=' in place */
-            val[eq - val] = '\0';
-            m->pairs[m->num_pairs].a = val;
-            m->pairs[m->num_pairs].b = val + (eq - val) + 1;
-            m->num_pairs++;
-        }
+            return cli_usage_error("mirror", "--plane: unknown '%s' (yz, xz, xy)", val);
+    } else {
+        /* A=B, split at the first '=' (names may not contain one) */
+        char *eq = strchr(val, '=');
+        if (!eq || eq == val || !eq[1] || strchr(eq + 1, '='))
+            return cli_usage_error("mirror", "--pair: '%s' is not A=B", val);
+        if (m->num_pairs == MAX_PAIRS)
+            return cli_usage_error("mirror", "--pair: more than %d pairs", MAX_PAIRS);
+        /* the words stay alive (argv): cut at the '=' in place */
+        *eq = '\0';
+        m->pairs[m->num_pairs].a = val;
+        m->pairs[m->num_pairs].b = eq + 1;
+        m->num_pairs++;
     }
-    *argc = n;
     return CLI_OK;
 }
 
@@ -145,7 +116,7 @@ int cmd_mirror(int argc, char **argv)
         return CLI_FAILED;
     }
     cli_opts o;
-    int rc = take_own(&argc, argv, m);
+    int rc = cli_take_own("mirror", &argc, argv, own_names, 3, take_own, m);
     if (rc == CLI_OK)
         rc = cli_parse(argc, argv, OPT_OUT | OPT_STRICT | OPT_EULER, usage, &o);
     if (rc != CLI_OK) {

@@ -276,3 +276,51 @@ int cli_parse(int argc, char **argv, unsigned allowed, const char *usage, cli_op
     o->num_inputs = n;
     return CLI_OK;
 }
+
+int cli_take_own(const char *cmd, int *argc, char **argv, const char *const *names, int count,
+                 int (*take)(void *ctx, int which, char *value), void *ctx)
+{
+    int n = 1;
+    for (int i = 1; i < *argc; i++) {
+        char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (i < *argc)
+                argv[n++] = argv[i++];
+            break;
+        }
+        int which = -1;
+        size_t len = 0;
+        for (int k = 0; k < count && which < 0; k++) {
+            len = strlen(names[k]);
+            int valued = len > 0 && names[k][len - 1] == '=';
+            if (valued && strncmp(a, names[k], len - 1) == 0 &&
+                (a[len - 1] == '\0' || a[len - 1] == '='))
+                which = k;
+            else if (!valued && strcmp(a, names[k]) == 0)
+                which = k;
+        }
+        if (which < 0) {
+            argv[n++] = a;
+            if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                 strcmp(a, "--backend") == 0) && i + 1 < *argc)
+                argv[n++] = argv[++i];
+            continue;
+        }
+        char *val = NULL;
+        if (names[which][len - 1] == '=') {
+            if (a[len - 1] == '=')
+                val = a + len;
+            else if (i + 1 < *argc)
+                val = argv[++i];
+            if (!val || !*val)
+                return cli_usage_error(cmd, "option '%.*s' needs a value", (int)(len - 1),
+                                       names[which]);
+        }
+        int rc = take(ctx, which, val);
+        if (rc != CLI_OK)
+            return rc;
+    }
+    *argc = n;
+    argv[n] = NULL;
+    return CLI_OK;
+}

@@ -57,37 +57,17 @@ typedef struct pos_job {
     float *mem;  /* model-space rot w x y z, pos x y z: 7 arrays of F * J */
 } pos_job;
 
-/* --rotations, --three and --joints are this command's own: taken out of
- * argv (before "--"; values of -o, --backend are skipped) before cli_parse. */
-static int own_options(int *argc, char **argv, pos_job *p)
+/* --rotations, --three and --joints are this command's own (cli_take_own) */
+static const char *const own_names[] = {"--rotations", "--three", "--joints="};
+static int take_own(void *ctx, int which, char *val)
 {
-    int n = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            while (i < *argc)
-                argv[n++] = argv[i++];
-            break;
-        }
-        if (strcmp(a, "--rotations") == 0)
-            p->rotations = 1;
-        else if (strcmp(a, "--three") == 0)
-            p->three = 1;
-        else if (strncmp(a, "--joints=", 9) == 0)
-            p->joints_arg = a + 9;
-        else if (strcmp(a, "--joints") == 0) {
-            if (i + 1 >= *argc)
-                return cli_usage_error(argv[0], "option '--joints' needs a value");
-            p->joints_arg = argv[++i];
-        } else {
-            argv[n++] = argv[i];
-            if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                 strcmp(a, "--backend") == 0) && i + 1 < *argc)
-                argv[n++] = argv[++i];
-        }
-    }
-    *argc = n;
-    argv[n] = NULL;
+    pos_job *p = ctx;
+    if (which == 0)
+        p->rotations = 1;
+    else if (which == 1)
+        p->three = 1;
+    else
+        p->joints_arg = val;
     return CLI_OK;
 }
 
@@ -384,7 +364,7 @@ int cmd_positions(int argc, char **argv)
             fputs(usage, stdout); /* --help wins over any other problem */
             return CLI_OK;
         }
-    int rc = own_options(&argc, argv, &p);
+    int rc = cli_take_own("positions", &argc, argv, own_names, 3, take_own, &p);
     if (rc != CLI_OK)
         return rc;
     cli_opts o;

@@ -73,63 +73,31 @@ static int parse_components(const char *v, unsigned *out)
     return CLI_OK;
 }
 
-/* This command's own options, taken out of argv (the rest goes to
- * cli_parse); "--" ends them. */
-static int take_own(int *argc, char **argv, root_opts *r)
+/* This command's own options (cli_take_own) */
+static const char *const own_names[] = {"--root-csv=", "--apply=", "--components=", "--up=",
+                                        "--joint="};
+static int take_own(void *ctx, int which, char *val)
 {
-    static const char *const names[] = {"--root-csv", "--apply", "--components", "--up",
-                                        "--joint"};
-    int n = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            while (i < *argc)
-                argv[n++] = argv[i++];
-            break;
-        }
-        int kind = -1;
-        size_t len = 0;
-        for (int k = 0; k < 5; k++) {
-            len = strlen(names[k]);
-            if (strncmp(a, names[k], len) == 0 && (a[len] == '\0' || a[len] == '=')) {
-                kind = k;
-                break;
-            }
-        }
-        if (kind < 0) {
-            argv[n++] = argv[i];
-            continue;
-        }
-        const char *val;
-        if (a[len] == '=')
-            val = a + len + 1;
-        else if (i + 1 < *argc)
-            val = argv[++i];
+    root_opts *r = ctx;
+    switch (which) {
+    case 0: r->csv = val; break;
+    case 1: r->apply = val; break;
+    case 2:
+        if (parse_components(val, &r->o.components) != CLI_OK)
+            return CLI_USAGE;
+        break;
+    case 3:
+        if (strcmp(val, "x") == 0 || strcmp(val, "X") == 0)
+            r->o.up = PB_AXIS_X;
+        else if (strcmp(val, "y") == 0 || strcmp(val, "Y") == 0)
+            r->o.up = PB_AXIS_Y;
+        else if (strcmp(val, "z") == 0 || strcmp(val, "Z") == 0)
+            r->o.up = PB_AXIS_Z;
         else
-            return cli_usage_error("root-motion", "option '%s' needs a value", a);
-        if (!*val)
-            return cli_usage_error("root-motion", "option '%s' needs a value", names[kind]);
-        switch (kind) {
-        case 0: r->csv = val; break;
-        case 1: r->apply = val; break;
-        case 2:
-            if (parse_components(val, &r->o.components) != CLI_OK)
-                return CLI_USAGE;
-            break;
-        case 3:
-            if (strcmp(val, "x") == 0 || strcmp(val, "X") == 0)
-                r->o.up = PB_AXIS_X;
-            else if (strcmp(val, "y") == 0 || strcmp(val, "Y") == 0)
-                r->o.up = PB_AXIS_Y;
-            else if (strcmp(val, "z") == 0 || strcmp(val, "Z") == 0)
-                r->o.up = PB_AXIS_Z;
-            else
-                return cli_usage_error("root-motion", "--up: unknown '%s' (x, y, z)", val);
-            break;
-        default: r->joint = val; break;
-        }
+            return cli_usage_error("root-motion", "--up: unknown '%s' (x, y, z)", val);
+        break;
+    default: r->joint = val; break;
     }
-    *argc = n;
     return CLI_OK;
 }
 
@@ -283,7 +251,7 @@ int cmd_root_motion(int argc, char **argv)
     pb_root_opts dflt = PB_ROOT_OPTS_DEFAULT;
     r.o = dflt;
     cli_opts o;
-    int rc = take_own(&argc, argv, &r);
+    int rc = cli_take_own("root-motion", &argc, argv, own_names, 5, take_own, &r);
     if (rc == CLI_OK)
         rc = cli_parse(argc, argv, OPT_OUT | OPT_STRICT | OPT_EULER, usage, &o);
     if (rc != CLI_OK)
