@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "quat64.h"
 
 typedef struct { uintptr_t lo, hi; } span;
 
@@ -73,34 +74,12 @@ static pb_status check(const pb_clip *clip, const int32_t *parents, const pb_roo
 
 /* ------------------------------------------------------------ the math */
 
-typedef struct { double w, x, y, z; } dq;
 typedef struct { double v[3]; } dv;
 
-static dq dq_mul(dq a, dq b)
+static dv rot_dv(dq q, dv v)
 {
-    dq r = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-            a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-            a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-    return r;
-}
-static dv dq_rot(dq q, dv v)
-{
-    /* v + 2 w (u x v) + 2 u x (u x v) */
-    const double ux = q.x, uy = q.y, uz = q.z;
-    const double tx = 2.0 * (uy * v.v[2] - uz * v.v[1]);
-    const double ty = 2.0 * (uz * v.v[0] - ux * v.v[2]);
-    const double tz = 2.0 * (ux * v.v[1] - uy * v.v[0]);
-    dv r = {{v.v[0] + q.w * tx + (uy * tz - uz * ty), v.v[1] + q.w * ty + (uz * tx - ux * tz),
-             v.v[2] + q.w * tz + (ux * ty - uy * tx)}};
-    return r;
-}
-static dq dq_unit(dq q)
-{
-    double n = sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-    if (!(n > 0.0) || !isfinite(n))
-        return q; /* zero or garbage: left as is (NaN propagates) */
-    dq r = {q.w / n, q.x / n, q.y / n, q.z / n};
+    dv r;
+    dq_rot(q, v.v, r.v);
     return r;
 }
 
@@ -113,7 +92,7 @@ static dq heading_of(dq r, int up)
     dv f = {{0, 0, 0}}, s = {{0, 0, 0}};
     f.v[fw] = 1.0;
     s.v[sd] = 1.0;
-    dv rf = dq_rot(r, f);
+    dv rf = rot_dv(r, f);
     double a = rf.v[fw], b = rf.v[sd]; /* ground components of R f along f, s */
     double theta;
     if (hypot(a, b) >= 1e-6) {
@@ -121,7 +100,7 @@ static dq heading_of(dq r, int up)
         theta = atan2(b, a);
     } else {
         /* locked: R s is horizontal; Rot_u(theta) s = cos(theta) s - sin(theta) f */
-        dv rs = dq_rot(r, s);
+        dv rs = rot_dv(r, s);
         theta = atan2(-rs.v[fw], rs.v[sd]);
     }
     dq h = {cos(0.5 * theta), 0, 0, 0};
@@ -249,7 +228,7 @@ pb_status pb_clip_root_extract(const pb_clip *clip, const int32_t *parents,
             for (int k = 0; k < 3; k++)
                 p.v[k] -= g.v[k];
             if (heading) {
-                p = dq_rot(Hi, p);
+                p = rot_dv(Hi, p);
                 st_q(&clip->rot, i, dq_mul(Hi, ld_q(&clip->rot, i)));
             }
             st_v(&clip->pos, i, p);
@@ -297,7 +276,7 @@ pb_status pb_clip_root_apply(const pb_clip *clip, const int32_t *parents,
             const size_t i = f * J + j;
             dv p = ld_v(&clip->pos, i);
             if (heading) {
-                p = dq_rot(H, p);
+                p = rot_dv(H, p);
                 st_q(&clip->rot, i, dq_mul(H, ld_q(&clip->rot, i)));
             }
             for (int k = 0; k < 3; k++)

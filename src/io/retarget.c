@@ -9,45 +9,14 @@
 #include <string.h>
 
 #include "io_internal.h"
+#include "quat64.h"
 #include "retarget_names.h"
 
 /* ------------------------------------------------------------ double quaternions */
 
-typedef struct { double w, x, y, z; } dq;
-
 static const dq DQ_ID = {1.0, 0.0, 0.0, 0.0};
 
-static dq qmul(dq a, dq b)
-{
-    dq r = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-            a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-            a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-    return r;
-}
-static dq qconj(dq a)
-{
-    dq r = {a.w, -a.x, -a.y, -a.z};
-    return r;
-}
-static dq qnorm(dq a)
-{
-    double n = sqrt(a.w * a.w + a.x * a.x + a.y * a.y + a.z * a.z);
-    dq r = {a.w / n, a.x / n, a.y / n, a.z / n};
-    return r;
-}
 static int is_id(dq a) { return a.w == 1.0 && a.x == 0.0 && a.y == 0.0 && a.z == 0.0; }
-
-static void qrot(dq q, const double v[3], double out[3])
-{
-    /* v + 2 w (u x v) + 2 u x (u x v) */
-    double u[3] = {q.x, q.y, q.z};
-    double t[3] = {2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]),
-                   2 * (u[0] * v[1] - u[1] * v[0])};
-    out[0] = v[0] + q.w * t[0] + (u[1] * t[2] - u[2] * t[1]);
-    out[1] = v[1] + q.w * t[1] + (u[2] * t[0] - u[0] * t[2]);
-    out[2] = v[2] + q.w * t[2] + (u[0] * t[1] - u[1] * t[0]);
-}
 
 static double dot3(const double a[3], const double b[3])
 {
@@ -86,7 +55,7 @@ static dq minrot(const double a[3], const double b[3])
         return r;
     }
     dq r = {1.0 + d, c[0], c[1], c[2]};
-    return qnorm(r);
+    return dq_unit(r);
 }
 
 /* Orthonormal frame (columns) of primary p and secondary s; 0 when s is
@@ -144,7 +113,7 @@ static dq quat_of_matrix(double m[3][3])
     }
     if (q.w < 0)
         q.w = -q.w, q.x = -q.x, q.y = -q.y, q.z = -q.z;
-    return qnorm(q);
+    return dq_unit(q);
 }
 
 /* The rotation taking the target's frame (pt, st) to the source's (ps, ss);
@@ -541,7 +510,7 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
                     h[0][i] = g[0][si], h[1][i] = g[1][si], h[2][i] = g[2][si], h[3][i] = g[3][si];
                 } else {
                     dq gs = {g[0][si], g[1][si], g[2][si], g[3][si]};
-                    store_q(h[0], h[1], h[2], h[3], i, qmul(gs, pl.align[t]));
+                    store_q(h[0], h[1], h[2], h[3], i, dq_mul(gs, pl.align[t]));
                 }
             } else if (kt.parent[t] >= 0) {
                 size_t pi = f * Jt + (size_t)kt.parent[t];
@@ -571,7 +540,7 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
             continue;
         dq ap = p >= 0 ? pl.align[p] : DQ_ID, at = pl.align[t];
         int copy = is_id(ap) && is_id(at);
-        dq api = qconj(ap);
+        dq api = dq_conj(ap);
         for (size_t f = 0; f < F; f++) {
             size_t i = f * Jt + t, si = f * Js + (size_t)s;
             if (copy) {
@@ -579,7 +548,7 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
                 nb.rot_y[i] = src->rot_y[si], nb.rot_z[i] = src->rot_z[si];
             } else {
                 store_q(nb.rot_w, nb.rot_x, nb.rot_y, nb.rot_z, i,
-                        qmul(qmul(api, load_q(src, si)), at));
+                        dq_mul(dq_mul(api, load_q(src, si)), at));
             }
         }
     }
@@ -607,7 +576,7 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
         if (s < 0 || !mask || !pl.direct[t] || p < 0)
             continue;
         const pb_bvh_joint *sj = &src->joints[s];
-        dq api = qconj(pl.align[p]);
+        dq api = dq_conj(pl.align[p]);
         int copy = is_id(api) && pl.k == 1.0 &&
                    memcmp(sj->offset, tj->offset, sizeof tj->offset) == 0;
         const float *ps[3] = {src->pos_x, src->pos_y, src->pos_z};
@@ -616,7 +585,7 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
             double d[3], r[3];
             for (int c = 0; c < 3; c++)
                 d[c] = (double)ps[c][si] - (double)sj->offset[c];
-            qrot(api, d, r);
+            dq_rot(api, d, r);
             for (int c = 0; c < 3; c++)
                 if (mask & (1u << c))
                     pt[c][i] = copy ? ps[c][si]
