@@ -338,6 +338,5 @@ static inline pb_status prologue(size_t n, int *done)
         if (st_ != PB_OK || done_)                                             \
             return st_;                                                        \
     } while (0)
-#define K(n) (pb_kernels_for(n)) /* the kernels for a batch of n */
 
 #endif

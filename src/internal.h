@@ -207,6 +207,7 @@ extern const pb_kernels pb_kernels_scalar;
  * these three rules: docs/performance.md ("What the headers and source
  * comments said"). */
 const pb_kernels *pb_kernels_for(size_t n);
+#define K(n) (pb_kernels_for(n)) /* the kernels for a batch of n */
 /* the same for pb_pose_blend_layers, whose 16-lane kernel there wins from
  * 17 elements up: the 256-bit one for n = 1..8 only */
 const pb_kernels *pb_kernels_for_blend(size_t n);
