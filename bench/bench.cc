@@ -50,21 +50,22 @@
 #include "naive.h"
 #include "posebatch.h"
 
-namespace {
+namespace
+{
 
 constexpr size_t kJointCounts[] = {16, 24, 31, 32, 33, 48, 64, 100, 256, 1024, 16384};
 constexpr size_t kSampleCounts[] = {2, 4, 8};
 constexpr size_t kMaxK = 8;
 constexpr size_t kCheckJoints = 256;
-constexpr int kNaive = -1;  // backend id of the naive baseline
-constexpr double kCheckTolerance = 1e-3;  // rad for rotations; abs/rel otherwise
+constexpr int kNaive = -1;               // backend id of the naive baseline
+constexpr double kCheckTolerance = 1e-3; // rad for rotations; abs/rel otherwise
 
 // resample: kClipFrames frames at kClipFps resampled to kClipOutFps.
 constexpr size_t kClipFrames = 31;
 constexpr double kClipFps = 30.0;
 constexpr size_t kClipUpsample = 4;
 constexpr double kClipOutFps = kClipFps * kClipUpsample;
-constexpr size_t kClipOutFrames = (kClipFrames - 1) * kClipUpsample + 1;  // clamp mode
+constexpr size_t kClipOutFrames = (kClipFrames - 1) * kClipUpsample + 1; // clamp mode
 
 // ---------------------------------------------------------------------------
 // 64-byte aligned storage
@@ -74,10 +75,10 @@ struct FreeDeleter {
     void operator()(void *p) const { std::free(p); }
 };
 
-class Arena {
-public:
-    template <class T>
-    T *alloc(size_t count)
+class Arena
+{
+  public:
+    template <class T> T *alloc(size_t count)
     {
         size_t bytes = (count * sizeof(T) + 63) / 64 * 64;
         void *p = std::aligned_alloc(64, bytes ? bytes : 64);
@@ -88,7 +89,7 @@ public:
         return static_cast<T *>(p);
     }
 
-private:
+  private:
     std::vector<std::unique_ptr<void, FreeDeleter>> blocks_;
 };
 
@@ -126,9 +127,9 @@ struct Vec3s {
 // 16384 joints it takes about 130 MB.
 struct ClipData {
     Arena arena;
-    Quats src_rot;  // kClipFrames * n
+    Quats src_rot; // kClipFrames * n
     nv_quat *nsrc;
-    Quats out_rot;  // kClipOutFrames * n, and the angular velocity (rad/s)
+    Quats out_rot; // kClipOutFrames * n, and the angular velocity (rad/s)
     Vec3s out_vel;
     nv_quat *nrot;
     nv_vec3 *nvel;
@@ -143,7 +144,7 @@ struct PoseData {
     // Four consecutive frames of smooth motion (interpolation kernels).
     Quats key[4];
     nv_quat *nkey[4];
-    Vec3s angvel[2];  // angular velocity (scaled angle-axis per frame) at key[1], key[2]
+    Vec3s angvel[2]; // angular velocity (scaled angle-axis per frame) at key[1], key[2]
     nv_vec3 *nangvel[2];
     Vec3s pos[4];
     nv_vec3 *npos[4];
@@ -156,7 +157,7 @@ struct PoseData {
     nv_quat *nref;
     Quats sample[kMaxK];
     pb_cquats sample_list[kMaxK];
-    nv_quat *nsamples;  // sample i of joint j at nsamples[i*n + j]
+    nv_quat *nsamples; // sample i of joint j at nsamples[i*n + j]
     float weights[kMaxK + 1][kMaxK];
 
     // Pose blends: translations and scales of the samples (laid out as the
@@ -165,7 +166,7 @@ struct PoseData {
     pb_cvec3s pos_list[kMaxK], scl_list[kMaxK];
     nv_vec3 *nsample_pos, *nsample_scl;
 
-    std::unique_ptr<ClipData> clip;  // clip_data()
+    std::unique_ptr<ClipData> clip; // clip_data()
 
     // Outputs (shared by all kernels) and the naive log averages' scratch.
     Quats out_q, out_q2;
@@ -175,8 +176,9 @@ struct PoseData {
 };
 
 // Deterministic generator (splitmix64): the same data on every platform.
-class Rng {
-public:
+class Rng
+{
+  public:
     explicit Rng(uint64_t seed) : s_(seed) {}
     uint64_t next()
     {
@@ -188,7 +190,7 @@ public:
     double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
     double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
 
-private:
+  private:
     uint64_t s_;
 };
 
@@ -231,7 +233,7 @@ DQuat mul(DQuat q, DQuat p)
                  q.w * p.z + q.x * p.y - q.y * p.x + q.z * p.w};
 }
 
-DQuat random_rotation(Rng &r)  // uniform on SO(3) (Shoemake)
+DQuat random_rotation(Rng &r) // uniform on SO(3) (Shoemake)
 {
     double u1 = r.uniform(), u2 = r.uniform(0, 2 * kPi), u3 = r.uniform(0, 2 * kPi);
     double a = std::sqrt(1 - u1), b = std::sqrt(u1);
@@ -419,19 +421,19 @@ ClipData &clip_data(PoseData &d)
 
 struct Call {
     PoseData *d;
-    size_t k;  // samples (averages only)
-    float x;   // interpolation parameter
+    size_t k; // samples (averages only)
+    float x;  // interpolation parameter
 };
 
 using KernelFn = pb_status (*)(const Call &);
 
 // Outputs of a kernel that the startup check compares (library vs naive).
 enum : unsigned {
-    OUT_Q_ROT = 1u,  // q as a rotation (sign-insensitive angle)
-    OUT_Q2_4D = 2u,  // q2 as a raw 4-vector
-    OUT_V = 4u,      // v as a vec3
-    OUT_V2 = 8u,     // v2 as a vec3
-    OUT_POSE = 16u,  // v and v2 are a pose's translations and scales
+    OUT_Q_ROT = 1u, // q as a rotation (sign-insensitive angle)
+    OUT_Q2_4D = 2u, // q2 as a raw 4-vector
+    OUT_V = 4u,     // v as a vec3
+    OUT_V2 = 8u,    // v2 as a vec3
+    OUT_POSE = 16u, // v and v2 are a pose's translations and scales
 };
 
 // The output arrays a kernel writes, library (SoA) and naive (AoS), count
@@ -475,14 +477,14 @@ Outputs clip_outputs(PoseData &d)
 
 // What items_per_second counts and the summary divides the time by.
 enum class Unit {
-    Joint,         // one pose of n joints per call
-    JointLayer,    // n joints x k blended poses
-    OutputSample,  // n joints x kClipOutFrames output frames
+    Joint,        // one pose of n joints per call
+    JointLayer,   // n joints x k blended poses
+    OutputSample, // n joints x kClipOutFrames output frames
 };
 
 struct Kernel {
     const char *name;
-    bool averages;  // registered per k in kSampleCounts
+    bool averages; // registered per k in kSampleCounts
     unsigned outputs;
     KernelFn lib;
     KernelFn naive;
@@ -493,12 +495,9 @@ struct Kernel {
 size_t items_per_call(const Kernel &kern, size_t joints, size_t k)
 {
     switch (kern.unit) {
-    case Unit::JointLayer:
-        return joints * k;
-    case Unit::OutputSample:
-        return joints * kClipOutFrames;
-    case Unit::Joint:
-        break;
+    case Unit::JointLayer: return joints * k;
+    case Unit::OutputSample: return joints * kClipOutFrames;
+    case Unit::Joint: break;
     }
     return joints;
 }
@@ -532,8 +531,8 @@ pb_status blend_layers_lib(const Call &c)
 pb_status blend_naive(const Call &c, int log_average, int log_scale = 1)
 {
     const PoseData &d = *c.d;
-    nv_pose_blend_ref(d.n, c.k, log_average, log_scale, d.nref, d.nsamples, d.nsample_pos, d.nsample_scl,
-                      d.weights[c.k], d.naccum, d.nout_q, d.nout_v, d.nout_v2);
+    nv_pose_blend_ref(d.n, c.k, log_average, log_scale, d.nref, d.nsamples, d.nsample_pos,
+                      d.nsample_scl, d.weights[c.k], d.naccum, d.nout_q, d.nout_v, d.nout_v2);
     return PB_OK;
 }
 
@@ -677,8 +676,8 @@ const Kernel kKernels[] = {
      },
      [](const Call &c) {
          ClipData &cd = clip_data(*c.d);
-         nv_clip_resample(c.d->n, kClipFrames, (float)kClipFps, 1.0 / kClipUpsample,
-                          kClipOutFrames, cd.nsrc, cd.nrot, cd.nvel);
+         nv_clip_resample(c.d->n, kClipFrames, (float)kClipFps, 1.0 / kClipUpsample, kClipOutFrames,
+                          cd.nsrc, cd.nrot, cd.nvel);
          return PB_OK;
      },
      Unit::OutputSample, clip_outputs},
@@ -709,8 +708,7 @@ std::string unit_note(const Kernel &kern)
                       "%g fps clip resampled to %g fps with angular velocity",
                       kern.name, kClipOutFrames, kClipFrames, kClipFps, kClipOutFps);
         return buf;
-    case Unit::Joint:
-        break;
+    case Unit::Joint: break;
     }
     return "";
 }
@@ -720,7 +718,7 @@ std::string unit_note(const Kernel &kern)
 // ---------------------------------------------------------------------------
 
 struct BackendInfo {
-    int id;  // kNaive or a pb_backend
+    int id; // kNaive or a pb_backend
     std::string name;
 };
 
@@ -757,8 +755,7 @@ void clobber_outputs(const PoseData &d)
 }
 
 // Interpolation parameters cycled through, one per iteration.
-constexpr float kXs[8] = {0.0625f, 0.1875f, 0.3125f, 0.4375f,
-                          0.5625f, 0.6875f, 0.8125f, 0.9375f};
+constexpr float kXs[8] = {0.0625f, 0.1875f, 0.3125f, 0.4375f, 0.5625f, 0.6875f, 0.8125f, 0.9375f};
 
 void run_benchmark(benchmark::State &st, const Kernel *kern, int backend, size_t joints, size_t k)
 {
@@ -772,7 +769,7 @@ void run_benchmark(benchmark::State &st, const Kernel *kern, int backend, size_t
     PoseData &d = pose_data(joints);
     KernelFn fn = backend == kNaive ? kern->naive : kern->lib;
     Call c{&d, k, kXs[0]};
-    pb_status s = fn(c);  // also warms the caches
+    pb_status s = fn(c); // also warms the caches
     if (s != PB_OK) {
         st.SkipWithError((std::string(kern->name) + ": " + pb_status_str(s)).c_str());
         return;
@@ -820,7 +817,7 @@ struct Worst {
     const char *what = "";
     void add(double e, size_t j, const char *w)
     {
-        if (!(e <= err)) {  // NaN sticks
+        if (!(e <= err)) { // NaN sticks
             if (std::isnan(err))
                 return;
             err = e, joint = j, what = w;
@@ -832,8 +829,8 @@ double rotation_error(const Quats &a, const nv_quat &b, size_t j)
 {
     double aw = a.w[j], ax = a.x[j], ay = a.y[j], az = a.z[j];
     double na = std::sqrt(aw * aw + ax * ax + ay * ay + az * az);
-    double nb = std::sqrt((double)b.w * b.w + (double)b.x * b.x + (double)b.y * b.y +
-                          (double)b.z * b.z);
+    double nb =
+        std::sqrt((double)b.w * b.w + (double)b.x * b.x + (double)b.y * b.y + (double)b.z * b.z);
     double c = std::fabs(aw * b.w + ax * b.x + ay * b.y + az * b.z) / (na * nb);
     return 2.0 * std::acos(std::min(1.0, c));
 }
@@ -845,7 +842,7 @@ double vec_error(const double *a, const double *b, int dim)
         e += (a[i] - b[i]) * (a[i] - b[i]);
         m += b[i] * b[i];
     }
-    return std::sqrt(e) / std::max(1.0, std::sqrt(m));  // absolute below 1, relative above
+    return std::sqrt(e) / std::max(1.0, std::sqrt(m)); // absolute below 1, relative above
 }
 
 double vec3_error(const Vec3s &a, const nv_vec3 &b, size_t j, double unit = 1.0)
@@ -938,7 +935,7 @@ struct BenchId {
 struct Registry {
     std::vector<BackendInfo> backends;
     std::map<std::string, BenchId> by_name;
-    std::vector<std::string> clip_names;  // clip_bench.cc's, registered after kKernels'
+    std::vector<std::string> clip_names; // clip_bench.cc's, registered after kKernels'
 };
 
 void register_all(Registry &reg)
@@ -957,15 +954,15 @@ void register_all(Registry &reg)
                     std::string name =
                         std::string(kern->name) + "/" + b.name + "/" + std::to_string(joints);
                     // resample's k is its upsampling factor (one value)
-                    size_t shown_k = k ? k : (std::strcmp(kern->name, "resample") == 0 ? kClipUpsample : 0);
+                    size_t shown_k =
+                        k ? k : (std::strcmp(kern->name, "resample") == 0 ? kClipUpsample : 0);
                     if (shown_k)
                         name += "/" + std::to_string(shown_k);
                     int id = b.id;
-                    benchmark::RegisterBenchmark(
-                        name.c_str(),
-                        [kern, id, joints, k](benchmark::State &st) {
-                            run_benchmark(st, kern, id, joints, k);
-                        });
+                    benchmark::RegisterBenchmark(name.c_str(),
+                                                 [kern, id, joints, k](benchmark::State &st) {
+                                                     run_benchmark(st, kern, id, joints, k);
+                                                 });
                     reg.by_name[name] = BenchId{ki, bi, joints, k};
                 }
             }
@@ -980,8 +977,9 @@ void register_all(Registry &reg)
 // Wraps the display reporter: collects every repetition's time per benchmark
 // and forwards to the inner reporter (a console reporter sees only the median
 // of each benchmark, other formats everything).
-class SummaryReporter : public benchmark::BenchmarkReporter {
-public:
+class SummaryReporter : public benchmark::BenchmarkReporter
+{
+  public:
     SummaryReporter(std::unique_ptr<benchmark::BenchmarkReporter> inner, bool console_only_medians)
         : inner_(std::move(inner)), medians_only_(console_only_medians)
     {
@@ -995,8 +993,8 @@ public:
         for (const Run &r : reports) {
             bool fwd = !medians_only_ || r.error_occurred;
             if (r.run_type == Run::RT_Iteration && !r.error_occurred) {
-                double ns = r.GetAdjustedRealTime() * 1e9 /
-                            benchmark::GetTimeUnitMultiplier(r.time_unit);
+                double ns =
+                    r.GetAdjustedRealTime() * 1e9 / benchmark::GetTimeUnitMultiplier(r.time_unit);
                 times_[r.run_name.function_name].push_back(ns);
                 real_total_ += r.real_accumulated_time;
                 cpu_total_ += r.cpu_accumulated_time;
@@ -1031,7 +1029,7 @@ public:
     // competed for the CPU (absolute figures inflated).
     double wall_over_cpu() const { return cpu_total_ > 0 ? real_total_ / cpu_total_ : 1.0; }
 
-private:
+  private:
     std::unique_ptr<benchmark::BenchmarkReporter> inner_;
     bool medians_only_;
     double real_total_ = 0, cpu_total_ = 0;
@@ -1059,7 +1057,7 @@ std::string cpu_model()
             model = found[k];
             break;
         }
-    if (found.count("cpu family") && found.count("model"))  // x86: names the microarchitecture
+    if (found.count("cpu family") && found.count("model")) // x86: names the microarchitecture
         model += " (family " + found["cpu family"] + " model " + found["model"] + ")";
     return model;
 }
@@ -1137,7 +1135,8 @@ void print_clip_table(FILE *out, const Registry &reg, const std::map<std::string
                 if (std::isnan(v))
                     continue;
                 double s = srow == row_of.end() ? NAN : rows[srow->second].ns[b];
-                cells.push_back({n, fmt_ns(v), res && !std::isnan(write) ? fmt_ratio(v / write) : "-",
+                cells.push_back({n, fmt_ns(v),
+                                 res && !std::isnan(write) ? fmt_ratio(v / write) : "-",
                                  std::isnan(s) ? "-" : fmt_ratio(v / s)});
             }
         }
@@ -1146,11 +1145,12 @@ void print_clip_table(FILE *out, const Registry &reg, const std::map<std::string
         return;
     if (!std::isnan(write))
         cells.push_back({"cmu_write/memset (the same output bytes)", fmt_ns(write), "1.00x", "-"});
-    std::fprintf(out, "\nthe shipped clip (data/cmu_01_03.bvh, 31 joints, rotations and positions): "
-                      "ns per output joint-sample (cmu_resample, 120 -> 480 fps) or per joint-layer "
-                      "(cmu_pose_blend, log_ref of frames f..f+3 around f, every f); the resample over "
-                      "the write floor and over the synthetic resample/1024 of the same backend, "
-                      "this run\n\n");
+    std::fprintf(out,
+                 "\nthe shipped clip (data/cmu_01_03.bvh, 31 joints, rotations and positions): "
+                 "ns per output joint-sample (cmu_resample, 120 -> 480 fps) or per joint-layer "
+                 "(cmu_pose_blend, log_ref of frames f..f+3 around f, every f); the resample over "
+                 "the write floor and over the synthetic resample/1024 of the same backend, "
+                 "this run\n\n");
     print_markdown(out, {"benchmark", "ns", "over write", "over synthetic 1024"}, cells);
 }
 
@@ -1161,7 +1161,7 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
     std::vector<Row> rows;
     std::map<std::string, size_t> row_of;
     std::vector<bool> have(reg.backends.size(), false);
-    std::vector<std::string> notes;  // units other than ns/joint
+    std::vector<std::string> notes; // units other than ns/joint
     std::vector<std::pair<BenchId, std::string>> ordered;
     for (const auto &kv : reg.by_name)
         ordered.push_back({kv.second, kv.first});
@@ -1213,9 +1213,9 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
         head.push_back(title);
         for (size_t r = 0; r < rows.size(); r++) {
             double v = value(rows[r]);
-            cells[r].push_back(std::isnan(v) ? "-" : title.find(" vs ") == std::string::npos
-                                                         ? fmt_ns(v)
-                                                         : fmt_ratio(v));
+            cells[r].push_back(std::isnan(v)                             ? "-"
+                               : title.find(" vs ") == std::string::npos ? fmt_ns(v)
+                                                                         : fmt_ratio(v));
         }
     };
     for (size_t b = 0; b < reg.backends.size(); b++)
@@ -1262,11 +1262,12 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
     for (const Row &row : rows) {
         std::string label = row.label;
         size_t s1 = label.find('/'), s2 = label.find('/', s1 + 1);
-        std::string joints = label.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
+        std::string joints =
+            label.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
         if (joints == "1024")
             continue;
-        std::string big = label.substr(0, s1 + 1) + "1024" +
-                          (s2 == std::string::npos ? "" : label.substr(s2));
+        std::string big =
+            label.substr(0, s1 + 1) + "1024" + (s2 == std::string::npos ? "" : label.substr(s2));
         auto it = row_of.find(big);
         if (it == row_of.end())
             continue;
@@ -1290,23 +1291,24 @@ void print_table(FILE *out, const Registry &reg, const std::map<std::string, dou
 void print_help()
 {
     benchmark::PrintDefaultHelp();
-    std::fprintf(stdout,
-                 "\nposebatch-bench:\n"
-                 "  benchmarks <kernel>/<backend>/<joints>[/<k>]; backend naive is the reference\n"
-                 "  texts transcribed per joint (bench/naive.c); items_per_second counts joints\n"
-                 "  (resample: output joint-samples; pose_blend*: joints x k).\n"
-                 "  cmu_resample/<backend>/31/4, cmu_write/memset/31/4, cmu_pose_blend/<backend>/31/4:\n"
-                 "  the shipped CMU clip (bench/clip_bench.cc; $POSEBATCH_BENCH_CLIP overrides\n"
-                 "  the path).\n"
-                 "  file_parse, file_parse_numbers, file_format_numbers, file_write, file_job,\n"
-                 "  file_job_stream(_2t),\n"
-                 "  file_memcpy: BVH text of that clip and of its 480 fps resample, MB/s and ns\n"
-                 "  per joint-sample (bench/file_bench.cc).\n"
-                 "  [--summary [--repetitions=N]]\n"
-                 "      run the selection N times (default 5, randomly interleaved, default\n"
-                 "      --benchmark_min_time=%s) and print a table of the median ns per item\n"
-                 "      per backend with the speedups over scalar and over naive.\n",
-                 "0.05");
+    std::fprintf(
+        stdout,
+        "\nposebatch-bench:\n"
+        "  benchmarks <kernel>/<backend>/<joints>[/<k>]; backend naive is the reference\n"
+        "  texts transcribed per joint (bench/naive.c); items_per_second counts joints\n"
+        "  (resample: output joint-samples; pose_blend*: joints x k).\n"
+        "  cmu_resample/<backend>/31/4, cmu_write/memset/31/4, cmu_pose_blend/<backend>/31/4:\n"
+        "  the shipped CMU clip (bench/clip_bench.cc; $POSEBATCH_BENCH_CLIP overrides\n"
+        "  the path).\n"
+        "  file_parse, file_parse_numbers, file_format_numbers, file_write, file_job,\n"
+        "  file_job_stream(_2t),\n"
+        "  file_memcpy: BVH text of that clip and of its 480 fps resample, MB/s and ns\n"
+        "  per joint-sample (bench/file_bench.cc).\n"
+        "  [--summary [--repetitions=N]]\n"
+        "      run the selection N times (default 5, randomly interleaved, default\n"
+        "      --benchmark_min_time=%s) and print a table of the median ns per item\n"
+        "      per backend with the speedups over scalar and over naive.\n",
+        "0.05");
 }
 
 bool starts_with(const char *s, const char *prefix)
@@ -1314,7 +1316,7 @@ bool starts_with(const char *s, const char *prefix)
     return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -1347,7 +1349,8 @@ int main(int argc, char **argv)
             format = a + 19;
         if (starts_with(a, "--benchmark_color="))
             color = a + 18;
-        if (starts_with(a, "--benchmark_list_tests") && std::strcmp(a, "--benchmark_list_tests=false"))
+        if (starts_with(a, "--benchmark_list_tests") &&
+            std::strcmp(a, "--benchmark_list_tests=false"))
             list_only = true;
         if (starts_with(a, "--benchmark_min_time=")) {
             user_min_time = true;
@@ -1405,7 +1408,8 @@ int main(int argc, char **argv)
                 ? benchmark::ConsoleReporter::OO_Color
                 : benchmark::ConsoleReporter::OO_None);
     else {
-        std::fprintf(stderr, "posebatch-bench: --summary supports --benchmark_format=console|json\n");
+        std::fprintf(stderr,
+                     "posebatch-bench: --summary supports --benchmark_format=console|json\n");
         return 1;
     }
     SummaryReporter rep(std::move(inner), console);

@@ -24,9 +24,10 @@
 #include "posebatch.h"
 #include "posebatch/io.h"
 
-namespace {
+namespace
+{
 
-constexpr size_t kFactor = 4;  // 120 -> 480 fps
+constexpr size_t kFactor = 4; // 120 -> 480 fps
 constexpr size_t kLayers = 4;
 
 struct ShippedClip {
@@ -35,8 +36,8 @@ struct ShippedClip {
     pb_clip src{};
     pb_clip dst{};
     size_t out_frames = 0;
-    std::vector<float> out;        // 7 arrays of out_frames * joints
-    std::vector<float> blend_out;  // 7 arrays of joints (scales unused)
+    std::vector<float> out;       // 7 arrays of out_frames * joints
+    std::vector<float> blend_out; // 7 arrays of joints (scales unused)
 };
 
 ShippedClip &shipped()
@@ -51,25 +52,34 @@ ShippedClip &shipped()
         path = PB_BENCH_CLIP;
     pb_bvh_error err;
     if (pb_bvh_read_file(path, &c.bvh, &err) != PB_BVH_OK) {
-        std::fprintf(stderr, "posebatch-bench: note: %s: %s; the cmu_* benchmarks are left out\n", path,
-                     err.message);
+        std::fprintf(stderr, "posebatch-bench: note: %s: %s; the cmu_* benchmarks are left out\n",
+                     path, err.message);
         return c;
     }
     const pb_bvh &b = c.bvh;
     size_t J = b.num_joints;
-    c.src = pb_clip{b.num_frames, J, b.frame_time, {b.rot_w, b.rot_x, b.rot_y, b.rot_z},
-                    {b.pos_x, b.pos_y, b.pos_z}, {nullptr, nullptr, nullptr}};
+    c.src = pb_clip{b.num_frames,
+                    J,
+                    b.frame_time,
+                    {b.rot_w, b.rot_x, b.rot_y, b.rot_z},
+                    {b.pos_x, b.pos_y, b.pos_z},
+                    {nullptr, nullptr, nullptr}};
     c.out_frames = pb_clip_resample_frames(&c.src, (double)kFactor / b.frame_time, 0);
     if (c.out_frames == 0 || b.num_frames < kLayers) {
-        std::fprintf(stderr, "posebatch-bench: note: %s: too short; the cmu_* benchmarks are left out\n",
+        std::fprintf(stderr,
+                     "posebatch-bench: note: %s: too short; the cmu_* benchmarks are left out\n",
                      path);
         return c;
     }
     size_t n = c.out_frames * J;
     c.out.assign(7 * n, 0.0f);
     float *o = c.out.data();
-    c.dst = pb_clip{c.out_frames, J, 0.0, {o, o + n, o + 2 * n, o + 3 * n},
-                    {o + 4 * n, o + 5 * n, o + 6 * n}, {nullptr, nullptr, nullptr}};
+    c.dst = pb_clip{c.out_frames,
+                    J,
+                    0.0,
+                    {o, o + n, o + 2 * n, o + 3 * n},
+                    {o + 4 * n, o + 5 * n, o + 6 * n},
+                    {nullptr, nullptr, nullptr}};
     c.blend_out.assign(7 * J, 0.0f);
     c.ok = true;
     return c;
@@ -143,7 +153,8 @@ void bench_pose_blend(benchmark::State &st, int backend)
                 pos[i] = pos_frame(b, f + i);
             }
             pb_cpose ref{rot[0], pos[0], {}};
-            pb_status s = pb_pose_blend(J, kLayers, rot, pos, nullptr, w, PB_BLEND_LOG_REF, &ref, &out);
+            pb_status s =
+                pb_pose_blend(J, kLayers, rot, pos, nullptr, w, PB_BLEND_LOG_REF, &ref, &out);
             benchmark::DoNotOptimize(s);
         }
         benchmark::ClobberMemory();
@@ -151,7 +162,7 @@ void bench_pose_blend(benchmark::State &st, int backend)
     st.SetItemsProcessed(st.iterations() * (int64_t)(calls * J * kLayers));
 }
 
-}  // namespace
+} // namespace
 
 void register_clip_benchmarks(const std::vector<std::pair<int, std::string>> &backends,
                               std::vector<std::string> *names)
@@ -160,11 +171,12 @@ void register_clip_benchmarks(const std::vector<std::pair<int, std::string>> &ba
         return;
     std::string J = std::to_string(shipped().bvh.num_joints), K = std::to_string(kFactor);
     for (const auto &b : backends) {
-        if (b.first < 0)  // no naive counterpart
+        if (b.first < 0) // no naive counterpart
             continue;
         std::string name = "cmu_resample/" + b.second + "/" + J + "/" + K;
         int id = b.first;
-        benchmark::RegisterBenchmark(name.c_str(), [id](benchmark::State &st) { bench_resample(st, id); });
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [id](benchmark::State &st) { bench_resample(st, id); });
         names->push_back(name);
     }
     std::string wname = "cmu_write/memset/" + J + "/" + K;
@@ -175,7 +187,8 @@ void register_clip_benchmarks(const std::vector<std::pair<int, std::string>> &ba
             continue;
         std::string name = "cmu_pose_blend/" + b.second + "/" + J + "/" + std::to_string(kLayers);
         int id = b.first;
-        benchmark::RegisterBenchmark(name.c_str(), [id](benchmark::State &st) { bench_pose_blend(st, id); });
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [id](benchmark::State &st) { bench_pose_blend(st, id); });
         names->push_back(name);
     }
 }

@@ -51,7 +51,8 @@ extern "C" {
 #include "numtext.h"
 }
 
-namespace {
+namespace
+{
 
 constexpr double kOutFps = 480.0;
 
@@ -60,18 +61,18 @@ enum Kind : unsigned char { kAngle, kAsRead, kPos };
 struct FileData {
     bool ok = false;
     std::string path, out_path;
-    std::string text;      // the clip
-    size_t motion = 0;     // offset of its first data line
+    std::string text;  // the clip
+    size_t motion = 0; // offset of its first data line
     pb_bvh src{};
     size_t in_samples = 0; // frames x joints
     pb_bvh out{};          // resampled to kOutFps
     std::string out_text;  // as the writer writes it
     size_t out_motion = 0; // offset of its first data line
     size_t out_samples = 0;
-    std::vector<double> vals;  // the output's values, frame by frame
+    std::vector<double> vals; // the output's values, frame by frame
     std::vector<Kind> kinds;
     std::vector<signed char> decs;
-    std::string buf;           // format / memcpy target
+    std::string buf; // format / memcpy target
 };
 
 size_t data_offset(const std::string &t)
@@ -101,7 +102,8 @@ bool write_to_string(const pb_bvh &b, std::string *out)
 
 void note(const char *path, const char *why)
 {
-    std::fprintf(stderr, "posebatch-bench: note: %s: %s; the file_* benchmarks are left out\n", path, why);
+    std::fprintf(stderr, "posebatch-bench: note: %s: %s; the file_* benchmarks are left out\n",
+                 path, why);
 }
 
 // The output's values and which formatter wrote each (read back from its
@@ -225,8 +227,9 @@ void set_counters(benchmark::State &st, const char *name)
     st.SetBytesProcessed((int64_t)(w.bytes * (double)st.iterations()));
     st.SetItemsProcessed((int64_t)(w.samples * (double)st.iterations()));
     // seconds per joint-sample (shown with an SI prefix: 12.3n is 12.3 ns)
-    st.counters["per_joint_sample"] = benchmark::Counter(
-        w.samples * (double)st.iterations(), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    st.counters["per_joint_sample"] =
+        benchmark::Counter(w.samples * (double)st.iterations(),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void bench_parse(benchmark::State &st)
@@ -282,15 +285,9 @@ size_t format_numbers(FileData &d)
             if (c)
                 *o++ = ' ';
             switch (k[i]) {
-            case kAngle:
-                o += pb_nt_angle(o, v[i]);
-                break;
-            case kAsRead:
-                o += pb_nt_double(o, v[i]);
-                break;
-            default:
-                o += pb_nt_float_pos(o, (float)v[i], dec[i]);
-                break;
+            case kAngle: o += pb_nt_angle(o, v[i]); break;
+            case kAsRead: o += pb_nt_double(o, v[i]); break;
+            default: o += pb_nt_float_pos(o, (float)v[i], dec[i]); break;
             }
         }
         *o++ = '\n';
@@ -368,8 +365,8 @@ void bench_job_stream(benchmark::State &st, unsigned threads, const char *name)
             st.SkipWithError(err.message);
             return;
         }
-        pb_bvh_code rc = pb_bvh_resample_write_file(&src, kOutFps, 0, d.out_path.c_str(), &wo,
-                                                    &err);
+        pb_bvh_code rc =
+            pb_bvh_resample_write_file(&src, kOutFps, 0, d.out_path.c_str(), &wo, &err);
         pb_bvh_free(&src);
         if (rc != PB_BVH_OK) {
             st.SkipWithError(err.message);
@@ -395,7 +392,7 @@ const char *const kNames[] = {"file_parse",      "file_parse_numbers", "file_for
                               "file_write",      "file_job",           "file_memcpy",
                               "file_job_stream", "file_job_stream_2t"};
 
-}  // namespace
+} // namespace
 
 void register_file_benchmarks()
 {
@@ -421,11 +418,12 @@ void print_file_table(FILE *out, const std::map<std::string, double> &medians)
     if (!any)
         return;
     const FileData &d = data();
-    std::fprintf(out,
-                 "\nBVH text of the shipped clip (%zu bytes in) and of its %g fps resample (%zu bytes "
-                 "out): median ms per pass, MB/s (10^6 bytes) of the text each reads or writes, ns "
-                 "per joint-sample (input for file_parse*, output otherwise)\n\n",
-                 d.text.size(), kOutFps, d.out_text.size());
+    std::fprintf(
+        out,
+        "\nBVH text of the shipped clip (%zu bytes in) and of its %g fps resample (%zu bytes "
+        "out): median ms per pass, MB/s (10^6 bytes) of the text each reads or writes, ns "
+        "per joint-sample (input for file_parse*, output otherwise)\n\n",
+        d.text.size(), kOutFps, d.out_text.size());
     std::fprintf(out, "| benchmark | ms | MB/s | ns/joint-sample |\n|:--|--:|--:|--:|\n");
     for (const char *n : kNames) {
         auto it = medians.find(n);
@@ -433,6 +431,7 @@ void print_file_table(FILE *out, const std::map<std::string, double> &medians)
             continue;
         Work w = work_of(n);
         double ns = it->second;
-        std::fprintf(out, "| %s | %.2f | %.0f | %.2f |\n", n, ns * 1e-6, w.bytes / ns * 1e3, ns / w.samples);
+        std::fprintf(out, "| %s | %.2f | %.0f | %.2f |\n", n, ns * 1e-6, w.bytes / ns * 1e3,
+                     ns / w.samples);
     }
 }

@@ -55,7 +55,10 @@ static inline float q_dot(nv_quat a, nv_quat b)
     return a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;
 }
 static inline float q_length(nv_quat a) { return sqrtf(q_dot(a, a)); }
-static inline nv_quat quat_normalize(nv_quat q) { return q_scale(1.0f / (q_length(q) + NV_EPS), q); }
+static inline nv_quat quat_normalize(nv_quat q)
+{
+    return q_scale(1.0f / (q_length(q) + NV_EPS), q);
+}
 static inline nv_quat quat_abs(nv_quat q) { return q.w < 0.0f ? q_neg(q) : q; }
 static inline nv_quat quat_inv(nv_quat q) { return qt(q.w, -q.x, -q.y, -q.z); }
 
@@ -98,7 +101,9 @@ static inline nv_quat quat_from_scaled_angle_axis(nv_vec3 v) { return quat_exp(v
 
 /* The cubic Hermite basis at x: w0..w3 weigh p0, p1, v0, v1 in the value,
  * q0..q3 in its derivative (written once here, used by every Hermite below). */
-typedef struct hermite_basis { float w0, w1, w2, w3, q0, q1, q2, q3; } hermite_basis;
+typedef struct hermite_basis {
+    float w0, w1, w2, w3, q0, q1, q2, q3;
+} hermite_basis;
 
 static inline hermite_basis hermite_weights(float x)
 {
@@ -142,9 +147,8 @@ static inline void quat_hermite(nv_quat *rot, nv_vec3 *vel, float x, nv_quat r0,
 
     nv_vec3 r1_sub_r0 = quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(r1, r0)));
 
-    *rot = quat_mul(quat_from_scaled_angle_axis(v3_add(v3_add(v3_scale(b.w1, r1_sub_r0),
-                                                               v3_scale(b.w2, v0)),
-                                                        v3_scale(b.w3, v1))),
+    *rot = quat_mul(quat_from_scaled_angle_axis(v3_add(
+                        v3_add(v3_scale(b.w1, r1_sub_r0), v3_scale(b.w2, v0)), v3_scale(b.w3, v1))),
                     r0);
     *vel = v3_add(v3_add(v3_scale(b.q1, r1_sub_r0), v3_scale(b.q2, v0)), v3_scale(b.q3, v1));
 }
@@ -161,8 +165,8 @@ static inline void quat_catmull_rom(nv_quat *rot, nv_vec3 *vel, float x, nv_quat
     quat_hermite(rot, vel, x, r1, r2, v1, v2);
 }
 
-void nv_quat_catmull_rom(size_t n, float x, const nv_quat *r0, const nv_quat *r1,
-                         const nv_quat *r2, const nv_quat *r3, nv_quat *rot, nv_vec3 *vel)
+void nv_quat_catmull_rom(size_t n, float x, const nv_quat *r0, const nv_quat *r1, const nv_quat *r2,
+                         const nv_quat *r3, nv_quat *rot, nv_vec3 *vel)
 {
     for (size_t j = 0; j < n; j++)
         quat_catmull_rom(&rot[j], &vel[j], x, r0[j], r1[j], r2[j], r3[j]);
@@ -187,8 +191,8 @@ void nv_quat_raw_cubic(size_t n, float x, const nv_quat *r0, const nv_quat *r1, 
     }
 }
 
-void nv_vec3_catmull_rom(size_t n, float x, const nv_vec3 *p0, const nv_vec3 *p1,
-                         const nv_vec3 *p2, const nv_vec3 *p3, nv_vec3 *pos, nv_vec3 *vel)
+void nv_vec3_catmull_rom(size_t n, float x, const nv_vec3 *p0, const nv_vec3 *p1, const nv_vec3 *p2,
+                         const nv_vec3 *p3, nv_vec3 *pos, nv_vec3 *vel)
 {
     for (size_t j = 0; j < n; j++) {
         nv_vec3 v1 = v3_scale(0.5f, v3_add(v3_sub(p1[j], p0[j]), v3_sub(p2[j], p1[j])));
@@ -204,9 +208,9 @@ static inline void scale_hermite(nv_vec3 *scl, nv_vec3 *svl, float x, nv_vec3 s0
 
     nv_vec3 s1_sub_s0 = v3_log(v3_div(s1, s0));
 
-    *scl = v3_mul(v3_exp(v3_add(v3_add(v3_scale(b.w1, s1_sub_s0), v3_scale(b.w2, v0)),
-                                v3_scale(b.w3, v1))),
-                  s0);
+    *scl = v3_mul(
+        v3_exp(v3_add(v3_add(v3_scale(b.w1, s1_sub_s0), v3_scale(b.w2, v0)), v3_scale(b.w3, v1))),
+        s0);
     *svl = v3_add(v3_add(v3_scale(b.q1, s1_sub_s0), v3_scale(b.q2, v0)), v3_scale(b.q3, v1));
 }
 
@@ -311,8 +315,7 @@ NV_INLINE void average_log(size_t n, size_t k, int has_ref, const nv_quat *ref,
         out[j] = from_ref(has_ref, ref, j, quat_exp(accum[j]));
 }
 
-void nv_average_raw(size_t n, size_t k, const nv_quat *samples, const float *weights,
-                    nv_quat *out)
+void nv_average_raw(size_t n, size_t k, const nv_quat *samples, const float *weights, nv_quat *out)
 {
     average_raw(n, k, 0, NULL, samples, weights, out);
 }
@@ -395,8 +398,12 @@ void nv_clip_resample(size_t joints, size_t frames, float fps, double step, size
 }
 
 /* mat4 / vec4 as in the text: vec4 (x, y, z, w) holds quat (w, x, y, z). */
-typedef struct nv_vec4 { float x, y, z, w; } nv_vec4;
-typedef struct nv_mat4 { float m[4][4]; } nv_mat4;
+typedef struct nv_vec4 {
+    float x, y, z, w;
+} nv_vec4;
+typedef struct nv_mat4 {
+    float m[4][4];
+} nv_mat4;
 
 static inline nv_vec4 v4(float x, float y, float z, float w)
 {

@@ -14,20 +14,24 @@
 extern "C" {
 #endif
 
-typedef struct nv_quat { float w, x, y, z; } nv_quat;
-typedef struct nv_vec3 { float x, y, z; } nv_vec3;
+typedef struct nv_quat {
+    float w, x, y, z;
+} nv_quat;
+typedef struct nv_vec3 {
+    float x, y, z;
+} nv_vec3;
 
 /* Interpolation of a pose of n joints at parameter x (the text's functions). */
-void nv_quat_catmull_rom(size_t n, float x, const nv_quat *r0, const nv_quat *r1,
-                         const nv_quat *r2, const nv_quat *r3, nv_quat *rot, nv_vec3 *vel);
+void nv_quat_catmull_rom(size_t n, float x, const nv_quat *r0, const nv_quat *r1, const nv_quat *r2,
+                         const nv_quat *r3, nv_quat *rot, nv_vec3 *vel);
 void nv_quat_hermite(size_t n, float x, const nv_quat *r0, const nv_quat *r1, const nv_vec3 *v0,
                      const nv_vec3 *v1, nv_quat *rot, nv_vec3 *vel);
 /* 4D Catmull-Rom on the raw quaternion components, renormalised; vel4 is the
  * 4D velocity of the un-normalised cubic. */
 void nv_quat_raw_cubic(size_t n, float x, const nv_quat *r0, const nv_quat *r1, const nv_quat *r2,
                        const nv_quat *r3, nv_quat *rot, nv_quat *vel4);
-void nv_vec3_catmull_rom(size_t n, float x, const nv_vec3 *p0, const nv_vec3 *p1,
-                         const nv_vec3 *p2, const nv_vec3 *p3, nv_vec3 *pos, nv_vec3 *vel);
+void nv_vec3_catmull_rom(size_t n, float x, const nv_vec3 *p0, const nv_vec3 *p1, const nv_vec3 *p2,
+                         const nv_vec3 *p3, nv_vec3 *pos, nv_vec3 *vel);
 void nv_scale_catmull_rom(size_t n, float x, const nv_vec3 *s0, const nv_vec3 *s1,
                           const nv_vec3 *s2, const nv_vec3 *s3, nv_vec3 *scl, nv_vec3 *svl);
 /* slerp.txt's slerp (acos, shortest path via the hemisphere flip) and nlerp. */
@@ -36,8 +40,7 @@ void nv_quat_nlerp(size_t n, float t, const nv_quat *a, const nv_quat *b, nv_qua
 
 /* Weighted averages: samples is k poses of n joints, sample i of joint j at
  * samples[i*n + j] (the text's slice2d). accum is n vec3 of scratch. */
-void nv_average_raw(size_t n, size_t k, const nv_quat *samples, const float *weights,
-                    nv_quat *out);
+void nv_average_raw(size_t n, size_t k, const nv_quat *samples, const float *weights, nv_quat *out);
 void nv_average_log(size_t n, size_t k, const nv_quat *samples, const float *weights,
                     nv_vec3 *accum, nv_quat *out);
 void nv_average_raw_ref(size_t n, size_t k, const nv_quat *ref, const nv_quat *samples,

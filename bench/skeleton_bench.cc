@@ -26,7 +26,8 @@
 #include "posebatch.h"
 #include "posebatch/io.h"
 
-namespace {
+namespace
+{
 
 // data/cmu_01_03.bvh's parent table (hips, legs, spine, neck, head, arms, hands)
 const int32_t kCmu31[31] = {-1, 0,  1,  2,  3,  4,  0,  6,  7,  8,  9,  0,  11, 12, 13, 14,
@@ -48,7 +49,7 @@ std::vector<int32_t> tree_parents(size_t J)
 
 struct Poses {
     size_t n;
-    std::vector<float> a;  // 7 tracks of n: w x y z px py pz
+    std::vector<float> a; // 7 tracks of n: w x y z px py pz
     explicit Poses(size_t n_) : n(n_), a(7 * n_)
     {
         uint32_t s = 777u;
@@ -66,8 +67,14 @@ struct Poses {
         }
     }
     float *t(int k) { return a.data() + (size_t)k * n; }
-    pb_cpose cpose() { return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {nullptr, nullptr, nullptr}}; }
-    pb_pose pose() { return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {nullptr, nullptr, nullptr}}; }
+    pb_cpose cpose()
+    {
+        return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {nullptr, nullptr, nullptr}};
+    }
+    pb_pose pose()
+    {
+        return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {nullptr, nullptr, nullptr}};
+    }
 };
 
 // the naive baseline: structs, one pose and one joint at a time
@@ -104,16 +111,16 @@ void naive_fk(size_t P, size_t J, const int32_t *par, const NvXf *in, NvXf *out)
 void set_counters(benchmark::State &st, size_t joints_per_call)
 {
     st.SetItemsProcessed((int64_t)st.iterations() * (int64_t)joints_per_call);
-    st.counters["ns_per_joint"] = benchmark::Counter(
-        (double)st.iterations() * (double)joints_per_call,
-        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    st.counters["ns_per_joint"] =
+        benchmark::Counter((double)st.iterations() * (double)joints_per_call,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 // the shipped clip's parents and tracks, read once (nullptr: unreadable)
 const pb_bvh *shipped_clip()
 {
     static pb_bvh b{};
-    static int state = 0;  // 0 untried, 1 ok, -1 failed
+    static int state = 0; // 0 untried, 1 ok, -1 failed
     if (state == 0) {
         const char *path = std::getenv("POSEBATCH_BENCH_CLIP");
         if (!path || !*path)
@@ -174,12 +181,13 @@ int register_all()
     const size_t cases[][2] = {{31, 1}, {31, 64}, {31, 1024}, {1024, 1}, {1024, 64}};
     for (auto &b : bs) {
         for (auto &c : cases) {
-            std::string name = "fk/" + b.second + "/" + std::to_string(c[0]) + "/" +
-                               std::to_string(c[1]);
+            std::string name =
+                "fk/" + b.second + "/" + std::to_string(c[0]) + "/" + std::to_string(c[1]);
             int id = b.first;
             size_t J = c[0], P = c[1];
-            benchmark::RegisterBenchmark(name.c_str(),
-                                         [id, J, P](benchmark::State &st) { bench_fk(st, id, J, P, nullptr); });
+            benchmark::RegisterBenchmark(name.c_str(), [id, J, P](benchmark::State &st) {
+                bench_fk(st, id, J, P, nullptr);
+            });
         }
         // the whole shipped clip in one call
         const pb_bvh *clip = shipped_clip();
@@ -196,4 +204,4 @@ int register_all()
 
 const int registered = register_all();
 
-}  // namespace
+} // namespace

@@ -26,7 +26,9 @@ static double now(void)
 
 static pb_clip clip_of(pb_bvh *c)
 {
-    pb_clip k = {c->num_frames, c->num_joints, c->frame_time,
+    pb_clip k = {c->num_frames,
+                 c->num_joints,
+                 c->frame_time,
                  {c->rot_w, c->rot_x, c->rot_y, c->rot_z},
                  {c->pos_x, c->pos_y, c->pos_z},
                  {NULL, NULL, NULL}};
@@ -70,14 +72,16 @@ int main(int argc, char **argv)
     }
     pb_clip src = clip_of(&in);
     size_t G = pb_clip_resample_frames(&src, (double)factor / in.frame_time, 0);
-    if (pb_bvh_read_file(argv[1], &out, &err) != PB_BVH_OK || pb_bvh_set_frames(&out, G, &err) != PB_BVH_OK ||
-        pb_bvh_read_file(argv[1], &ref, &err) != PB_BVH_OK || pb_bvh_set_frames(&ref, G, &err) != PB_BVH_OK) {
+    if (pb_bvh_read_file(argv[1], &out, &err) != PB_BVH_OK ||
+        pb_bvh_set_frames(&out, G, &err) != PB_BVH_OK ||
+        pb_bvh_read_file(argv[1], &ref, &err) != PB_BVH_OK ||
+        pb_bvh_set_frames(&ref, G, &err) != PB_BVH_OK) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
     out.frame_time = ref.frame_time = in.frame_time / (double)factor;
-    printf("clip: %s\n  %zu joints, %zu frames at %.3f fps -> %zu frames at %.3f fps\n", argv[1], J, F,
-           1.0 / in.frame_time, G, 1.0 / out.frame_time);
+    printf("clip: %s\n  %zu joints, %zu frames at %.3f fps -> %zu frames at %.3f fps\n", argv[1], J,
+           F, 1.0 / in.frame_time, G, 1.0 / out.frame_time);
     printf("backend  ns/joint-sample  max diff vs scalar (rad)\n");
     for (int b = 0; b < PB_BACKEND_COUNT; b++) {
         if (!pb_backend_supported((pb_backend)b) || pb_backend_emulated((pb_backend)b))
@@ -109,12 +113,14 @@ int main(int argc, char **argv)
             double ang = 4.0 * atan2(sqrt(dm), sqrt(dp));
             maxd = ang > maxd ? ang : maxd;
         }
-        printf("%-8s %15.2f  %.3g\n", pb_backend_name((pb_backend)b), best * 1e9 / ((double)G * J), maxd);
+        printf("%-8s %15.2f  %.3g\n", pb_backend_name((pb_backend)b), best * 1e9 / ((double)G * J),
+               maxd);
     }
     /* the floor for any resampler: writing the same output bytes (rotations
      * and positions) with memset, best of 5 */
     {
-        float *arrs[7] = {out.rot_w, out.rot_x, out.rot_y, out.rot_z, out.pos_x, out.pos_y, out.pos_z};
+        float *arrs[7] = {out.rot_w, out.rot_x, out.rot_y, out.rot_z,
+                          out.pos_x, out.pos_y, out.pos_z};
         double best = 1e30;
         for (int rep = 0; rep < 5; rep++) {
             double t0 = now();
@@ -123,7 +129,8 @@ int main(int argc, char **argv)
             double t = now() - t0;
             best = t < best ? t : best;
         }
-        printf("%-8s %15.2f  (memset of the same output bytes)\n", "write", best * 1e9 / ((double)G * J));
+        printf("%-8s %15.2f  (memset of the same output bytes)\n", "write",
+               best * 1e9 / ((double)G * J));
     }
     const char *dest = argc > 3 ? argv[3] : NULL;
     if (dest) {

@@ -118,17 +118,33 @@ PB_API const char *pb_status_str(pb_status status);
 /* ------------------------------------------------------------------------ */
 
 /* n quaternions as four arrays; writable (outputs). */
-typedef struct pb_quats { float *w, *x, *y, *z; } pb_quats;
+typedef struct pb_quats {
+    float *w, *x, *y, *z;
+} pb_quats;
 /* n quaternions as four arrays; read-only (inputs). */
-typedef struct pb_cquats { const float *w, *x, *y, *z; } pb_cquats;
+typedef struct pb_cquats {
+    const float *w, *x, *y, *z;
+} pb_cquats;
 /* n vec3 as three arrays; writable (outputs). */
-typedef struct pb_vec3s { float *x, *y, *z; } pb_vec3s;
+typedef struct pb_vec3s {
+    float *x, *y, *z;
+} pb_vec3s;
 /* n vec3 as three arrays; read-only (inputs). */
-typedef struct pb_cvec3s { const float *x, *y, *z; } pb_cvec3s;
+typedef struct pb_cvec3s {
+    const float *x, *y, *z;
+} pb_cvec3s;
 
 /* Views of a writable batch as an input. */
-static inline pb_cquats pb_cq(pb_quats q) { pb_cquats r = {q.w, q.x, q.y, q.z}; return r; }
-static inline pb_cvec3s pb_cv(pb_vec3s v) { pb_cvec3s r = {v.x, v.y, v.z}; return r; }
+static inline pb_cquats pb_cq(pb_quats q)
+{
+    pb_cquats r = {q.w, q.x, q.y, q.z};
+    return r;
+}
+static inline pb_cvec3s pb_cv(pb_vec3s v)
+{
+    pb_cvec3s r = {v.x, v.y, v.z};
+    return r;
+}
 
 /* Flags (bit set; functions reject bits they do not document). */
 #define PB_EXACT_VELOCITY 0x1u /* cubic interpolators: exact angular velocity J_l(u) du/dx */
@@ -437,8 +453,8 @@ PB_API pb_status pb_quat_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats
  * is sign-sensitive: keys should be in one hemisphere (unrolled). With mixed
  * signs, Bisect's sum cancels and the float error grows as about 5e-7 times
  * (|D| + |next|) / |D + next|, D = Double(prev, cur). */
-PB_API pb_status pb_quat_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur,
-                                           pb_cquats next, pb_quats b, pb_quats a);
+PB_API pb_status pb_quat_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
+                                           pb_quats b, pb_quats a);
 /* Evaluates, at time t, the tangent-space Bezier spline through `keys` poses of
  * n quaternions stored frame-major (element (f, j) at f*n + j): segment
  * i = floor(t) runs from key i to key i+1 through the controls of
@@ -547,8 +563,16 @@ PB_API pb_status pb_clip_resample(const pb_clip *src, double fps, unsigned flags
                                   const pb_clip_vel *vel);
 
 /* One pose of J joints (a frame of a clip); tracks as in pb_clip. */
-typedef struct pb_pose { pb_quats rot; pb_vec3s pos; pb_vec3s scale; } pb_pose;
-typedef struct pb_cpose { pb_cquats rot; pb_cvec3s pos; pb_cvec3s scale; } pb_cpose;
+typedef struct pb_pose {
+    pb_quats rot;
+    pb_vec3s pos;
+    pb_vec3s scale;
+} pb_pose;
+typedef struct pb_cpose {
+    pb_cquats rot;
+    pb_cvec3s pos;
+    pb_cvec3s scale;
+} pb_cpose;
 
 typedef enum pb_blend_method {
     PB_BLEND_LOG_REF = 0,  /* pb_quat_average_log_ref around ref (the default) */
@@ -587,8 +611,8 @@ typedef enum pb_blend_method {
  * ratio, which overflows (Inf or NaN in that component) only for ratios
  * beyond float range, as a scale of 1 over a denormal ref.scale. */
 PB_API pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
-                               const pb_cvec3s *scale, const float *weights,
-                               pb_blend_method method, const pb_cpose *ref, const pb_pose *out);
+                               const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+                               const pb_cpose *ref, const pb_pose *out);
 
 /* One layer of pb_pose_blend_layers: a pose of the call's J joints, its
  * weight, and optionally a weight per joint (a mask: the layer's weight at
@@ -605,14 +629,14 @@ typedef struct pb_blend_layer {
 #define PB_BLEND_LINEAR_SCALE 1u /* scales blend linearly (ozz's semantics), not in log space */
 
 typedef struct pb_blend_desc {
-    size_t joints;                  /* J */
-    const pb_blend_layer *layers;   /* layer_count >= 1 blended layers */
+    size_t joints;                /* J */
+    const pb_blend_layer *layers; /* layer_count >= 1 blended layers */
     size_t layer_count;
     const pb_blend_layer *additive; /* additive_count layers applied on top (may be 0) */
     size_t additive_count;
-    pb_blend_method method;         /* any but PB_BLEND_ACCURATE */
-    unsigned flags;                 /* 0 or PB_BLEND_LINEAR_SCALE */
-    const pb_cpose *ref;            /* reference pose, or NULL (see below) */
+    pb_blend_method method; /* any but PB_BLEND_ACCURATE */
+    unsigned flags;         /* 0 or PB_BLEND_LINEAR_SCALE */
+    const pb_cpose *ref;    /* reference pose, or NULL (see below) */
 } pb_blend_desc;
 
 /* Layered pose blend, one pass over the joints (what a runtime's blending
@@ -808,11 +832,20 @@ typedef struct pb_root_opts {
     unsigned components; /* PB_ROOT_GROUND and/or PB_ROOT_HEADING */
 } pb_root_opts;
 /* The defaults (also what opts == NULL means). */
-#define PB_ROOT_OPTS_DEFAULT {0, PB_AXIS_Y, PB_ROOT_ALL}
+#define PB_ROOT_OPTS_DEFAULT                                                                       \
+    {                                                                                              \
+        0, PB_AXIS_Y, PB_ROOT_ALL                                                                  \
+    }
 
 /* F ground translations and F headings, frame f at element f. */
-typedef struct pb_root_track { pb_vec3s pos; pb_quats rot; } pb_root_track;
-typedef struct pb_croot_track { pb_cvec3s pos; pb_cquats rot; } pb_croot_track;
+typedef struct pb_root_track {
+    pb_vec3s pos;
+    pb_quats rot;
+} pb_root_track;
+typedef struct pb_croot_track {
+    pb_cvec3s pos;
+    pb_cquats rot;
+} pb_croot_track;
 
 /* Takes the root motion out of clip (in place) into track. parents: the
  * clip's skeleton (see "Skeletons: model space"), or NULL. */
@@ -892,10 +925,13 @@ PB_API pb_status pb_vec3s_to_xyz(size_t n, pb_cvec3s v, float *xyz);
 #define PB_AOS_NONE (-1)
 #define PB_AOS_MAX_STRIDE 4096
 typedef struct pb_aos_layout {
-    size_t stride; /* floats from one transform to the next */
+    size_t stride;                    /* floats from one transform to the next */
     int translation, rotation, scale; /* float offsets, or PB_AOS_NONE */
 } pb_aos_layout;
-#define PB_AOS_TRS {10, 0, 3, 7}
+#define PB_AOS_TRS                                                                                 \
+    {                                                                                              \
+        10, 0, 3, 7                                                                                \
+    }
 
 /* n transforms of aos (laid out by layout) into out: each part the layout
  * has goes to out's track (which must be present: PB_ERR_NULL); out's other

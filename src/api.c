@@ -23,20 +23,13 @@ const char *pb_version_string(void)
 const char *pb_status_str(pb_status status)
 {
     switch (status) {
-    case PB_OK:
-        return "ok";
-    case PB_ERR_NULL:
-        return "a required pointer is NULL";
-    case PB_ERR_SIZE:
-        return "count too large (above PB_MAX_COUNT) or size overflow";
-    case PB_ERR_ARG:
-        return "invalid argument (zero sample count, unknown flag or name)";
-    case PB_ERR_ALIAS:
-        return "arrays overlap in a way the function does not allow";
-    case PB_ERR_UNSUPPORTED:
-        return "backend not built in or not supported by this CPU";
-    case PB_ERR_NOMEM:
-        return "out of memory";
+    case PB_OK: return "ok";
+    case PB_ERR_NULL: return "a required pointer is NULL";
+    case PB_ERR_SIZE: return "count too large (above PB_MAX_COUNT) or size overflow";
+    case PB_ERR_ARG: return "invalid argument (zero sample count, unknown flag or name)";
+    case PB_ERR_ALIAS: return "arrays overlap in a way the function does not allow";
+    case PB_ERR_UNSUPPORTED: return "backend not built in or not supported by this CPU";
+    case PB_ERR_NOMEM: return "out of memory";
     }
     return "unknown status";
 }
@@ -55,15 +48,15 @@ static inline void two_q_list(chk *c, size_t n, const pb_cquats *a, const pb_cqu
 PB_CHECKED(two_q, (size_t n, const pb_cquats *a, const pb_cquats *b, const pb_quats *out),
            (n, a, b, out))
 
-#define BINARY_OP(fn, kern)                                                    \
-    pb_status fn(size_t n, pb_cquats a, pb_cquats b, pb_quats out)             \
-    {                                                                          \
-        PROLOGUE(n);                                                           \
-        pb_status st = two_q_check(n, &a, &b, &out);                           \
-        if (st != PB_OK)                                                       \
-            return st;                                                         \
-        K(n)->kern(n, a, b, out);                                              \
-        return PB_OK;                                                          \
+#define BINARY_OP(fn, kern)                                                                        \
+    pb_status fn(size_t n, pb_cquats a, pb_cquats b, pb_quats out)                                 \
+    {                                                                                              \
+        PROLOGUE(n);                                                                               \
+        pb_status st = two_q_check(n, &a, &b, &out);                                               \
+        if (st != PB_OK)                                                                           \
+            return st;                                                                             \
+        K(n)->kern(n, a, b, out);                                                                  \
+        return PB_OK;                                                                              \
     }
 BINARY_OP(pb_quat_mul, quat_mul)
 BINARY_OP(pb_quat_mul_inv, quat_mul_inv)
@@ -203,8 +196,8 @@ PB_CHECKED(keys4v,
             const pb_cvec3s *d, const pb_vec3s *out, const pb_vec3s *vel),
            (n, a, b, c3, d, out, vel))
 
-pb_status pb_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0,
-                          pb_cvec3s v1, pb_vec3s pos, pb_vec3s vel)
+pb_status pb_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cvec3s v0, pb_cvec3s v1,
+                          pb_vec3s pos, pb_vec3s vel)
 {
     PROLOGUE(n);
     pb_status st = keys4v_check(n, &p0, &p1, &v0, &v1, &pos, &vel);
@@ -241,8 +234,8 @@ PB_CHECKED(hermite,
             const pb_cvec3s *v1, const pb_quats *rot, const pb_vec3s *vel),
            (n, r0, r1, v0, v1, rot, vel))
 
-pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0,
-                          pb_cvec3s v1, unsigned flags, pb_quats rot, pb_vec3s vel)
+pb_status pb_quat_hermite(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cvec3s v0, pb_cvec3s v1,
+                          unsigned flags, pb_quats rot, pb_vec3s vel)
 {
     if (flags_ok(flags, PB_EXACT_VELOCITY) != PB_OK)
         return PB_ERR_ARG;
@@ -441,8 +434,7 @@ static inline void sin_half_list(chk *c, size_t n, const pb_cquats *a, const pb_
     in_q_strict(c, *a, n);
     in_q_strict(c, *b, n);
 }
-PB_CHECKED(sin_half, (size_t n, const pb_cquats *a, const pb_cquats *b, float *out),
-           (n, a, b, out))
+PB_CHECKED(sin_half, (size_t n, const pb_cquats *a, const pb_cquats *b, float *out), (n, a, b, out))
 
 pb_status pb_quat_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
 {

@@ -27,7 +27,10 @@ static pb_cpose used_ref(const pb_cpose *ref, pb_blend_method method)
 
 /* ref's tracks as inputs: those the output uses */
 static int partial_cv(pb_cvec3s v) { return !absent_cv(v) && (!v.x || !v.y || !v.z); }
-static int partial_cq(pb_cquats q) { return (q.w || q.x || q.y || q.z) && (!q.w || !q.x || !q.y || !q.z); }
+static int partial_cq(pb_cquats q)
+{
+    return (q.w || q.x || q.y || q.z) && (!q.w || !q.x || !q.y || !q.z);
+}
 #define TRK_POS 1u /* track bits, as the kernels' layers_glance takes them */
 #define TRK_SCALE 2u
 #define TRK_ROT 4u
@@ -49,7 +52,7 @@ static PB_IN_LINE int ref_partial(const pb_cpose *ref, unsigned tested)
            (!(tested & TRK_ROT) && partial_cq(ref->rot));
 }
 static PB_IN_LINE void in_ref(chk *c, const pb_cpose *ref, pb_blend_method method,
-                          const pb_pose *out, size_t n)
+                              const pb_pose *out, size_t n)
 {
     if (!ref)
         return;
@@ -88,9 +91,9 @@ static PB_IN_LINE void in_v_list(chk *c, const pb_cvec3s *v, size_t k, size_t n)
 }
 
 static PB_IN_LINE void blend_arrays_list(chk *c, size_t n, size_t k, const pb_cquats *rot,
-                                     const pb_cvec3s *pos, const pb_cvec3s *scale,
-                                     const float *weights, pb_blend_method method,
-                                     const pb_cpose *ref, const pb_pose *out)
+                                         const pb_cvec3s *pos, const pb_cvec3s *scale,
+                                         const float *weights, pb_blend_method method,
+                                         const pb_cpose *ref, const pb_pose *out)
 {
     out_pose(c, out, n);
     for (size_t i = 0; i < k && c->st == PB_OK; i++)
@@ -103,14 +106,13 @@ static PB_IN_LINE void blend_arrays_list(chk *c, size_t n, size_t k, const pb_cq
     in_f(c, weights, k, 0);
 }
 PB_CHECKED(blend_arrays,
-           (size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
-            const pb_cvec3s *scale, const float *weights, pb_blend_method method,
-            const pb_cpose *ref, const pb_pose *out),
+           (size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos, const pb_cvec3s *scale,
+            const float *weights, pb_blend_method method, const pb_cpose *ref, const pb_pose *out),
            (n, k, rot, pos, scale, weights, method, ref, out))
 
 static pb_status blend_check(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
-                             const pb_cvec3s *scale, const float *weights,
-                             pb_blend_method method, const pb_cpose *ref, const pb_pose *out)
+                             const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+                             const pb_cpose *ref, const pb_pose *out)
 {
     if (k == 0) /* as for the averages */
         return PB_ERR_ARG;
@@ -156,7 +158,7 @@ pb_status pb_pose_blend(size_t joints, size_t k, const pb_cquats *rot, const pb_
 /* a layer's inputs: rotation always, the tracks the output has (required in
  * a blended layer, optional in an additive one), its joint weights */
 static PB_IN_LINE void layer_list(chk *c, const pb_blend_layer *l, int additive, const pb_pose *out,
-                              size_t n)
+                                  size_t n)
 {
     int want_pos = !absent_v(out->pos), want_scale = !absent_v(out->scale);
     if (!additive &&
@@ -190,8 +192,7 @@ PB_CHECKED_EACH(layers_arrays, (const pb_blend_desc *d, const pb_pose *out), (d,
  * registers; an absent track of a blended layer, or a partial one of the
  * reference, has a NULL that fails it, and the array-by-array pass names
  * the error); the rest as layers_arrays_list. */
-static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d,
-                                    const pb_pose *out)
+static PB_IN_LINE int layers_glance(const pb_kernels *K, const pb_blend_desc *d, const pb_pose *out)
 {
     chk c;
     const size_t n = d->joints, bytes = n * sizeof(float);

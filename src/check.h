@@ -118,23 +118,23 @@ static PB_IN_LINE void glance_in(chk *c, const void *p, size_t bytes)
  * them cost more than the glance. PB_CHECKED_EACH builds name_each alone,
  * for a check whose glance is written by hand. */
 #define PB_EXPAND(...) __VA_ARGS__
-#define PB_CHECKED_EACH(name, params, args)                                    \
-    static PB_OUT_OF_LINE pb_status name##_each params                         \
-    {                                                                          \
-        chk c;                                                                 \
-        chk_tab tab_;                                                          \
-        chk_init(&c, &tab_);                                                   \
-        name##_list(&c, PB_EXPAND args);                                       \
-        return c.st;                                                           \
+#define PB_CHECKED_EACH(name, params, args)                                                        \
+    static PB_OUT_OF_LINE pb_status name##_each params                                             \
+    {                                                                                              \
+        chk c;                                                                                     \
+        chk_tab tab_;                                                                              \
+        chk_init(&c, &tab_);                                                                       \
+        name##_list(&c, PB_EXPAND args);                                                           \
+        return c.st;                                                                               \
     }
-#define PB_CHECKED(name, params, args)                                         \
-    PB_CHECKED_EACH(name, params, args)                                        \
-    static PB_IN_LINE pb_status name##_check params                            \
-    {                                                                          \
-        chk c;                                                                 \
-        chk_glance(&c);                                                        \
-        name##_list(&c, PB_EXPAND args);                                       \
-        return chk_clear(&c) ? PB_OK : name##_each args;                       \
+#define PB_CHECKED(name, params, args)                                                             \
+    PB_CHECKED_EACH(name, params, args)                                                            \
+    static PB_IN_LINE pb_status name##_check params                                                \
+    {                                                                                              \
+        chk c;                                                                                     \
+        chk_glance(&c);                                                                            \
+        name##_list(&c, PB_EXPAND args);                                                           \
+        return chk_clear(&c) ? PB_OK : name##_each args;                                           \
     }
 
 static inline void chk_fail(chk *c, pb_status s)
@@ -221,7 +221,9 @@ static PB_IN_LINE void in_bytes_strict(chk *c, const void *p, size_t bytes)
 /* CHK_EACH: a batch's arrays first together, the span of their starts
  * (span_clear: none NULL, all below or above every registered output), one
  * by one only if that fails (an in-place batch, say). */
-typedef struct { uintptr_t lo, hi; } span;
+typedef struct {
+    uintptr_t lo, hi;
+} span;
 static inline span span_none(void)
 {
     span s = {UINTPTR_MAX, 0};
@@ -331,12 +333,12 @@ static inline pb_status prologue(size_t n, int *done)
         *done = 1;
     return PB_OK;
 }
-#define PROLOGUE(n)                                                            \
-    do {                                                                       \
-        int done_;                                                             \
-        pb_status st_ = prologue((n), &done_);                                 \
-        if (st_ != PB_OK || done_)                                             \
-            return st_;                                                        \
+#define PROLOGUE(n)                                                                                \
+    do {                                                                                           \
+        int done_;                                                                                 \
+        pb_status st_ = prologue((n), &done_);                                                     \
+        if (st_ != PB_OK || done_)                                                                 \
+            return st_;                                                                            \
     } while (0)
 
 #endif

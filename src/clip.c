@@ -207,8 +207,7 @@ static int cache_init(seg_cache *c, size_t joints)
 
 /* Points use[] at the offsets of segment s, computing the missing ones into
  * slots this segment does not need. */
-static void cache_segment(const pb_kernels *k, const pb_clip *src, const seg_pos *s,
-                          seg_cache *c)
+static void cache_segment(const pb_kernels *k, const pb_clip *src, const seg_pos *s, seg_cache *c)
 {
     size_t pa[3] = {s->f0, s->f, s->f2}, pb[3] = {s->f, s->f2, s->f3};
     unsigned taken = 0; /* slot i taken: bit i (a register, not an array) */
@@ -244,8 +243,7 @@ static void cache_segment(const pb_kernels *k, const pb_clip *src, const seg_pos
  * frames (0, 1/4, 1/2, 3/4 at 4x). */
 static void run_weights(seg_cache *c, const float *x, size_t m, float vs, int full)
 {
-    if (m == c->wm && memcmp(&vs, &c->wvs, sizeof vs) == 0 &&
-        memcmp(x, c->wx, m * sizeof *x) == 0)
+    if (m == c->wm && memcmp(&vs, &c->wvs, sizeof vs) == 0 && memcmp(x, c->wx, m * sizeof *x) == 0)
         return;
     for (size_t f = 0; f < m; f++) {
         c->w.half[f] = hermite_w_k(x[f], vs, 0.5);
@@ -319,10 +317,11 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
     const double rate = 1.0 / src->frame_time;
     seg_pos s, t;
     size_t base = 0; /* stm: the first frame of the block in dst */
-    int ahead = 0; /* t is sample i's, located while extending the last run */
+    int ahead = 0;   /* t is sample i's, located while extending the last run */
     for (size_t i = 0; i < count;) {
-        s = ahead ? t : locate(times ? times[i] / src->frame_time : (double)i * step, src->frames,
-                               flags, rate);
+        s = ahead ? t
+                  : locate(times ? times[i] / src->frame_time : (double)i * step, src->frames,
+                           flags, rate);
         seg_frames(&s, src->frames, flags);
         float x[PB_RUN_MAX];
         x[0] = s.x;
@@ -363,8 +362,8 @@ static pb_status sample_at(const pb_clip *src, size_t count, const double *times
     return PB_OK;
 }
 
-pb_status pb_clip_resample_stream(const pb_clip *src, double fps, unsigned flags,
-                                  pb_clip *buf, const pb_clip_stream *stm)
+pb_status pb_clip_resample_stream(const pb_clip *src, double fps, unsigned flags, pb_clip *buf,
+                                  const pb_clip_stream *stm)
 {
     size_t count = pb_clip_resample_frames(src, fps, flags);
     if (count == 0 || !buf || !stm || !stm->emit || stm->cap < PB_RUN_MAX ||

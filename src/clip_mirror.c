@@ -6,7 +6,9 @@
 
 #include "internal.h"
 
-typedef struct { uintptr_t lo, hi; } span;
+typedef struct {
+    uintptr_t lo, hi;
+} span;
 
 static span span_of(const void *p, size_t bytes)
 {
@@ -18,7 +20,7 @@ static int meets(span a, span b) { return a.lo < b.hi && b.lo < a.hi; }
 /* a clip's arrays in track order w x y z, px py pz, sx sy sz (NULL: absent) */
 static void clip_ptrs(const pb_clip *c, float *a[10])
 {
-    float *v[10] = {c->rot.w, c->rot.x, c->rot.y, c->rot.z, c->pos.x,
+    float *v[10] = {c->rot.w, c->rot.x, c->rot.y,   c->rot.z,   c->pos.x,
                     c->pos.y, c->pos.z, c->scale.x, c->scale.y, c->scale.z};
     memcpy(a, v, sizeof v);
 }

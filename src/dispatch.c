@@ -55,15 +55,12 @@ static const pb_kernels *runnable(pb_backend b, int *emulated)
 {
     *emulated = 0;
     switch (b) {
-    case PB_BACKEND_SCALAR:
-        return &pb_kernels_scalar;
+    case PB_BACKEND_SCALAR: return &pb_kernels_scalar;
 #if defined(PB_HAVE_SSE41)
-    case PB_BACKEND_SSE41:
-        return x86_has("sse41") ? &pb_kernels_sse41 : NULL;
+    case PB_BACKEND_SSE41: return x86_has("sse41") ? &pb_kernels_sse41 : NULL;
 #endif
 #if defined(PB_HAVE_AVX2)
-    case PB_BACKEND_AVX2:
-        return x86_has("avx2") ? &pb_kernels_avx2 : NULL;
+    case PB_BACKEND_AVX2: return x86_has("avx2") ? &pb_kernels_avx2 : NULL;
 #endif
 #if defined(PB_HAVE_AVX512) || defined(PB_HAVE_AVX512_EMULATED)
     case PB_BACKEND_AVX512:
@@ -79,15 +76,11 @@ static const pb_kernels *runnable(pb_backend b, int *emulated)
 #endif
 #endif
 #if defined(PB_HAVE_NEON)
-    case PB_BACKEND_NEON:
-        return &pb_kernels_neon; /* Advanced SIMD is mandatory on AArch64 */
+    case PB_BACKEND_NEON: return &pb_kernels_neon; /* Advanced SIMD is mandatory on AArch64 */
 #elif defined(PB_HAVE_NEON_EMULATED)
-    case PB_BACKEND_NEON:
-        *emulated = 1;
-        return &pb_kernels_neon;
+    case PB_BACKEND_NEON: *emulated = 1; return &pb_kernels_neon;
 #endif
-    default:
-        return NULL;
+    default: return NULL;
     }
 }
 

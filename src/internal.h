@@ -32,7 +32,10 @@ typedef struct pb_layer_set {
 
 static inline pb_cquats ls_rot(const pb_layer_set *s, size_t i) { return s->layers[i].pose.rot; }
 static inline pb_cvec3s ls_pos(const pb_layer_set *s, size_t i) { return s->layers[i].pose.pos; }
-static inline pb_cvec3s ls_scale(const pb_layer_set *s, size_t i) { return s->layers[i].pose.scale; }
+static inline pb_cvec3s ls_scale(const pb_layer_set *s, size_t i)
+{
+    return s->layers[i].pose.scale;
+}
 static inline float ls_weight(const pb_layer_set *s, size_t i) { return s->layers[i].weight; }
 static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
 {
@@ -51,7 +54,9 @@ static inline const float *ls_joint_weights(const pb_layer_set *s, size_t i)
  * carry dscale (1, or 1/frame_time for velocities per second, 0 for held
  * poses) for the same reason, and k scales the tangent weights and 1/k the
  * offset's derivative weight (1/2: hermite_basis_half). */
-typedef struct { float w1, w2, w3, q1, q2, q3; } pb_hermite_w;
+typedef struct {
+    float w1, w2, w3, q1, q2, q3;
+} pb_hermite_w;
 static inline pb_hermite_w hermite_w_k(float xs, double dscale, double k)
 {
     double x = xs, x2 = x * x, xm1 = x - 1.0;
@@ -103,8 +108,8 @@ typedef struct pb_kernels {
                              pb_cquats r3, unsigned flags, pb_quats rot, pb_vec3s vel);
     void (*quat_raw_cubic)(size_t n, float x, pb_cquats r0, pb_cquats r1, pb_cquats r2,
                            pb_cquats r3, unsigned flags, pb_quats rot, pb_quats vel4);
-    void (*scale_hermite)(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s v0,
-                          pb_cvec3s v1, pb_vec3s scale, pb_vec3s svel);
+    void (*scale_hermite)(size_t n, float x, pb_cvec3s s0, pb_cvec3s s1, pb_cvec3s v0, pb_cvec3s v1,
+                          pb_vec3s scale, pb_vec3s svel);
     void (*scale_catmull_rom)(size_t n, float x, float vscale, pb_cvec3s s0, pb_cvec3s s1,
                               pb_cvec3s s2, pb_cvec3s s3, pb_vec3s scale, pb_vec3s svel);
     void (*quat_slerp)(size_t n, float t, pb_cquats a, pb_cquats b, unsigned flags, pb_quats out);
@@ -138,8 +143,8 @@ typedef struct pb_kernels {
      * scales; vec3 pose blend (linear or log space) */
     void (*quat_offset)(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out);
     void (*quat_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cquats r1, pb_cvec3s l01,
-                        pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
-                        pb_quats keep, pb_quats rot, pb_vec3s vel);
+                        pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev, pb_quats keep,
+                        pb_quats rot, pb_vec3s vel);
     void (*vec3_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cvec3s p0, pb_cvec3s p1,
                         pb_cvec3s p2, pb_cvec3s p3, pb_vec3s pos, pb_vec3s vel);
     void (*scale_cr_run)(size_t n, size_t m, const pb_run_w *w, pb_cvec3s s0, pb_cvec3s s1,
@@ -182,8 +187,7 @@ typedef struct pb_kernels {
 
     /* layout converters (simd/kernels_layout.h): dst[c][i] = src[i*stride + c]
      * and back, c < comps (3 or 4); the other floats of a stride untouched */
-    void (*deinterleave)(size_t n, const float *src, size_t stride, int comps,
-                         float *const dst[4]);
+    void (*deinterleave)(size_t n, const float *src, size_t stride, int comps, float *const dst[4]);
     void (*interleave)(size_t n, const float *const src[4], int comps, size_t stride, float *dst);
 
     /* skeletons (simd/kernels_skeleton.h): pb_pose_local_to_model and

@@ -6,7 +6,9 @@
 
 #include <math.h>
 
-typedef struct { double w, x, y, z; } dq;
+typedef struct {
+    double w, x, y, z;
+} dq;
 
 static inline dq dq_mul(dq a, dq b)
 {

@@ -10,7 +10,9 @@
 #include "internal.h"
 #include "quat64.h"
 
-typedef struct { uintptr_t lo, hi; } span;
+typedef struct {
+    uintptr_t lo, hi;
+} span;
 
 static span span_of(const void *p, size_t bytes)
 {
@@ -34,9 +36,8 @@ static pb_status check(const pb_clip *clip, const int32_t *parents, const pb_roo
     const size_t F = clip->frames, J = clip->joints;
     if (F == 0 || J == 0 || F > PB_MAX_COUNT || J > PB_MAX_COUNT || F * J > PB_MAX_COUNT)
         return PB_ERR_SIZE;
-    const float *c[10] = {clip->rot.w, clip->rot.x, clip->rot.y, clip->rot.z, clip->pos.x,
-                          clip->pos.y, clip->pos.z, clip->scale.x, clip->scale.y,
-                          clip->scale.z};
+    const float *c[10] = {clip->rot.w, clip->rot.x, clip->rot.y,   clip->rot.z,   clip->pos.x,
+                          clip->pos.y, clip->pos.z, clip->scale.x, clip->scale.y, clip->scale.z};
     for (int k = 0; k < 7; k++)
         if (!c[k] || !t[k])
             return PB_ERR_NULL;
@@ -74,7 +75,9 @@ static pb_status check(const pb_clip *clip, const int32_t *parents, const pb_roo
 
 /* ------------------------------------------------------------ the math */
 
-typedef struct { double v[3]; } dv;
+typedef struct {
+    double v[3];
+} dv;
 
 static dv rot_dv(dq q, dv v)
 {
@@ -186,13 +189,11 @@ pb_status pb_clip_root_extract(const pb_clip *clip, const int32_t *parents,
         dv P;
         if (need_fk) {
             const size_t b = f * J;
-            pb_cpose local = {{clip->rot.w + b, clip->rot.x + b, clip->rot.y + b,
-                               clip->rot.z + b},
+            pb_cpose local = {{clip->rot.w + b, clip->rot.x + b, clip->rot.y + b, clip->rot.z + b},
                               {clip->pos.x + b, clip->pos.y + b, clip->pos.z + b},
                               {NULL, NULL, NULL}};
             if (su.has_scale)
-                local.scale = (pb_cvec3s){clip->scale.x + b, clip->scale.y + b,
-                                          clip->scale.z + b};
+                local.scale = (pb_cvec3s){clip->scale.x + b, clip->scale.y + b, clip->scale.z + b};
             /* checked above: cannot fail */
             (void)pb_pose_local_to_model(1, J, parents, &local, &model);
             R = ld_q(&model.rot, jm);
@@ -242,8 +243,8 @@ pb_status pb_clip_root_extract(const pb_clip *clip, const int32_t *parents,
 
 /* ------------------------------------------------------------ apply */
 
-pb_status pb_clip_root_apply(const pb_clip *clip, const int32_t *parents,
-                             const pb_root_opts *opts, const pb_croot_track *track)
+pb_status pb_clip_root_apply(const pb_clip *clip, const int32_t *parents, const pb_root_opts *opts,
+                             const pb_croot_track *track)
 {
     if (!track)
         return PB_ERR_NULL;

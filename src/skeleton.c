@@ -9,7 +9,9 @@
 
 /* ------------------------------------------------------------ checking */
 
-typedef struct { uintptr_t lo, hi; } range;
+typedef struct {
+    uintptr_t lo, hi;
+} range;
 
 static range range_of(const void *p, size_t bytes)
 {
@@ -21,7 +23,7 @@ static int meets(range a, range b) { return a.lo < b.hi && b.lo < a.hi; }
 /* the pose's arrays in track order w x y z, px py pz, sx sy sz (NULL: absent) */
 static void pose_ptrs(const pb_cpose *p, const float *a[10])
 {
-    const float *v[10] = {p->rot.w, p->rot.x, p->rot.y, p->rot.z, p->pos.x,
+    const float *v[10] = {p->rot.w, p->rot.x, p->rot.y,   p->rot.z,   p->pos.x,
                           p->pos.y, p->pos.z, p->scale.x, p->scale.y, p->scale.z};
     memcpy(a, v, sizeof v);
 }

@@ -12,10 +12,26 @@ typedef struct {
     float w[CHUNK], x[CHUNK], y[CHUNK], z[CHUNK];
 } qbuf;
 
-static pb_quats qb(qbuf *b) { pb_quats q = {b->w, b->x, b->y, b->z}; return q; }
-static pb_cquats cqb(qbuf *b) { pb_cquats q = {b->w, b->x, b->y, b->z}; return q; }
-static pb_cquats at(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
-static pb_quats atw(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
+static pb_quats qb(qbuf *b)
+{
+    pb_quats q = {b->w, b->x, b->y, b->z};
+    return q;
+}
+static pb_cquats cqb(qbuf *b)
+{
+    pb_cquats q = {b->w, b->x, b->y, b->z};
+    return q;
+}
+static pb_cquats at(pb_cquats q, size_t o)
+{
+    pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o};
+    return r;
+}
+static pb_quats atw(pb_quats q, size_t o)
+{
+    pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o};
+    return r;
+}
 
 /* the reflection of `other` about `cur`: cur other^-1 cur */
 static pb_cquats reflect(const pb_kernels *k, size_t m, pb_cquats cur, pb_cquats other, qbuf *tmp)

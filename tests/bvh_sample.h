@@ -5,25 +5,25 @@
 #define PB_TESTS_BVH_SAMPLE_H
 
 static const char *const k_sample_bvh =
-    "HIERARCHY\n"                                                                   /* 1 */
-    "ROOT Hips\n"                                                                   /* 2 */
-    "{\n"                                                                           /* 3 */
-    "  OFFSET 0 0 0\n"                                                              /* 4 */
-    "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"   /* 5 */
-    "  JOINT Chest\n"                                                               /* 6 */
-    "  {\n"                                                                         /* 7 */
-    "    OFFSET 0 10 0\n"                                                           /* 8 */
-    "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                                /* 9 */
-    "    End Site\n"                                                                /* 10 */
-    "    {\n"                                                                       /* 11 */
-    "      OFFSET 0 5 0\n"                                                          /* 12 */
-    "    }\n"                                                                       /* 13 */
-    "  }\n"                                                                         /* 14 */
-    "}\n"                                                                           /* 15 */
-    "MOTION\n"                                                                      /* 16 */
-    "Frames: 2\n"                                                                   /* 17 */
-    "Frame Time: .0333333\n"                                                        /* 18 */
-    "1 2 3 10 20 30 40 50 60\n"                                                     /* 19 */
+    "HIERARCHY\n"                                                                /* 1 */
+    "ROOT Hips\n"                                                                /* 2 */
+    "{\n"                                                                        /* 3 */
+    "  OFFSET 0 0 0\n"                                                           /* 4 */
+    "  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n" /* 5 */
+    "  JOINT Chest\n"                                                            /* 6 */
+    "  {\n"                                                                      /* 7 */
+    "    OFFSET 0 10 0\n"                                                        /* 8 */
+    "    CHANNELS 3 Zrotation Xrotation Yrotation\n"                             /* 9 */
+    "    End Site\n"                                                             /* 10 */
+    "    {\n"                                                                    /* 11 */
+    "      OFFSET 0 5 0\n"                                                       /* 12 */
+    "    }\n"                                                                    /* 13 */
+    "  }\n"                                                                      /* 14 */
+    "}\n"                                                                        /* 15 */
+    "MOTION\n"                                                                   /* 16 */
+    "Frames: 2\n"                                                                /* 17 */
+    "Frame Time: .0333333\n"                                                     /* 18 */
+    "1 2 3 10 20 30 40 50 60\n"                                                  /* 19 */
     "4 5 6 11 21 31 41 51 61\n";
 
 #endif /* PB_TESTS_BVH_SAMPLE_H */

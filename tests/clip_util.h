@@ -23,9 +23,9 @@
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-#define TOL_SAME_ROT 1e-6   /* rad, against the per-sample function */
-#define TOL_SAME_VAL 1e-6   /* relative + absolute, positions and scales */
-#define VEL_REL 1e-5        /* header: velocities, per unit x */
+#define TOL_SAME_ROT 1e-6 /* rad, against the per-sample function */
+#define TOL_SAME_VAL 1e-6 /* relative + absolute, positions and scales */
+#define VEL_REL 1e-5      /* header: velocities, per unit x */
 #define VEL_ABS 1e-6
 
 static inline const char *flags_name(unsigned flags)
@@ -187,7 +187,8 @@ static inline loc_t ref_locate(double t, size_t F, double ft, int loop)
 /* The per-sample functions of the header at location L, for all J joints of
  * src: rot/rvel, pos/pvel, scale/svel (per unit x). */
 static inline void ref_sample(const pb_clip *src, const loc_t *L, unsigned flags, pb_quats rot,
-                       pb_vec3s rvel, pb_vec3s pos, pb_vec3s pvel, pb_vec3s scl, pb_vec3s svel)
+                              pb_vec3s rvel, pb_vec3s pos, pb_vec3s pvel, pb_vec3s scl,
+                              pb_vec3s svel)
 {
     size_t J = src->joints, o[4];
     for (int k = 0; k < 4; k++)
@@ -201,9 +202,9 @@ static inline void ref_sample(const pb_clip *src, const loc_t *L, unsigned flags
                                          cv_at(src->pos, o[2]), cv_at(src->pos, o[3]), pos, pvel),
                      PB_OK);
     if (src->scale.x && scl.x)
-        cr_assert_eq(pb_scale_catmull_rom(J, L->x, cv_at(src->scale, o[0]),
-                                          cv_at(src->scale, o[1]), cv_at(src->scale, o[2]),
-                                          cv_at(src->scale, o[3]), scl, svel),
+        cr_assert_eq(pb_scale_catmull_rom(J, L->x, cv_at(src->scale, o[0]), cv_at(src->scale, o[1]),
+                                          cv_at(src->scale, o[2]), cv_at(src->scale, o[3]), scl,
+                                          svel),
                      PB_OK);
 }
 

@@ -39,7 +39,8 @@ static inline char *clip_path(const char *name)
     snprintf(buf, sizeof buf, "%s/mocap/%s", data_dir(), name);
     struct stat st;
     if (stat(buf, &st) != 0) {
-        fprintf(stderr, "SKIP: shared clip %s not found (PB_SHARED_DATA_DIR=%s)\n", buf, data_dir());
+        fprintf(stderr, "SKIP: shared clip %s not found (PB_SHARED_DATA_DIR=%s)\n", buf,
+                data_dir());
         return NULL;
     }
     return buf;

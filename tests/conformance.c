@@ -40,9 +40,9 @@ static double urand(void)
 }
 
 /* inputs: smooth-ish keys with edge cases mixed in */
-static float K[5][4][MAXN];  /* 4 keys (quats) + 1 unrelated rotation */
-static float V[4][3][MAXN];  /* 4 vec3 / velocities */
-static float S[4][3][MAXN];  /* 4 positive scale keys */
+static float K[5][4][MAXN]; /* 4 keys (quats) + 1 unrelated rotation */
+static float V[4][3][MAXN]; /* 4 vec3 / velocities */
+static float S[4][3][MAXN]; /* 4 positive scale keys */
 static float W[8];
 
 static void make_inputs(void)
@@ -56,7 +56,7 @@ static void make_inputs(void)
             double h = 0.5 * (base + step * k);
             if (mode == 1)
                 h = 0.5 * (base + 1e-6 * k); /* tiny steps */
-            if (mode == 2) /* 179.9-degree steps: exactly 180 is ambiguous (two
+            if (mode == 2)                   /* 179.9-degree steps: exactly 180 is ambiguous (two
                             * equally short answers, chosen by rounding) */
                 h = 0.5 * (base + 3.13984732 * k);
             double s = sin(h) / an, sign = (mode == 3 && (k & 1)) ? -1.0 : 1.0;
@@ -130,12 +130,30 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
     pb_status st = PB_OK;
     pb_cquats samples[4] = {key(0, off), key(1, off), key(2, off), key(3, off)};
     switch (id) {
-    case 0: *name = "quat_mul"; st = pb_quat_mul(n, key(0, off), key(1, off), oq(o, KQ)); break;
-    case 1: *name = "quat_mul_inv"; st = pb_quat_mul_inv(n, key(0, off), key(1, off), oq(o, KQ)); break;
-    case 2: *name = "quat_normalize"; st = pb_quat_normalize(n, key(2, off), oq(o, KQ)); break;
-    case 3: *name = "quat_log"; st = pb_quat_log(n, key(1, off), ov(o, KV)); break;
-    case 4: *name = "quat_exp"; st = pb_quat_exp(n, vec(0, off), oq(o, KQ)); break;
-    case 5: *name = "quat_unroll"; st = pb_quat_unroll(4, n / 4, key(0, off), oq(o, KQ)); break;
+    case 0:
+        *name = "quat_mul";
+        st = pb_quat_mul(n, key(0, off), key(1, off), oq(o, KQ));
+        break;
+    case 1:
+        *name = "quat_mul_inv";
+        st = pb_quat_mul_inv(n, key(0, off), key(1, off), oq(o, KQ));
+        break;
+    case 2:
+        *name = "quat_normalize";
+        st = pb_quat_normalize(n, key(2, off), oq(o, KQ));
+        break;
+    case 3:
+        *name = "quat_log";
+        st = pb_quat_log(n, key(1, off), ov(o, KV));
+        break;
+    case 4:
+        *name = "quat_exp";
+        st = pb_quat_exp(n, vec(0, off), oq(o, KQ));
+        break;
+    case 5:
+        *name = "quat_unroll";
+        st = pb_quat_unroll(4, n / 4, key(0, off), oq(o, KQ));
+        break;
     case 6: {
         *name = "vec3_catmull_rom";
         pb_vec3s p = ov(o, KV), v = ov(o, KV);
@@ -149,7 +167,8 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
                              ov(o, KV));
         break;
     }
-    case 8: case 9: {
+    case 8:
+    case 9: {
         *name = id == 8 ? "quat_catmull_rom" : "quat_catmull_rom_exact";
         pb_quats r = oq(o, KQ);
         st = pb_quat_catmull_rom(n, 0.37f, key(0, off), key(1, off), key(2, off), key(3, off),
@@ -170,14 +189,38 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
                                   ov(o, KV));
         break;
     }
-    case 12: *name = "slerp"; st = pb_quat_slerp(n, 0.3f, key(0, off), key(2, off), 0, oq(o, KQ)); break;
-    case 13: *name = "slerp_long"; st = pb_quat_slerp(n, 0.7f, key(0, off), key(4, off), PB_LONG_PATH, oq(o, KQ)); break;
-    case 14: *name = "nlerp"; st = pb_quat_nlerp(n, 0.4f, key(1, off), key(3, off), 0, oq(o, KQ)); break;
-    case 15: *name = "average_raw_ref"; st = pb_quat_average_raw_ref(n, 3, key(3, off), samples, W, oq(o, KQ)); break;
-    case 16: *name = "average_log_ref"; st = pb_quat_average_log_ref(n, 4, key(0, off), samples, W, oq(o, KQ)); break;
-    case 17: *name = "average_log"; st = pb_quat_average_log(n, 2, samples, W, oq(o, KQ)); break;
-    case 18: *name = "average_basic"; st = pb_quat_average_basic(n, 4, samples, W, oq(o, KQ)); break;
-    case 19: *name = "average_accurate"; st = pb_quat_average_accurate(n, 3, samples, W, oq(o, KQ)); break;
+    case 12:
+        *name = "slerp";
+        st = pb_quat_slerp(n, 0.3f, key(0, off), key(2, off), 0, oq(o, KQ));
+        break;
+    case 13:
+        *name = "slerp_long";
+        st = pb_quat_slerp(n, 0.7f, key(0, off), key(4, off), PB_LONG_PATH, oq(o, KQ));
+        break;
+    case 14:
+        *name = "nlerp";
+        st = pb_quat_nlerp(n, 0.4f, key(1, off), key(3, off), 0, oq(o, KQ));
+        break;
+    case 15:
+        *name = "average_raw_ref";
+        st = pb_quat_average_raw_ref(n, 3, key(3, off), samples, W, oq(o, KQ));
+        break;
+    case 16:
+        *name = "average_log_ref";
+        st = pb_quat_average_log_ref(n, 4, key(0, off), samples, W, oq(o, KQ));
+        break;
+    case 17:
+        *name = "average_log";
+        st = pb_quat_average_log(n, 2, samples, W, oq(o, KQ));
+        break;
+    case 18:
+        *name = "average_basic";
+        st = pb_quat_average_basic(n, 4, samples, W, oq(o, KQ));
+        break;
+    case 19:
+        *name = "average_accurate";
+        st = pb_quat_average_accurate(n, 3, samples, W, oq(o, KQ));
+        break;
     case 20: {
         *name = "sin_half_angle";
         field *f = &o->f[o->nf++];
@@ -191,7 +234,11 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         st = pb_quat_bezier_controls(n, key(0, off), key(1, off), key(2, off), b, oq(o, KQ));
         break;
     }
-    case 22: *name = "de_casteljau"; st = pb_quat_de_casteljau(n, 0.55f, key(0, off), key(1, off), key(2, off), key(3, off), oq(o, KQ)); break;
+    case 22:
+        *name = "de_casteljau";
+        st = pb_quat_de_casteljau(n, 0.55f, key(0, off), key(1, off), key(2, off), key(3, off),
+                                  oq(o, KQ));
+        break;
     case 23: {
         *name = "shoemake_controls";
         pb_quats b = oq(o, KQ);
@@ -200,7 +247,10 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
     }
     /* layout converters: interleaved data read from the key / vector
      * arrays as flat floats; to_* checked through the round trip */
-    case 24: *name = "quats_from_xyzw"; st = pb_quats_from_xyzw(n, &K[4][0][0] + off, oq(o, KQ)); break;
+    case 24:
+        *name = "quats_from_xyzw";
+        st = pb_quats_from_xyzw(n, &K[4][0][0] + off, oq(o, KQ));
+        break;
     case 25: {
         static float il[4 * MAXN];
         *name = "quats_to_xyzw";
@@ -209,7 +259,10 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
             st = pb_quats_from_xyzw(n, il, oq(o, KQ));
         break;
     }
-    case 26: *name = "vec3s_from_xyz"; st = pb_vec3s_from_xyz(n, &V[1][0][0] + off, ov(o, KV)); break;
+    case 26:
+        *name = "vec3s_from_xyz";
+        st = pb_vec3s_from_xyz(n, &V[1][0][0] + off, ov(o, KV));
+        break;
     case 27: {
         static float il[3 * MAXN];
         *name = "vec3s_to_xyz";
@@ -219,7 +272,10 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         break;
     }
     /* sums over more than 16 samples or layers: the compensated block sums */
-    case 28: case 29: case 30: case 31: {
+    case 28:
+    case 29:
+    case 30:
+    case 31: {
         static const char *const nm[4] = {"average_raw_k40", "average_log_ref_k40",
                                           "average_accurate_k40", "pose_blend_layers_k20"};
         pb_cquats s40[40];
@@ -254,7 +310,8 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
     /* skeletons: n/10 + 1 poses of a 10-joint tree with two roots (depth up
      * to 4), rotations, positions and scales; then model -> local of the
      * model poses */
-    case 32: case 33: {
+    case 32:
+    case 33: {
         static const int32_t par[10] = {-1, 0, 1, 2, 1, 4, -1, 6, 7, 0};
         static float m[10][MAXN];
         const size_t P = n / 10 + 1;
@@ -274,8 +331,7 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         }
         break;
     }
-    default:
-        return 0;
+    default: return 0;
     }
     if (st != PB_OK) {
         printf("FAIL %s: status %s\n", *name, pb_status_str(st));
@@ -319,7 +375,7 @@ static int compare(const outputs *want, const outputs *got, size_t n, int bitwis
                 err = ang;
                 lim = 2.0 * PB_ACCURACY_ROTATION_RAD;
                 bad = !(ang <= lim) && fabs(na - 1.0) < 1e-3; /* compare rotations only */
-                if (fabs(na - 1.0) >= 1e-3) /* non-rotation quaternion (vel4) */
+                if (fabs(na - 1.0) >= 1e-3)                   /* non-rotation quaternion (vel4) */
                     bad = !(sqrt(err) <= 2e-5 * sqrt(nrm) + 2e-6);
             } else if (a->kind == KS) {
                 err = sqrt(err);
@@ -394,8 +450,11 @@ int main(int argc, char **argv)
                 pb_backend_force((pb_backend)b);
                 run_kernel(id, n, off, &got, &name);
                 if (want.nf < 0 || got.nf < 0 ||
-                    compare(&want, &got, want.count ? want.count : id == 5 ? n / 4 * 4 : n, bitwise, name,
-                            pb_backend_name((pb_backend)b), n))
+                    compare(&want, &got,
+                            want.count ? want.count
+                            : id == 5  ? n / 4 * 4
+                                       : n,
+                            bitwise, name, pb_backend_name((pb_backend)b), n))
                     failed++;
                 else
                     passed++;

@@ -46,8 +46,8 @@ static size_t run_all(result *out, size_t cap)
             ec_make(&c, kind, sizes[(size_t)rep % (sizeof sizes / sizeof sizes[0])]);
             for (int m = 0; m < 3; m++)
                 for (int p = 0; p < 2 && k < cap; p++, k++)
-                    bvh_choose_angles_n(modes[m], c.n, c.order, c.nrot, c.qw, c.qx, c.qy, c.qz, c.src,
-                                        p ? c.prev : NULL, out[k].deg, out[k].ar);
+                    bvh_choose_angles_n(modes[m], c.n, c.order, c.nrot, c.qw, c.qx, c.qy, c.qz,
+                                        c.src, p ? c.prev : NULL, out[k].deg, out[k].ar);
         }
     return k;
 }
@@ -87,7 +87,7 @@ static int resample_angles(double *out, size_t *count)
             return -1;
         for (size_t i = 0; i < 3 * 50 * 37; i++) {
             double v = ec_u(), p = i >= 111 ? src.euler_deg[i - 111] : 0.0;
-            src.euler_deg[i] = v < 0.2 ? p + 180.0 * (double)((int)ec_pick(5) - 2)
+            src.euler_deg[i] = v < 0.2   ? p + 180.0 * (double)((int)ec_pick(5) - 2)
                                : v < 0.3 ? p + ec_sym(200.0)
                                          : p + ec_sym(20.0);
         }
@@ -114,8 +114,8 @@ static size_t to_quats(float *out, size_t cap)
         for (int rep = 0; rep < REPS; rep++) {
             ec_make(&c, kind, sizes[(size_t)rep % (sizeof sizes / sizeof sizes[0])]);
             for (int a = 0; a < 2 && k + 4 * c.n <= cap; a++, k += 4 * c.n)
-                bvh_euler_to_quat_n(c.n, c.order, c.nrot, a ? c.prev : c.src, out + k, out + k + c.n,
-                                    out + k + 2 * c.n, out + k + 3 * c.n);
+                bvh_euler_to_quat_n(c.n, c.order, c.nrot, a ? c.prev : c.src, out + k,
+                                    out + k + c.n, out + k + 2 * c.n, out + k + 3 * c.n);
         }
     return k;
 }
@@ -152,18 +152,20 @@ int main(void)
                     char msg[256] = "";
                     for (size_t e = 0; e < c.n && !bad; e++) {
                         if (bitwise) {
-                            bad = memcmp(want[k].deg + 3 * e, got[k].deg + 3 * e, 3 * sizeof(double)) != 0 ||
+                            bad = memcmp(want[k].deg + 3 * e, got[k].deg + 3 * e,
+                                         3 * sizeof(double)) != 0 ||
                                   want[k].ar[e] != got[k].ar[e];
                             if (bad)
                                 snprintf(msg, sizeof msg, "joint %zu not bit-identical", e);
                         } else {
-                            bad = ec_agree(got[k].deg, got[k].ar, want[k].deg, want[k].ar, e, 1e-9, msg,
-                                           sizeof msg);
+                            bad = ec_agree(got[k].deg, got[k].ar, want[k].deg, want[k].ar, e, 1e-9,
+                                           msg, sizeof msg);
                         }
                     }
                     if (bad) {
-                        printf("FAIL %s: %s case %d mode %d%s: %s\n", pb_backend_name((pb_backend)b),
-                               ec_kind_names[kind], rep, mp / 2, mp & 1 ? " with prev" : "", msg);
+                        printf("FAIL %s: %s case %d mode %d%s: %s\n",
+                               pb_backend_name((pb_backend)b), ec_kind_names[kind], rep, mp / 2,
+                               mp & 1 ? " with prev" : "", msg);
                         failed++;
                     } else {
                         passed++;
@@ -171,20 +173,23 @@ int main(void)
                 }
             }
         if (to_quats(qg, qn) != qn || memcmp(qw, qg, qn * sizeof *qw) != 0) {
-            printf("FAIL %s: bvh_euler_to_quat_n not bit-identical\n", pb_backend_name((pb_backend)b));
+            printf("FAIL %s: bvh_euler_to_quat_n not bit-identical\n",
+                   pb_backend_name((pb_backend)b));
             failed++;
         } else {
             passed++;
         }
         if (resample_angles(lg, &ln) || memcmp(lw, lg, ln * sizeof *lw) != 0) {
-            printf("FAIL %s: pb_bvh_resample_angles not bit-identical\n", pb_backend_name((pb_backend)b));
+            printf("FAIL %s: pb_bvh_resample_angles not bit-identical\n",
+                   pb_backend_name((pb_backend)b));
             failed++;
         } else {
             passed++;
         }
         printf("%s%s: %s\n", pb_backend_name((pb_backend)b),
                pb_backend_emulated((pb_backend)b) ? " (emulated)" : "",
-               failed == before ? (bitwise ? "bit-identical to scalar" : "agrees with scalar") : "MISMATCH");
+               failed == before ? (bitwise ? "bit-identical to scalar" : "agrees with scalar")
+                                : "MISMATCH");
     }
     printf("conformance-euler: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;

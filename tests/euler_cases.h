@@ -25,7 +25,8 @@ typedef struct {
 } ec_case;
 
 enum { EC_RANDOM, EC_LOCK, EC_WRAP, EC_TIE, EC_N2, EC_SPECIAL, EC_KINDS };
-static const char *const ec_kind_names[EC_KINDS] = {"random", "lock", "wrap", "tie", "n2", "special"};
+static const char *const ec_kind_names[EC_KINDS] = {"random", "lock", "wrap",
+                                                    "tie",    "n2",   "special"};
 
 static unsigned long long ec_rng = 0x2545f4914f6cdd1dull;
 static inline double ec_u(void) /* [0, 1) */
@@ -59,7 +60,8 @@ static inline void ec_principal(const ec_case *c, size_t e, double out[3])
     pb_euler_from_quat_n((pb_euler_order)c->order[e], c->nrot[e], q, NULL, out);
 }
 
-static const double ec_lock_d[] = {0.0, 1e-14, 1e-10, 1e-7, 1e-5, 1e-3, 0.03, 0.0572, 0.0573, 0.06, 0.1};
+static const double ec_lock_d[] = {0.0,  1e-14,  1e-10,  1e-7, 1e-5, 1e-3,
+                                   0.03, 0.0572, 0.0573, 0.06, 0.1};
 static const double ec_wrap_d[] = {0.0, 1e-13, 1e-11, 1e-9, 1e-6, 1e-3};
 
 /* A case of the given kind with n joints */
@@ -87,19 +89,18 @@ static inline void ec_make(ec_case *c, int kind, size_t n)
                     d[k] = (ec_u() < 0.5 ? 180.0 : -180.0) +
                            ec_sym(1.0) * ec_wrap_d[ec_pick(sizeof ec_wrap_d / sizeof ec_wrap_d[0])];
             break;
-        case EC_N2:
-            c->nrot[e] = 2;
-            break;
-        default:
-            break;
+        case EC_N2: c->nrot[e] = 2; break;
+        default: break;
         }
         if (kind == EC_N2) {
             /* a rotation with a third angle near +-90: not representable
              * with two channels, the reference picks the branch by it */
-            double d3[3] = {d[0], d[1], (ec_u() < 0.5 ? 90.0 : -90.0) + ec_sym(1.0) * ec_wrap_d[ec_pick(6)]};
+            double d3[3] = {d[0], d[1],
+                            (ec_u() < 0.5 ? 90.0 : -90.0) + ec_sym(1.0) * ec_wrap_d[ec_pick(6)]};
             double q[4];
             pb_euler_to_quat_n((pb_euler_order)c->order[e], 3, d3, q);
-            c->qw[e] = (float)q[0], c->qx[e] = (float)q[1], c->qy[e] = (float)q[2], c->qz[e] = (float)q[3];
+            c->qw[e] = (float)q[0], c->qx[e] = (float)q[1], c->qy[e] = (float)q[2],
+            c->qz[e] = (float)q[3];
         } else {
             if (kind == EC_RANDOM && ec_u() < 0.3)
                 noise = 1e-6;
@@ -125,7 +126,9 @@ static inline void ec_make(ec_case *c, int kind, size_t n)
         ec_principal(c, e, p);
         for (int k = 0; k < 3; k++) {
             double w = ec_u();
-            p[k] += w < 0.5 ? ec_sym(5.0) : w < 0.8 ? 360.0 * (double)((int)ec_pick(7) - 3) + ec_sym(3.0) : ec_sym(400.0);
+            p[k] += w < 0.5   ? ec_sym(5.0)
+                    : w < 0.8 ? 360.0 * (double)((int)ec_pick(7) - 3) + ec_sym(3.0)
+                              : ec_sym(400.0);
         }
         if (kind == EC_TIE) {
             /* a candidate exactly half a turn from prev (or 1e-12 off):
@@ -135,7 +138,8 @@ static inline void ec_make(ec_case *c, int kind, size_t n)
             for (int k = 0; k < 3; k++) {
                 double w = ec_u();
                 double off = w < 0.5 ? 0.0 : ec_sym(1e-12);
-                p[k] = a[k] + (ec_u() < 0.5 ? 180.0 : -180.0) + 360.0 * (double)((int)ec_pick(3) - 1) + off;
+                p[k] = a[k] + (ec_u() < 0.5 ? 180.0 : -180.0) +
+                       360.0 * (double)((int)ec_pick(3) - 1) + off;
                 if (ec_u() < 0.3) /* the other branch's candidate */
                     p[k] = (k == 1 ? 180.0 - a[k] : a[k] + 180.0) + (ec_u() < 0.5 ? 180.0 : -180.0);
             }
@@ -152,12 +156,8 @@ static inline void ec_make(ec_case *c, int kind, size_t n)
             case 0: /* zero rotation: the identity */
                 c->qw[e] = c->qx[e] = c->qy[e] = c->qz[e] = 0.0f;
                 break;
-            case 1:
-                c->qx[e] = NAN;
-                break;
-            case 2:
-                c->qw[e] = INFINITY;
-                break;
+            case 1: c->qx[e] = NAN; break;
+            case 2: c->qw[e] = INFINITY; break;
             case 3: /* huge angles */
                 c->prev[3 * e] = 5e6 + ec_sym(1.0);
                 c->src[3 * e + 2] = 2e7;
@@ -178,7 +178,8 @@ static inline void ec_make(ec_case *c, int kind, size_t n)
                     c->src[3 * e + (size_t)k] = c->prev[3 * e + (size_t)k] = 0.0;
                 break;
             default: /* -q */
-                c->qw[e] = -c->qw[e], c->qx[e] = -c->qx[e], c->qy[e] = -c->qy[e], c->qz[e] = -c->qz[e];
+                c->qw[e] = -c->qw[e], c->qx[e] = -c->qx[e], c->qy[e] = -c->qy[e],
+                c->qz[e] = -c->qz[e];
                 break;
             }
         }
@@ -201,7 +202,7 @@ static inline void ec_text(double v, char *buf, size_t size)
 /* bvh_choose_angles joint by joint, with the writer's arguments (zero
  * rotation: identity) */
 static inline void ec_reference(pb_bvh_euler_mode mode, const ec_case *c, const double *source,
-                         const double *prev, double *deg, unsigned char *as_read)
+                                const double *prev, double *deg, unsigned char *as_read)
 {
     for (size_t e = 0; e < c->n; e++) {
         double *d = deg + 3 * e;
@@ -223,7 +224,7 @@ static inline void ec_reference(pb_bvh_euler_mode mode, const ec_case *c, const 
  * bits; converted, the same text and within tol degrees (both NaN counts
  * as the same). Returns 0 or describes the difference in msg. */
 static inline int ec_agree(const double *da, const unsigned char *ra, const double *db,
-                    const unsigned char *rb, size_t e, double tol, char *msg, size_t size)
+                           const unsigned char *rb, size_t e, double tol, char *msg, size_t size)
 {
     if (ra[e] != rb[e]) {
         snprintf(msg, size, "as_read %d vs %d", ra[e], rb[e]);

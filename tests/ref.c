@@ -42,16 +42,20 @@ rv3 rq_vec(rq a) { return rv3_make(a.x, a.y, a.z); }
 static double max4(double a, double b, double c, double d)
 {
     double m = a > b ? a : b;
-    if (c > m) m = c;
-    if (d > m) m = d;
+    if (c > m)
+        m = c;
+    if (d > m)
+        m = d;
     return m;
 }
 
 double rq_norm(rq a)
 {
-    if (isnan(a.w) || isnan(a.x) || isnan(a.y) || isnan(a.z)) return NAN;
+    if (isnan(a.w) || isnan(a.x) || isnan(a.y) || isnan(a.z))
+        return NAN;
     double m = max4(fabs(a.w), fabs(a.x), fabs(a.y), fabs(a.z));
-    if (m == 0.0 || !isfinite(m)) return m == 0.0 ? 0.0 : (isnan(m) ? m : INFINITY);
+    if (m == 0.0 || !isfinite(m))
+        return m == 0.0 ? 0.0 : (isnan(m) ? m : INFINITY);
     rq s = rq_scale(a, 1.0 / m);
     return m * sqrt(rq_dot(s, s));
 }
@@ -59,7 +63,8 @@ double rq_norm(rq a)
 rq rq_normalize(rq a)
 {
     double n = rq_norm(a);
-    if (n == 0.0) return rq_identity();
+    if (n == 0.0)
+        return rq_identity();
     return rq_scale(a, 1.0 / n);
 }
 
@@ -80,11 +85,15 @@ rv3 rv3_cross(rv3 a, rv3 b)
 }
 double rv3_norm(rv3 a)
 {
-    if (isnan(a.x) || isnan(a.y) || isnan(a.z)) return NAN;
+    if (isnan(a.x) || isnan(a.y) || isnan(a.z))
+        return NAN;
     double m = fabs(a.x);
-    if (fabs(a.y) > m) m = fabs(a.y);
-    if (fabs(a.z) > m) m = fabs(a.z);
-    if (m == 0.0 || !isfinite(m)) return m == 0.0 ? 0.0 : (isnan(m) ? m : INFINITY);
+    if (fabs(a.y) > m)
+        m = fabs(a.y);
+    if (fabs(a.z) > m)
+        m = fabs(a.z);
+    if (m == 0.0 || !isfinite(m))
+        return m == 0.0 ? 0.0 : (isnan(m) ? m : INFINITY);
     rv3 s = rv3_scale(a, 1.0 / m);
     return m * sqrt(rv3_dot(s, s));
 }
@@ -96,7 +105,8 @@ rv3 rq_log(rq q)
 {
     rv3 v = rq_vec(q);
     double s = rv3_norm(v);
-    if (s == 0.0) return rv3_make(0.0, 0.0, 0.0);
+    if (s == 0.0)
+        return rv3_make(0.0, 0.0, 0.0);
     double half = atan2(s, q.w); /* in [0, pi]; independent of |q| */
     return rv3_scale(v, half / s);
 }
@@ -104,7 +114,8 @@ rv3 rq_log(rq q)
 rq rq_exp(rv3 v)
 {
     double a = rv3_norm(v);
-    if (a == 0.0) return rq_identity();
+    if (a == 0.0)
+        return rq_identity();
     double k = sin(a) / a;
     return rq_make(cos(a), v.x * k, v.y * k, v.z * k);
 }
@@ -115,7 +126,8 @@ rq rq_from_scaled_angle_axis(rv3 v) { return rq_exp(rv3_scale(v, 0.5)); }
 rq rq_from_axis_angle(rv3 axis, double angle)
 {
     double n = rv3_norm(axis);
-    if (n == 0.0) return rq_identity();
+    if (n == 0.0)
+        return rq_identity();
     return rq_exp(rv3_scale(axis, 0.5 * angle / n));
 }
 
@@ -149,10 +161,7 @@ uint64_t rng_next(rng_t *r)
 
 double rng_uniform(rng_t *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 double rng_range(rng_t *r, double lo, double hi) { return lo + (hi - lo) * rng_uniform(r); }
-double rng_logrange(rng_t *r, double lo, double hi)
-{
-    return exp(rng_range(r, log(lo), log(hi)));
-}
+double rng_logrange(rng_t *r, double lo, double hi) { return exp(rng_range(r, log(lo), log(hi))); }
 double rng_sign(rng_t *r) { return (rng_next(r) >> 63) ? -1.0 : 1.0; }
 
 rq rng_quat(rng_t *r)
@@ -202,7 +211,8 @@ rv3 rv3_round(rv3 a) { return rv3_make((float)a.x, (float)a.y, (float)a.z); }
 static float *falloc(size_t n)
 {
     float *p = malloc((n ? n : 1) * sizeof(float));
-    if (!p) abort();
+    if (!p)
+        abort();
     return p;
 }
 
@@ -250,11 +260,13 @@ rv3 fcv_get(pb_cvec3s v, size_t i) { return rv3_make(v.x[i], v.y[i], v.z[i]); }
 
 void fq_fill_nan(pb_quats q, size_t n)
 {
-    for (size_t i = 0; i < n; i++) q.w[i] = q.x[i] = q.y[i] = q.z[i] = NAN;
+    for (size_t i = 0; i < n; i++)
+        q.w[i] = q.x[i] = q.y[i] = q.z[i] = NAN;
 }
 void fv_fill_nan(pb_vec3s v, size_t n)
 {
-    for (size_t i = 0; i < n; i++) v.x[i] = v.y[i] = v.z[i] = NAN;
+    for (size_t i = 0; i < n; i++)
+        v.x[i] = v.y[i] = v.z[i] = NAN;
 }
 pb_quats fq_dup(pb_quats q, size_t n)
 {
@@ -332,7 +344,8 @@ rv3 ref_left_jacobian_apply(rv3 u, rv3 w)
 rv3 ref_offset(rq a, rq b, int flip)
 {
     rq d = rq_abs(rq_mul_inv(b, a));
-    if (flip) d = rq_neg(d);
+    if (flip)
+        d = rq_neg(d);
     return rq_to_scaled_angle_axis(d);
 }
 
@@ -369,13 +382,19 @@ void ref_quat_raw_cubic_ex(double x, rq r0, rq r1, rq r2, rq r3, int exact, unsi
                            rq *rot, rq *vel4)
 {
     int n0 = rq_dot(r0, r1) < 0.0, n2 = rq_dot(r2, r1) < 0.0;
-    if (flipmask & 1u) n0 = !n0;
-    if (flipmask & 2u) n2 = !n2;
-    if (n0) r0 = rq_neg(r0);
-    if (n2) r2 = rq_neg(r2);
+    if (flipmask & 1u)
+        n0 = !n0;
+    if (flipmask & 2u)
+        n2 = !n2;
+    if (n0)
+        r0 = rq_neg(r0);
+    if (n2)
+        r2 = rq_neg(r2);
     int n3 = rq_dot(r3, r2) < 0.0;
-    if (flipmask & 4u) n3 = !n3;
-    if (n3) r3 = rq_neg(r3);
+    if (flipmask & 4u)
+        n3 = !n3;
+    if (n3)
+        r3 = rq_neg(r3);
 
     double w[3], q[3];
     ref_hermite_basis(x, w, q);
@@ -437,7 +456,8 @@ static rq choose_b(rq a, rq b, int long_path, int flip)
 {
     double d = rq_dot(a, b);
     int neg = long_path ? (d > 0.0) : (d < 0.0);
-    if (flip) neg = !neg;
+    if (flip)
+        neg = !neg;
     return neg ? rq_neg(b) : b;
 }
 
@@ -478,10 +498,7 @@ rv3 ref_fd_angular_velocity(rq qm, rq qp, double h)
 
 /* ---- tolerance helpers ---------------------------------------------------- */
 
-double ref_vel_err(rv3 v, rv3 vref)
-{
-    return rv3_dist(v, vref) / (1e-5 * rv3_norm(vref) + 1e-6);
-}
+double ref_vel_err(rv3 v, rv3 vref) { return rv3_dist(v, vref) / (1e-5 * rv3_norm(vref) + 1e-6); }
 
 int ref_vel_ok(rv3 v, rv3 vref) { return ref_vel_err(v, vref) <= 1.0; }
 
@@ -502,10 +519,14 @@ void rt_init(ref_track *t, const char *name)
 int rt_add(ref_track *t, size_t i, double err, double ratio)
 {
     t->count++;
-    if (isnan(ratio)) ratio = INFINITY;
-    if (isnan(err)) err = INFINITY;
-    if (!(ratio <= 1.0)) t->nfail++;
-    if (err > t->max_err) t->max_err = err;
+    if (isnan(ratio))
+        ratio = INFINITY;
+    if (isnan(err))
+        err = INFINITY;
+    if (!(ratio <= 1.0))
+        t->nfail++;
+    if (err > t->max_err)
+        t->max_err = err;
     if (ratio > t->max_ratio) {
         t->max_ratio = ratio;
         t->worst_i = i;
@@ -525,7 +546,8 @@ void rt_note(ref_track *t, const char *fmt, ...)
 
 void rt_report(const ref_track *t)
 {
-    if (!getenv("POSEBATCH_TEST_VERBOSE")) return;
+    if (!getenv("POSEBATCH_TEST_VERBOSE"))
+        return;
     fprintf(stderr, "[%s] cases %zu fails %zu max_err %.3e max_ratio %.3f worst #%zu: %s\n",
             t->name, t->count, t->nfail, t->max_err, t->max_ratio, t->worst_i, t->worst);
 }

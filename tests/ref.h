@@ -23,8 +23,12 @@
 /* float epsilon / 2: the unit roundoff of float32 (2^-24) */
 #define REF_U24 5.9604644775390625e-08
 
-typedef struct { double w, x, y, z; } rq;
-typedef struct { double x, y, z; } rv3;
+typedef struct {
+    double w, x, y, z;
+} rq;
+typedef struct {
+    double x, y, z;
+} rv3;
 
 /* ---- quaternion algebra ------------------------------------------------ */
 rq rq_make(double w, double x, double y, double z);
@@ -38,10 +42,10 @@ rq rq_neg(rq a);
 rq rq_scale(rq a, double s);
 rq rq_add(rq a, rq b);
 rq rq_sub(rq a, rq b);
-rq rq_normalize(rq a);     /* zero -> identity; rescaled, no overflow */
+rq rq_normalize(rq a); /* zero -> identity; rescaled, no overflow */
 double rq_dot(rq a, rq b);
 double rq_norm(rq a);
-rv3 rq_vec(rq a);          /* (x, y, z) */
+rv3 rq_vec(rq a); /* (x, y, z) */
 
 /* log: half-angle * axis, half-angle = atan2(|v|, w) in [0, pi]; scale
  * invariant; v == 0 -> 0 (also for w < 0). */
@@ -73,24 +77,26 @@ double rq_angle_between(rq a, rq b);
 double rq_angle4(rq a, rq b);
 
 /* ---- deterministic PRNG (splitmix64) ------------------------------------ */
-typedef struct { uint64_t s; } rng_t;
+typedef struct {
+    uint64_t s;
+} rng_t;
 rng_t rng_seed(uint64_t seed);
 uint64_t rng_next(rng_t *r);
-double rng_uniform(rng_t *r);                 /* [0, 1) */
+double rng_uniform(rng_t *r); /* [0, 1) */
 double rng_range(rng_t *r, double lo, double hi);
 double rng_logrange(rng_t *r, double lo, double hi); /* log-uniform, lo, hi > 0 */
-double rng_sign(rng_t *r);                    /* +1 or -1 */
-rq rng_quat(rng_t *r);                        /* uniform unit quaternion, random sign */
+double rng_sign(rng_t *r);                           /* +1 or -1 */
+rq rng_quat(rng_t *r);                               /* uniform unit quaternion, random sign */
 /* base rotated (globally: exp(angle axis / 2) base) about a random axis by an
  * angle uniform in [0, max_angle] (full rotation angle). Keeps base's sign. */
 rq rng_quat_near(rng_t *r, rq base, double max_angle);
-rv3 rng_vec3(rng_t *r, double scale);         /* components uniform in [-scale, scale] */
-rv3 rng_unit3(rng_t *r);                      /* uniform on the unit sphere */
-rv3 rng_ball3(rng_t *r, double radius);       /* direction uniform, |v| uniform in [0, radius] */
+rv3 rng_vec3(rng_t *r, double scale);   /* components uniform in [-scale, scale] */
+rv3 rng_unit3(rng_t *r);                /* uniform on the unit sphere */
+rv3 rng_ball3(rng_t *r, double radius); /* direction uniform, |v| uniform in [0, radius] */
 
 /* ---- float round trips --------------------------------------------------- */
 rq rq_from_float(float w, float x, float y, float z);
-rq rq_round(rq a);   /* each component rounded to float, back to double */
+rq rq_round(rq a); /* each component rounded to float, back to double */
 rv3 rv3_round(rv3 a);
 
 /* ---- float batch helpers (malloc; never NULL for n == 0: 1 element) ------ */
@@ -161,7 +167,6 @@ int ref_vel_ok(rv3 v, rv3 vref);
 double ref_vel_err(rv3 v, rv3 vref); /* |v - vref| / (1e-5 |vref| + 1e-6): ok iff <= 1 */
 double ref_vel4_err(rq v, rq vref);  /* same on 4-vectors */
 
-
 /* ---- error tracking for batch checks (no Criterion dependency) ---------- */
 /* Print formats for exact float inputs (%.9g round-trips a float). */
 #define RQ_FMT "(%.9g, %.9g, %.9g, %.9g)"
@@ -192,14 +197,14 @@ void rt_report(const ref_track *t);
 
 /* Criterion expectation over an rt_ tracker: reports it and fails with the
  * worst case (used by files that include criterion/criterion.h). */
-#define RT_EXPECT(t)                                                                              \
-    do {                                                                                          \
-        rt_report(&(t));                                                                          \
-        cr_expect((t).nfail == 0,                                                                 \
-                  "%s: %zu of %zu cases out of tolerance (max err %.4g = %.3g x tol); worst "     \
-                  "case #%zu: %s",                                                                \
-                  (t).name, (t).nfail, (t).count, (t).max_err, (t).max_ratio, (t).worst_i,        \
-                  (t).worst);                                                                     \
+#define RT_EXPECT(t)                                                                               \
+    do {                                                                                           \
+        rt_report(&(t));                                                                           \
+        cr_expect((t).nfail == 0,                                                                  \
+                  "%s: %zu of %zu cases out of tolerance (max err %.4g = %.3g x tol); worst "      \
+                  "case #%zu: %s",                                                                 \
+                  (t).name, (t).nfail, (t).count, (t).max_err, (t).max_ratio, (t).worst_i,         \
+                  (t).worst);                                                                      \
     } while (0)
 
 #endif /* POSEBATCH_TESTS_REF_H */

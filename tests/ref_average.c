@@ -249,15 +249,9 @@ rq ra_de_casteljau(rq q0, rq q1, rq q2, rq q3, double t)
     return ra_slerp_short(b0, b1, t);
 }
 
-rq ra_shoemake_double(rq p, rq q)
-{
-    return rq_sub(rq_scale(q, 2 * rq_dot(p, q)), p);
-}
+rq ra_shoemake_double(rq p, rq q) { return rq_sub(rq_scale(q, 2 * rq_dot(p, q)), p); }
 
-rq ra_shoemake_bisect(rq p, rq q)
-{
-    return rq_normalize(rq_add(p, q));
-}
+rq ra_shoemake_bisect(rq p, rq q) { return rq_normalize(rq_add(p, q)); }
 
 void ra_shoemake_controls(rq prev, rq cur, rq next, rq *b, rq *a)
 {
@@ -352,10 +346,7 @@ rq ra_angles2quat(double az_deg, double el_deg, double roll_deg)
     return rq_mul(rq_mul(rz, rx), ry);
 }
 
-rq ra_rotation_to(rq a, rq b)
-{
-    return rq_mul_inv(b, a);
-}
+rq ra_rotation_to(rq a, rq b) { return rq_mul_inv(b, a); }
 
 double ra_max_abs_diff(rq a, rq b)
 {

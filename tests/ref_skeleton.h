@@ -13,7 +13,10 @@
 #include "ref.h"
 
 /* a joint's rotation, translation and scale */
-typedef struct { rq r; rv3 t, s; } ref_xf;
+typedef struct {
+    rq r;
+    rv3 t, s;
+} ref_xf;
 
 /* v rotated by q's rotation: vec(q (0, v) conj(q)) / |q|^2 */
 rv3 ref_rotate(rq q, rv3 v);

@@ -291,7 +291,8 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
                 for (size_t i = 0; i < k; i++)
                     sd[i] = fq_at(rot, i * J + j);
                 rq rj = fq_at(refq, j);
-                rq want = method ? ra_average_log_ref(rj, k, sd, wd) : ra_average_raw_ref(rj, k, sd, wd);
+                rq want =
+                    method ? ra_average_log_ref(rj, k, sd, wd) : ra_average_raw_ref(rj, k, sd, wd);
                 double e = rq_angle_between(want, fq_at(outq, j));
                 if (!(e <= wr))
                     wr = e;
@@ -300,7 +301,8 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
                 for (int c = 0; c < 3; c++) {
                     double ps = 0, pa = 0, ls = 0, r0 = rp[c * 3 + j], s0 = rs[c * 3 + j];
                     for (size_t i = 0; i < k; i++) {
-                        double p = pv[(i * 3 + (size_t)c) * J + j], sc = sv[(i * 3 + (size_t)c) * J + j];
+                        double p = pv[(i * 3 + (size_t)c) * J + j],
+                               sc = sv[(i * 3 + (size_t)c) * J + j];
                         ps += wd[i] * (p - r0);
                         pa += fabs(wd[i] * p);
                         ls += wd[i] * log(sc / s0);
@@ -369,14 +371,15 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
     double worst = 0;
     for (int variant = 0; variant < K_COUNT + 3; variant++) {
         kind kd = variant < K_COUNT ? (kind)variant : K_RAW;
-        pb_blend_method bm = variant == K_COUNT ? PB_BLEND_RAW
-                             : variant == K_COUNT + 1 ? PB_BLEND_RAW_REF : PB_BLEND_ACCURATE;
+        pb_blend_method bm = variant == K_COUNT       ? PB_BLEND_RAW
+                             : variant == K_COUNT + 1 ? PB_BLEND_RAW_REF
+                                                      : PB_BLEND_ACCURATE;
         int blend = variant >= K_COUNT;
         if (!blend && !is_scale_free(kd))
             continue;
         if (blend)
             kd = bm == PB_BLEND_RAW ? K_RAW : bm == PB_BLEND_RAW_REF ? K_RAW_REF : K_ACCURATE;
-        const char *name = blend ? (bm == PB_BLEND_RAW ? "pose_blend raw"
+        const char *name = blend ? (bm == PB_BLEND_RAW       ? "pose_blend raw"
                                     : bm == PB_BLEND_RAW_REF ? "pose_blend raw_ref"
                                                              : "pose_blend accurate")
                                  : kname[kd];
@@ -424,10 +427,13 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
                 if ((!(err <= tol) || !(fabs(norm - 1) < 1e-6)) && bad++ < 12)
                     cr_expect(0, "%s weights x 2^%d joint %zu: err %.3g rad (tol %.3g), |q| %.9g",
                               name, e, j, err, tol, norm);
-                if (exact && (memcmp(&out.w[j], &base_out.w[j], 4) || memcmp(&out.x[j], &base_out.x[j], 4) ||
-                              memcmp(&out.y[j], &base_out.y[j], 4) || memcmp(&out.z[j], &base_out.z[j], 4)) &&
+                if (exact &&
+                    (memcmp(&out.w[j], &base_out.w[j], 4) || memcmp(&out.x[j], &base_out.x[j], 4) ||
+                     memcmp(&out.y[j], &base_out.y[j], 4) ||
+                     memcmp(&out.z[j], &base_out.z[j], 4)) &&
                     bitdiff++ < 12)
-                    cr_expect(0, "%s weights x 2^%d joint %zu: not bitwise the 2^0 result", name, e, j);
+                    cr_expect(0, "%s weights x 2^%d joint %zu: not bitwise the 2^0 result", name, e,
+                              j);
             }
         }
     }
@@ -444,8 +450,11 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
  * {2^-149, 0, 0}: a unit answer equal to the reference's, never zero or NaN. */
 Test(accuracy, weight_extremes)
 {
-    static const float wl[][3] = {{1e20f, 1e20f, 1e20f}, {FLT_MAX, FLT_MAX, FLT_MAX},
-                                  {1.4e-45f, 0, 0}, {0, 1.4e-45f, 1.4e-45f}, {3e38f, 1e-30f, 2e38f}};
+    static const float wl[][3] = {{1e20f, 1e20f, 1e20f},
+                                  {FLT_MAX, FLT_MAX, FLT_MAX},
+                                  {1.4e-45f, 0, 0},
+                                  {0, 1.4e-45f, 1.4e-45f},
+                                  {3e38f, 1e-30f, 2e38f}};
     rng_t r = rng_seed(1406);
     const size_t J = 9;
     fq data = fq_new(3 * J), ref = fq_new(J), out = fq_new(J);
@@ -528,13 +537,15 @@ Test(accuracy, conditioning_raw_and_raw_ref, .timeout = 120)
                     s[i] = fq_c(data, i * J);
                 }
                 for (size_t j = 0; j < J; j++) {
-                    double a = rng_logrange(&r, kd == K_RAW ? 5e-7 : 2.5e-6, 4e-3), pert = a * rng_range(&r, 0, 0.25);
+                    double a = rng_logrange(&r, kd == K_RAW ? 5e-7 : 2.5e-6, 4e-3),
+                           pert = a * rng_range(&r, 0, 0.25);
                     rq q = rng_quat(&r), rf = q, o = rng_quat(&r);
                     o = rq_normalize(rq_sub(o, rq_scale(q, rq_dot(o, q))));
                     if (kd == K_RAW) /* angle pi - 2a: w = a */
                         q = rq_make(a, o.x, o.y, o.z);
                     else /* rf nearly orthogonal to q, tilted by less than a */
-                        rf = rq_normalize(rq_add(o, rq_scale(q, rng_sign(&r) * a * rng_range(&r, 0, 0.5))));
+                        rf = rq_normalize(
+                            rq_add(o, rq_scale(q, rng_sign(&r) * a * rng_range(&r, 0, 0.5))));
                     q = rq_normalize(q);
                     fq_put(ref, j, rf);
                     for (size_t i = 0; i < k; i++) {
@@ -550,7 +561,8 @@ Test(accuracy, conditioning_raw_and_raw_ref, .timeout = 120)
                                     si.w = -si.w; /* nearly the same rotation */
                                 side = si.w;
                             } else {
-                                si = rq_round(rq_normalize(rq_add(rq_add(q, rq_scale(o, want * a)), p)));
+                                si = rq_round(
+                                    rq_normalize(rq_add(rq_add(q, rq_scale(o, want * a)), p)));
                                 side = rq_dot(rf, si);
                             }
                         } while (!(side * want > thr) && ++tries < 1000);
@@ -600,7 +612,8 @@ static int dc_clear(rq a, rq b, rq c, rq d, double t)
     rq ab = ra_slerp_short(a, b, t), bc = ra_slerp_short(b, c, t), cd = ra_slerp_short(c, d, t);
     rq abc = ra_slerp_short(ab, bc, t), bcd = ra_slerp_short(bc, cd, t);
     return fabs(rq_dot(a, b)) > 1e-3 && fabs(rq_dot(b, c)) > 1e-3 && fabs(rq_dot(c, d)) > 1e-3 &&
-           fabs(rq_dot(ab, bc)) > 1e-3 && fabs(rq_dot(bc, cd)) > 1e-3 && fabs(rq_dot(abc, bcd)) > 1e-3;
+           fabs(rq_dot(ab, bc)) > 1e-3 && fabs(rq_dot(bc, cd)) > 1e-3 &&
+           fabs(rq_dot(abc, bcd)) > 1e-3;
 }
 Test(accuracy, de_casteljau_all_t, .timeout = 120)
 {
@@ -840,11 +853,19 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
                     L[i].weight = we;
                     L[i].joint_weights = NULL;
                     L[i].pose.rot = fq_c(rot, i * J);
-                    L[i].pose.pos = (pb_cvec3s){pv + i * 3 * J, pv + i * 3 * J + J, pv + i * 3 * J + 2 * J};
-                    L[i].pose.scale = (pb_cvec3s){sv + i * 3 * J, sv + i * 3 * J + J, sv + i * 3 * J + 2 * J};
+                    L[i].pose.pos =
+                        (pb_cvec3s){pv + i * 3 * J, pv + i * 3 * J + J, pv + i * 3 * J + 2 * J};
+                    L[i].pose.scale =
+                        (pb_cvec3s){sv + i * 3 * J, sv + i * 3 * J + J, sv + i * 3 * J + 2 * J};
                 }
-                pb_blend_desc d = {J, L, k, NULL, 0, method ? PB_BLEND_LOG_REF : PB_BLEND_RAW_REF,
-                                   PB_BLEND_LINEAR_SCALE, &ref};
+                pb_blend_desc d = {J,
+                                   L,
+                                   k,
+                                   NULL,
+                                   0,
+                                   method ? PB_BLEND_LOG_REF : PB_BLEND_RAW_REF,
+                                   PB_BLEND_LINEAR_SCALE,
+                                   &ref};
                 cr_assert_eq(pb_pose_blend_layers(&d, &out), PB_OK);
                 if (e == 0) {
                     memcpy(keep.w, outq.w, J * 4);
@@ -856,7 +877,8 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
                         for (size_t i = 0; i < k; i++)
                             sd[i] = fq_at(rot, i * J + j);
                         rq rj = fq_at(refq, j);
-                        rq want = method ? ra_average_log_ref(rj, k, sd, wd) : ra_average_raw_ref(rj, k, sd, wd);
+                        rq want = method ? ra_average_log_ref(rj, k, sd, wd)
+                                         : ra_average_raw_ref(rj, k, sd, wd);
                         double er = rq_angle_between(want, fq_at(outq, j));
                         if (!(er <= wr))
                             wr = er;
@@ -872,13 +894,15 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
                             double pe = fabs(op[c * 3 + j] - ps) / (pa > 1 ? pa : 1);
                             if (!(pe <= wp))
                                 wp = pe;
-                            cr_expect(pe <= 1e-6, "layers k=%zu joint %zu axis %d: position err %.3g",
-                                      k, j, c, pe);
+                            cr_expect(pe <= 1e-6,
+                                      "layers k=%zu joint %zu axis %d: position err %.3g", k, j, c,
+                                      pe);
                         }
                     }
-                } else if (exact && (memcmp(keep.w, outq.w, J * 4) || memcmp(keep.x, outq.x, J * 4) ||
-                                     memcmp(keep.y, outq.y, J * 4) || memcmp(keep.z, outq.z, J * 4) ||
-                                     memcmp(opk, op, sizeof op))) {
+                } else if (exact &&
+                           (memcmp(keep.w, outq.w, J * 4) || memcmp(keep.x, outq.x, J * 4) ||
+                            memcmp(keep.y, outq.y, J * 4) || memcmp(keep.z, outq.z, J * 4) ||
+                            memcmp(opk, op, sizeof op))) {
                     if (bitdiff++ < 8)
                         cr_expect(0, "layers %s k=%zu weights x 2^%d: not bitwise the 2^0 result",
                                   method ? "log_ref" : "raw_ref", k, e);

@@ -20,8 +20,8 @@
 
 #include "posebatch.h"
 
-#define N 19           /* joints: a tail on every backend */
-#define BLOCKS 16      /* blocks of 4 slots of N floats */
+#define N 19                          /* joints: a tail on every backend */
+#define BLOCKS 16                     /* blocks of 4 slots of N floats */
 #define POOL (BLOCKS * 4 * N + 2 * N) /* a margin of N at both ends */
 #define ROUNDS 4000
 
@@ -35,7 +35,11 @@ static unsigned rnd(unsigned m)
 }
 
 /* one array of N floats: pool offset, or -1 for NULL */
-typedef struct { int off[4]; int cnt; int out; } batch;
+typedef struct {
+    int off[4];
+    int cnt;
+    int out;
+} batch;
 
 static float *at(int off) { return off < 0 ? NULL : pool + off; }
 
@@ -144,7 +148,6 @@ static void place(batch *b, int nb, int run)
     }
 }
 
-
 static int meets(int a, int b) { return a < b + N && b < a + N; }
 
 /* the contract, array by array in registration order */
@@ -171,10 +174,26 @@ static pb_status model(const batch *bs, int nb, int exact_ok)
     return st;
 }
 
-static pb_quats qof(const batch *b) { pb_quats q = {at(b->off[0]), at(b->off[1]), at(b->off[2]), at(b->off[3])}; return q; }
-static pb_cquats cqof(const batch *b) { pb_cquats q = {at(b->off[0]), at(b->off[1]), at(b->off[2]), at(b->off[3])}; return q; }
-static pb_vec3s vof(const batch *b) { pb_vec3s v = {at(b->off[0]), at(b->off[1]), at(b->off[2])}; return v; }
-static pb_cvec3s cvof(const batch *b) { pb_cvec3s v = {at(b->off[0]), at(b->off[1]), at(b->off[2])}; return v; }
+static pb_quats qof(const batch *b)
+{
+    pb_quats q = {at(b->off[0]), at(b->off[1]), at(b->off[2]), at(b->off[3])};
+    return q;
+}
+static pb_cquats cqof(const batch *b)
+{
+    pb_cquats q = {at(b->off[0]), at(b->off[1]), at(b->off[2]), at(b->off[3])};
+    return q;
+}
+static pb_vec3s vof(const batch *b)
+{
+    pb_vec3s v = {at(b->off[0]), at(b->off[1]), at(b->off[2])};
+    return v;
+}
+static pb_cvec3s cvof(const batch *b)
+{
+    pb_cvec3s v = {at(b->off[0]), at(b->off[1]), at(b->off[2])};
+    return v;
+}
 
 static void fill_pool(void)
 {
@@ -192,8 +211,8 @@ Test(alias, hermite_matches_the_model)
         place(b, 6, r & 1); /* every other round the outputs in one run */
         fill_pool();
         pb_status want = model(b, 6, 1);
-        pb_status got = pb_quat_hermite(N, 0.3f, cqof(&b[2]), cqof(&b[3]), cvof(&b[4]), cvof(&b[5]), 0,
-                                        qof(&b[0]), vof(&b[1]));
+        pb_status got = pb_quat_hermite(N, 0.3f, cqof(&b[2]), cqof(&b[3]), cvof(&b[4]), cvof(&b[5]),
+                                        0, qof(&b[0]), vof(&b[1]));
         cr_assert_eq(got, want, "round %d: status %d, the contract says %d", r, got, want);
         seen[got]++;
     }
@@ -248,7 +267,8 @@ Test(alias, pose_blend_matches_the_model)
         /* the library checks the inputs in another order than b[] lists
          * them, which only decides which error comes first when there are
          * several: compare success and failure */
-        cr_assert_eq(got == PB_OK, want == PB_OK, "round %d: status %d, the contract says %d", r, got, want);
+        cr_assert_eq(got == PB_OK, want == PB_OK, "round %d: status %d, the contract says %d", r,
+                     got, want);
         ok += got == PB_OK;
         ok_run += got == PB_OK && (r & 1);
         alias += got == PB_ERR_ALIAS;
@@ -306,8 +326,8 @@ Test(alias, pose_blend_layers_matches_the_model)
         pb_status got = pb_pose_blend_layers(&d, &out);
         /* success and failure as the model (the order of several errors is
          * the library's, as for pb_pose_blend) */
-        cr_assert_eq(got == PB_OK, want == PB_OK, "round %d (run %d): status %d, the contract says %d", r,
-                     run, got, want);
+        cr_assert_eq(got == PB_OK, want == PB_OK,
+                     "round %d (run %d): status %d, the contract says %d", r, run, got, want);
         ok += got == PB_OK;
         ok_run += got == PB_OK && run == 1;
         ok_perm += got == PB_OK && run == 2;
@@ -336,9 +356,14 @@ Test(alias, weights_at_the_edges_of_the_outputs)
         pb_cquats q = {s, s, s, s};
         samples[i] = q;
     }
-    const struct { const float *w; pb_status want; } cases[] = {
-        {run - K, PB_OK},         {run - K + 1, PB_ERR_ALIAS},
-        {run + 4 * N, PB_OK},     {run + 4 * N - 1, PB_ERR_ALIAS},
+    const struct {
+        const float *w;
+        pb_status want;
+    } cases[] = {
+        {run - K, PB_OK},
+        {run - K + 1, PB_ERR_ALIAS},
+        {run + 4 * N, PB_OK},
+        {run + 4 * N - 1, PB_ERR_ALIAS},
         {run + 2 * N, PB_ERR_ALIAS},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

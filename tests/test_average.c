@@ -35,8 +35,8 @@
 #define MAX_REPORTS 5
 
 typedef enum { AV_RAW, AV_LOG, AV_RAW_REF, AV_LOG_REF, AV_ACCURATE, AV_BASIC, AV_COUNT } av_kind;
-static const char *const av_name[AV_COUNT] = {"raw", "log", "raw_ref", "log_ref", "accurate",
-                                               "basic"};
+static const char *const av_name[AV_COUNT] = {"raw",     "log",      "raw_ref",
+                                              "log_ref", "accurate", "basic"};
 
 static int stats_on(void)
 {
@@ -137,8 +137,8 @@ static rq basic_flip(size_t k, const rq *s, const double *w, unsigned fl, unsign
 /* Error of got against the reference, the smallest over the branches float
  * rounding may take; *exp the matching reference, *namb whether any branch
  * was ambiguous. */
-static double av_err(av_kind kind, rq ref, size_t k, const rq *s, const double *w, rq got,
-                     rq *exp, double *gap, int *namb)
+static double av_err(av_kind kind, rq ref, size_t k, const rq *s, const double *w, rq got, rq *exp,
+                     double *gap, int *namb)
 {
     av_ref(kind, ref, k, s, w, exp, gap);
     double e = rq_angle_between(*exp, got);
@@ -314,8 +314,8 @@ static void check_set(av_kind kind, const av_set *d, av_stats *st, const char *w
             o += fmt_q(buf + o, sizeof buf - (size_t)o, exp);
             o += snprintf(buf + o, sizeof buf - (size_t)o, " got ");
             o += fmt_q(buf + o, sizeof buf - (size_t)o, got);
-            snprintf(buf + o, sizeof buf - (size_t)o, " err %.3g rad (tol %.3g, gap %.3g)%s",
-                     err, tol, gap, sign_bad ? " [w < 0: not canonical]" : "");
+            snprintf(buf + o, sizeof buf - (size_t)o, " err %.3g rad (tol %.3g, gap %.3g)%s", err,
+                     tol, gap, sign_bad ? " [w < 0: not canonical]" : "");
             if (new_worst)
                 snprintf(st->worst, sizeof st->worst, "%s", buf);
             if ((bad || sign_bad) && st->reports < MAX_REPORTS) {
@@ -332,8 +332,8 @@ static void report(av_kind kind, const char *what, const av_stats *st)
         fprintf(stderr,
                 "[stat] average %-8s %-14s cases %zu ambiguous %zu fails %zu sign %zu max %.3g rad"
                 "%s",
-                av_name[kind], what, st->cases, st->skipped, st->fails, st->sign_fails,
-                st->maxerr, kind == AV_ACCURATE ? "" : "\n");
+                av_name[kind], what, st->cases, st->skipped, st->fails, st->sign_fails, st->maxerr,
+                kind == AV_ACCURATE ? "" : "\n");
     if (stats_on() && kind == AV_ACCURATE)
         fprintf(stderr, " | by gap [1e-3,1e-2) %.3g [1e-2,1e-1) %.3g [1e-1,1] %.3g\n",
                 st->gap_max[0], st->gap_max[1], st->gap_max[2]);
@@ -371,8 +371,7 @@ static void run_random(av_kind kind, data_mode dm, weight_mode wm, size_t calls,
         set_free(&d);
     }
     report(kind, what, &st);
-    cr_expect(st.cases >= (wm == W_NORM ? 90000u : 5000u), "too few checked cases: %zu",
-              st.cases);
+    cr_expect(st.cases >= (wm == W_NORM ? 90000u : 5000u), "too few checked cases: %zu", st.cases);
 }
 
 /* 100000 joint cases per (function, data kind) */
@@ -397,10 +396,8 @@ Test(average, basic_wide) { run_random(AV_BASIC, DATA_WIDE, W_NORM, CALLS, NJ, 1
 Test(average, weights_free_and_negative)
 {
     for (int kind = 0; kind < AV_COUNT; kind++) {
-        run_random((av_kind)kind, DATA_NEAR, W_FREE, 2, 1000, 200 + (uint64_t)kind,
-                   "free weights");
-        run_random((av_kind)kind, DATA_NEAR, W_NEG, 2, 1000, 300 + (uint64_t)kind,
-                   "neg weights");
+        run_random((av_kind)kind, DATA_NEAR, W_FREE, 2, 1000, 200 + (uint64_t)kind, "free weights");
+        run_random((av_kind)kind, DATA_NEAR, W_NEG, 2, 1000, 300 + (uint64_t)kind, "neg weights");
     }
 }
 
@@ -431,7 +428,8 @@ Test(average, sizes_and_tails)
                 for (size_t j = n; j < n + guard; j++) {
                     uint32_t v;
                     memcpy(&v, &comps[c][j], 4);
-                    cr_expect_eq(v, pattern, "%s n=%zu: wrote past the end (component %d, index %zu)",
+                    cr_expect_eq(v, pattern,
+                                 "%s n=%zu: wrote past the end (component %d, index %zu)",
                                  av_name[kind], n, c, j);
                 }
             av_stats st;
@@ -646,11 +644,11 @@ Test(average, identical_samples_return_the_sample)
                     cr_expect(0,
                               "%s identical k=%zu: joint %zu sample (%.9g, %.9g, %.9g, %.9g) got "
                               "(%.9g, %.9g, %.9g, %.9g) err %.3g rad",
-                              av_name[kind], k, j, s.w, s.x, s.y, s.z, got.w, got.x, got.y,
-                              got.z, e);
+                              av_name[kind], k, j, s.w, s.x, s.y, s.z, got.w, got.x, got.y, got.z,
+                              e);
             }
-            cr_expect(bad == 0, "%s identical k=%zu: %zu of %zu joints off", av_name[kind], k,
-                      bad, n);
+            cr_expect(bad == 0, "%s identical k=%zu: %zu of %zu joints off", av_name[kind], k, bad,
+                      n);
             set_free(&d);
         }
 }
@@ -687,11 +685,11 @@ Test(average, k1_returns_canonical_sample)
                     cr_expect(0,
                               "%s k=1 weight %g: joint %zu abs(sample) (%.9g, %.9g, %.9g, %.9g) "
                               "got (%.9g, %.9g, %.9g, %.9g) err %.3g rad",
-                              av_name[kind], (double)wts[wi], j, s.w, s.x, s.y, s.z, got.w,
-                              got.x, got.y, got.z, e);
+                              av_name[kind], (double)wts[wi], j, s.w, s.x, s.y, s.z, got.w, got.x,
+                              got.y, got.z, e);
             }
-            cr_expect(bad == 0, "%s k=1: %zu of %zu joints not the canonical sample",
-                      av_name[kind], bad, n);
+            cr_expect(bad == 0, "%s k=1: %zu of %zu joints not the canonical sample", av_name[kind],
+                      bad, n);
             set_free(&d);
         }
 }
@@ -735,8 +733,8 @@ Test(average, zero_accumulation_gives_identity_or_reference)
                 cr_expect(e <= TOL_ROT && fabs(nrm - 1) < 1e-6,
                           "%s %s: joint %zu expected (%.9g, %.9g, %.9g, %.9g) got "
                           "(%.9g, %.9g, %.9g, %.9g) (norm %.9g) err %.3g rad",
-                          av_name[kind], mname[mode], j, want.w,
-                          want.x, want.y, want.z, got.w, got.x, got.y, got.z, nrm, e);
+                          av_name[kind], mname[mode], j, want.w, want.x, want.y, want.z, got.w,
+                          got.x, got.y, got.z, nrm, e);
             }
             set_free(&d);
         }
@@ -765,9 +763,11 @@ Test(average, raw_ref_independent_of_ref_norm)
             rq want = fq_get(unit_out, j), got = fq_get(d.out, j);
             if (!(rq_angle_between(want, got) <= TOL_ROT && fabs(rq_norm(got) - 1) < 1e-6) &&
                 bad++ < 3)
-                cr_expect(0, "ref scaled by %g: joint %zu got (%.9g, %.9g, %.9g, %.9g), unit ref "
-                          "gives (%.9g, %.9g, %.9g, %.9g)", scales[si], j, got.w, got.x, got.y,
-                          got.z, want.w, want.x, want.y, want.z);
+                cr_expect(0,
+                          "ref scaled by %g: joint %zu got (%.9g, %.9g, %.9g, %.9g), unit ref "
+                          "gives (%.9g, %.9g, %.9g, %.9g)",
+                          scales[si], j, got.w, got.x, got.y, got.z, want.w, want.x, want.y,
+                          want.z);
         }
         cr_expect(bad == 0, "ref scaled by %g: %zu of %zu joints differ", scales[si], bad, n);
         fq_free(ref);
@@ -884,8 +884,9 @@ Test(average, reference_extract)
                     rq base = rng_quat(&r);
                     for (size_t f = 0; f < F; f++)
                         fq_set(poses, f * J + j,
-                               dm == DATA_NEAR ? rq_scale(rng_quat_near(&r, base, 1.0), rng_sign(&r))
-                                               : rng_quat(&r));
+                               dm == DATA_NEAR
+                                   ? rq_scale(rng_quat_near(&r, base, 1.0), rng_sign(&r))
+                                   : rng_quat(&r));
                 }
                 for (size_t f = 0; f < F; f++) {
                     pb_cquats c = {poses.w + f * J, poses.x + f * J, poses.y + f * J,
@@ -924,8 +925,8 @@ Test(average, reference_extract)
                                   want.x, want.y, want.z, fb);
                     }
                 }
-                cr_expect(bad == 0, "reference_extract frames=%zu joints=%zu: %zu joints off", F,
-                          J, bad);
+                cr_expect(bad == 0, "reference_extract frames=%zu joints=%zu: %zu joints off", F, J,
+                          bad);
                 fq_free(poses);
                 fq_free(out);
                 fq_free(acc);
@@ -995,8 +996,7 @@ Test(average, frobenius_identity_double)
         rq a = rng_quat(&r), b = i < 10 ? rng_quat(&r) : rng_quat_near(&r, a, 0.1 * i);
         double f = ra_frobenius_distance(a, b), s = ra_sin_half_angle(a, b);
         cr_expect(fabs(f - 2 * sqrt(2.0) * s) < 1e-12,
-                  "case %d: Frobenius %.17g vs 2 sqrt(2) sin_half %.17g", i, f,
-                  2 * sqrt(2.0) * s);
+                  "case %d: Frobenius %.17g vs 2 sqrt(2) sin_half %.17g", i, f, 2 * sqrt(2.0) * s);
     }
 }
 

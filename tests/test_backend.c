@@ -20,8 +20,8 @@
 Test(backend, version)
 {
     uint32_t v = pb_version();
-    cr_expect_eq(v, (uint32_t)(PB_VERSION_MAJOR * 10000 + PB_VERSION_MINOR * 100 +
-                               PB_VERSION_PATCH),
+    cr_expect_eq(v,
+                 (uint32_t)(PB_VERSION_MAJOR * 10000 + PB_VERSION_MINOR * 100 + PB_VERSION_PATCH),
                  "pb_version() = %u", v);
     char want[64];
     snprintf(want, sizeof want, "%d.%d.%d", PB_VERSION_MAJOR, PB_VERSION_MINOR, PB_VERSION_PATCH);
@@ -35,8 +35,7 @@ Test(backend, active_is_supported)
 {
     pb_backend b = pb_backend_active();
     cr_assert((int)b >= 0 && b < PB_BACKEND_COUNT, "active backend %d out of range", (int)b);
-    cr_expect_eq(pb_backend_supported(b), 1, "active backend %s not supported",
-                 pb_backend_name(b));
+    cr_expect_eq(pb_backend_supported(b), 1, "active backend %s not supported", pb_backend_name(b));
     cr_expect_eq(pb_backend_supported(PB_BACKEND_SCALAR), 1, "scalar not supported");
     cr_expect_eq(pb_backend_active(), b, "active backend changed between calls");
     const char *env = getenv("POSEBATCH_BACKEND");
@@ -123,8 +122,7 @@ static void catmull_rom_check(pb_backend b, berr *e)
             fq_fill_nan(rot, n);
             fv_fill_nan(vel, n);
             cr_assert_eq(pb_quat_catmull_rom(n, x, pb_cq(k[0]), pb_cq(k[1]), pb_cq(k[2]),
-                                             pb_cq(k[3]), exact ? PB_EXACT_VELOCITY : 0u, rot,
-                                             vel),
+                                             pb_cq(k[3]), exact ? PB_EXACT_VELOCITY : 0u, rot, vel),
                          PB_OK);
             for (size_t j = 0; j < n; j++) {
                 rq q[4], wr;
@@ -181,15 +179,43 @@ static void averages_spline_check(pb_backend b, berr *e)
         const char *what;
         float t = 1.3f;
         switch (f) {
-        case 0: what = "average_raw"; st = pb_quat_average_raw(n, K, s, wf, out); break;
-        case 1: what = "average_log"; st = pb_quat_average_log(n, K, s, wf, out); break;
-        case 2: what = "average_raw_ref"; st = pb_quat_average_raw_ref(n, K, pb_cq(ref), s, wf, out); break;
-        case 3: what = "average_log_ref"; st = pb_quat_average_log_ref(n, K, pb_cq(ref), s, wf, out); break;
-        case 4: what = "average_accurate"; st = pb_quat_average_accurate(n, K, s, wf, out); break;
-        case 5: what = "average_basic"; st = pb_quat_average_basic(n, K, s, wf, out); break;
-        case 6: what = "tangent_offset"; st = pb_quat_tangent_offset(n, s[0], s[1], s[2], out); break;
-        case 7: what = "spline_eval open"; st = pb_quat_spline_eval(K, n, pb_cq(track), t, 0, out); break;
-        default: what = "spline_eval closed"; t = 3.6f; st = pb_quat_spline_eval(K, n, pb_cq(track), t, PB_CLOSED, out); break;
+        case 0:
+            what = "average_raw";
+            st = pb_quat_average_raw(n, K, s, wf, out);
+            break;
+        case 1:
+            what = "average_log";
+            st = pb_quat_average_log(n, K, s, wf, out);
+            break;
+        case 2:
+            what = "average_raw_ref";
+            st = pb_quat_average_raw_ref(n, K, pb_cq(ref), s, wf, out);
+            break;
+        case 3:
+            what = "average_log_ref";
+            st = pb_quat_average_log_ref(n, K, pb_cq(ref), s, wf, out);
+            break;
+        case 4:
+            what = "average_accurate";
+            st = pb_quat_average_accurate(n, K, s, wf, out);
+            break;
+        case 5:
+            what = "average_basic";
+            st = pb_quat_average_basic(n, K, s, wf, out);
+            break;
+        case 6:
+            what = "tangent_offset";
+            st = pb_quat_tangent_offset(n, s[0], s[1], s[2], out);
+            break;
+        case 7:
+            what = "spline_eval open";
+            st = pb_quat_spline_eval(K, n, pb_cq(track), t, 0, out);
+            break;
+        default:
+            what = "spline_eval closed";
+            t = 3.6f;
+            st = pb_quat_spline_eval(K, n, pb_cq(track), t, PB_CLOSED, out);
+            break;
         }
         cr_assert_eq(st, PB_OK, "%s: %s status %d", pb_backend_name(b), what, (int)st);
         for (size_t j = 0; j < n; j++) {
@@ -211,14 +237,17 @@ static void averages_spline_check(pb_backend b, berr *e)
             double er = rq_angle_between(want, got);
             /* accurate: the header's max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g), g the relative
              * eigen-gap; everything else 2e-6 */
-            double tol = f == 4 ? (gap > 0 ? fmax(TOL_ROT, PB_ACCURACY_EIGEN_GAP_RAD / gap) : INFINITY) : TOL_ROT;
+            double tol = f == 4
+                             ? (gap > 0 ? fmax(TOL_ROT, PB_ACCURACY_EIGEN_GAP_RAD / gap) : INFINITY)
+                             : TOL_ROT;
             if (!(er <= e->rot))
                 e->rot = er;
             if (!(er <= tol) && e->fails++ < 3)
-                cr_expect(0, "backend %s %s joint %zu: got (%.9g, %.9g, %.9g, %.9g) want (%.9g, "
-                             "%.9g, %.9g, %.9g) err %.3g rad (tol %.3g)",
-                          pb_backend_name(b), what, j, got.w, got.x, got.y, got.z, want.w,
-                          want.x, want.y, want.z, er, tol);
+                cr_expect(0,
+                          "backend %s %s joint %zu: got (%.9g, %.9g, %.9g, %.9g) want (%.9g, "
+                          "%.9g, %.9g, %.9g) err %.3g rad (tol %.3g)",
+                          pb_backend_name(b), what, j, got.w, got.x, got.y, got.z, want.w, want.x,
+                          want.y, want.z, er, tol);
         }
     }
     for (size_t i = 0; i < K; i++)

@@ -63,8 +63,8 @@ typedef struct {
 } clip_ctx;
 
 /* one pair of poses (frames fa, fb) of J joints blended with weights wa, wb */
-static void blend_pair(const pb_bvh *b, size_t fa, size_t fb, float wa, float wb,
-                       const variant *v, float *out)
+static void blend_pair(const pb_bvh *b, size_t fa, size_t fb, float wa, float wb, const variant *v,
+                       float *out)
 {
     const size_t J = b->num_joints;
     pb_blend_layer l[2];
@@ -153,8 +153,8 @@ Test(blend_clips, defaults_follow_the_slerp, .timeout = 300)
         fprintf(stderr, "blend_clips: %-40s worst %.4f deg over %zu joint pairs, %zu clips\n",
                 v->name, v->worst, v->cases, ctx.clips);
         if (v->bound_deg > 0)
-            cr_expect(v->worst <= v->bound_deg, "%s: %.3f deg from the slerp (bound %.1f)",
-                      v->name, v->worst, v->bound_deg);
+            cr_expect(v->worst <= v->bound_deg, "%s: %.3f deg from the slerp (bound %.1f)", v->name,
+                      v->worst, v->bound_deg);
         else /* the failure mode the defaults avoid is real on these clips */
             cr_expect(v->worst > 10.0, "%s: only %.3f deg: the failure mode is gone?", v->name,
                       v->worst);
@@ -205,13 +205,14 @@ Test(blend_clips, heaviest_is_the_reference)
                 t += l[i].weight * jw[i][j];
             if (!(t > 0)) { /* all masked: identity without a reference */
                 cr_expect(o1[0][j] == 1.0f && o1[1][j] == 0.0f && o1[2][j] == 0.0f &&
-                          o1[3][j] == 0.0f, "joint %zu: not the identity", j);
+                              o1[3][j] == 0.0f,
+                          "joint %zu: not the identity", j);
                 continue;
             }
             live++;
             for (int c = 0; c < 4; c++)
-                cr_expect(o1[c][j] == o2[c][j], "method %d joint %zu c%d: %.9g vs %.9g", m, j,
-                          c, o1[c][j], o2[c][j]);
+                cr_expect(o1[c][j] == o2[c][j], "method %d joint %zu c%d: %.9g vs %.9g", m, j, c,
+                          o1[c][j], o2[c][j]);
         }
         cr_assert_gt(live, J / 2);
     }
@@ -249,6 +250,6 @@ Test(blend_clips, raw_follows_the_running_sum)
     double e = rq_angle_between(want, got);
     cr_expect(e < 2e-6, "%.3g rad from ozz's running sum: (%g %g %g %g)", e, o[0], o[1], o[2],
               o[3]);
-    cr_expect(fabs(got.x) > 0.99, "not near 180 degrees about x: (%g %g %g %g)", o[0], o[1],
-              o[2], o[3]);
+    cr_expect(fabs(got.x) > 0.99, "not near 180 degrees about x: (%g %g %g %g)", o[0], o[1], o[2],
+              o[3]);
 }

@@ -475,9 +475,9 @@ static void assert_same_skeleton(const pb_bvh *a, const pb_bvh *b)
 }
 
 typedef struct rt_result {
-    double max_rot_rad;  /* max angle between read and re-read quaternions */
-    double max_pos_abs;  /* max |position difference| */
-    double max_pos_rel;  /* relative to max(1, |p|) */
+    double max_rot_rad; /* max angle between read and re-read quaternions */
+    double max_pos_abs; /* max |position difference| */
+    double max_pos_rel; /* relative to max(1, |p|) */
     size_t jumps_in, jumps_out;
     double max_value_diff; /* max |written - source| over every data value */
 } rt_result;
@@ -562,8 +562,8 @@ static void check_clip(const char *name, size_t frames, size_t joints, size_t en
     fprintf(stderr,
             "round trip %-46s %5zu frames: rot max %.3g rad, pos max %.3g abs / %.3g rel, "
             "values max %.3g off; Euler jumps >180: %zu in input, %zu written, %zu continuous\n",
-            name, frames, r.max_rot_rad, r.max_pos_abs, r.max_pos_rel, r.max_value_diff,
-            r.jumps_in, r.jumps_out, c.jumps_out);
+            name, frames, r.max_rot_rad, r.max_pos_abs, r.max_pos_rel, r.max_value_diff, r.jumps_in,
+            r.jumps_out, c.jumps_out);
     cr_assert_lt(r.max_rot_rad, RT_ROT_TOL, "%s: rotation error %g", name, r.max_rot_rad);
     cr_assert_lt(c.max_rot_rad, RT_ROT_TOL, "%s: rotation error %g", name, c.max_rot_rad);
     cr_assert_leq(r.max_pos_rel, 1.2e-7, "%s: position error %g", name, r.max_pos_rel);
@@ -607,8 +607,9 @@ Test(bvh_clips, cmu3dsmax_131_01, .timeout = 120)
 {
     pb_bvh a;
     check_clip("cmu3dsmax_131_01.bvh", 994, 31, 7, 96, 0.0083333, 7, &a);
-    const char *zxy[] = {"LeftShoulder", "LeftElbow", "LeftWrist", "lhand", "LFingers", "LThumb",
-                         "RightShoulder", "RightElbow", "RightWrist", "rhand", "RFingers", "RThumb"};
+    const char *zxy[] = {"LeftShoulder", "LeftElbow", "LeftWrist",     "lhand",
+                         "LFingers",     "LThumb",    "RightShoulder", "RightElbow",
+                         "RightWrist",   "rhand",     "RFingers",      "RThumb"};
     size_t nzxy = 0;
     for (size_t k = 0; k < 12; k++) {
         long j = pb_bvh_find_joint(&a, zxy[k]);
@@ -712,7 +713,7 @@ Test(bvh_clips, every_file_in_mocap_dir, .timeout = 300)
 /* Syntax variants                                                          */
 /* ------------------------------------------------------------------------ */
 
-#define k_valid k_sample_bvh                                                    /* 20 */
+#define k_valid k_sample_bvh /* 20 */
 
 static pb_bvh read_ok(const char *text)
 {
@@ -856,10 +857,12 @@ Test(bvh_syntax, unusual_channel_layouts)
         "ROOT A\n{\n OFFSET 1 2 3\n CHANNELS 0\n"
         " JOINT B_End\n {\n  OFFSET 0 1 0\n  CHANNELS 3 Yposition Xposition Zposition\n"
         "  End Site\n  {\n   OFFSET 0 0 1\n  }\n"
-        "  JOINT C\n  {\n   OFFSET 0 2 0\n   CHANNELS 1 Yrotation\n   End Site { OFFSET 1 1 1 }\n  }\n"
+        "  JOINT C\n  {\n   OFFSET 0 2 0\n   CHANNELS 1 Yrotation\n   End Site { OFFSET 1 1 1 }\n  "
+        "}\n"
         "  End Site\n  {\n   OFFSET 0 0 2\n  }\n"
         "  JOINT D { OFFSET 0 3 0 CHANNELS 2 Xrotation Zrotation }\n"
-        "  JOINT E\n  {\n   OFFSET 0 4 0\n   CHANNELS 4 Zrotation Xposition Yrotation Xrotation\n  }\n"
+        "  JOINT E\n  {\n   OFFSET 0 4 0\n   CHANNELS 4 Zrotation Xposition Yrotation Xrotation\n  "
+        "}\n"
         " }\n}\n"
         "ROOT Second Root\n{\n OFFSET 5 5 5\n CHANNELS 3 xrotation YROTATION Zrotation\n}\n"
         "MOTION\nFrames: 3\nFrame Time: 0.01\n"
@@ -949,8 +952,10 @@ Test(bvh_write, euler_continuity_synthetic)
     char *out = write_read_compare(&b);
     double *v = data_values(out, F, 9);
     size_t jout = count_jumps(&b, v);
-    fprintf(stderr, "synthetic spin: %zu jumps >180 in input, %zu written from the source, %zu "
-                    "continuous\n", jin, jsrc, jout);
+    fprintf(stderr,
+            "synthetic spin: %zu jumps >180 in input, %zu written from the source, %zu "
+            "continuous\n",
+            jin, jsrc, jout);
     cr_assert_gt(jin, 0);
     cr_assert_eq(jsrc, jin);
     cr_assert_eq(jout, 0);
@@ -1023,8 +1028,7 @@ Test(bvh_malformed, frame_count_disagrees)
 {
     /* A count that disagrees with the data lines: test_bvh_read.c
      * (bvh_read::frame_count_is_a_claim). One that is not a count at all: */
-    expect_edit("Frames: 2", "Frames: 99999999999999999999999999", PB_BVH_ERR_LIMIT, 17,
-                "absurd");
+    expect_edit("Frames: 2", "Frames: 99999999999999999999999999", PB_BVH_ERR_LIMIT, 17, "absurd");
     expect_edit("Frames: 2", "Frames: -2", PB_BVH_ERR_VALUE, 17, "frame count");
     expect_edit("Frames: 2", "Frames: 2.5", PB_BVH_ERR_VALUE, 17, "frame count");
     expect_edit("Frames: 2", "Frames:", PB_BVH_ERR_SYNTAX, 17, "without a count");
@@ -1077,10 +1081,10 @@ Test(bvh_malformed, channels)
     expect_edit("CHANNELS 3 Zrotation", "CHANNELS -3 Zrotation", PB_BVH_ERR_VALUE, 9, NULL);
     expect_edit("CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 3 Zrotation Xrotation",
                 PB_BVH_ERR_SYNTAX, 10, "expected a channel name");
-    expect_edit("CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 3 Zrotation Wrotation Yrotation",
-                PB_BVH_ERR_SYNTAX, 9, "Wrotation");
-    expect_edit("CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 3 Zrotation Zrotation Yrotation",
-                PB_BVH_ERR_SYNTAX, 9, "repeated");
+    expect_edit("CHANNELS 3 Zrotation Xrotation Yrotation",
+                "CHANNELS 3 Zrotation Wrotation Yrotation", PB_BVH_ERR_SYNTAX, 9, "Wrotation");
+    expect_edit("CHANNELS 3 Zrotation Xrotation Yrotation",
+                "CHANNELS 3 Zrotation Zrotation Yrotation", PB_BVH_ERR_SYNTAX, 9, "repeated");
     /* The skeleton has 8 channels, the data lines 9 values. */
     expect_edit("CHANNELS 3 Zrotation Xrotation Yrotation", "CHANNELS 2 Zrotation Xrotation",
                 PB_BVH_ERR_MOTION, 19, "expected 8 values");
@@ -1107,8 +1111,7 @@ Test(bvh_malformed, motion_section)
     expect_edit("Frame Time: .0333333", "Frame Time: NaN", PB_BVH_ERR_VALUE, 18, "frame time");
     expect_edit("Frame Time: .0333333", "Frame Time: 1e999", PB_BVH_ERR_VALUE, 18, "frame time");
     expect_edit("Frame Time: .0333333", "Frame Time:", PB_BVH_ERR_SYNTAX, 18, "without a value");
-    expect_edit("Frame Time: .0333333", "Frametime .0333333", PB_BVH_ERR_SYNTAX, 18,
-                "Frame Time:");
+    expect_edit("Frame Time: .0333333", "Frametime .0333333", PB_BVH_ERR_SYNTAX, 18, "Frame Time:");
     expect_edit("Frame Time: .0333333\n", "", PB_BVH_ERR_SYNTAX, 18, "Frame Time:");
     expect_edit("ROOT Hips", "MOTION\nROOT Hips", PB_BVH_ERR_SYNTAX, 2, "MOTION before any ROOT");
 }
@@ -1126,7 +1129,7 @@ Test(bvh_malformed, too_deep_nesting)
         if (d == PB_BVH_MAX_DEPTH + 1)
             fail_line = line;
         k = appendf(t, cap, k, "%s J%d\n{\nOFFSET 0 1 0\nCHANNELS 1 Zrotation\n",
-                             d == 1 ? "ROOT" : "JOINT", d);
+                    d == 1 ? "ROOT" : "JOINT", d);
         line += 4;
     }
     for (int d = 1; d <= 300; d++)
@@ -1252,9 +1255,9 @@ Test(bvh_write, failure_leaves_no_temp_and_keeps_destination)
 Test(bvh_write, float_values_round_trip_exactly)
 {
     pb_bvh b = read_ok(k_valid);
-    const float vals[] = {1e-7f,       3.4e38f,   -1.17549435e-38f, 1.4e-45f,    123456.789f,
-                          -0.1f,       1.70155f,  5.1072e-06f,      16777217.0f, -9.87654e20f,
-                          0.33333334f, 2.5e-12f,  -1e-30f,          65504.5f,    -0.0f};
+    const float vals[] = {1e-7f,       3.4e38f,  -1.17549435e-38f, 1.4e-45f,    123456.789f,
+                          -0.1f,       1.70155f, 5.1072e-06f,      16777217.0f, -9.87654e20f,
+                          0.33333334f, 2.5e-12f, -1e-30f,          65504.5f,    -0.0f};
     const size_t nv = sizeof vals / sizeof vals[0];
     cr_assert_eq(pb_bvh_set_frames(&b, nv, NULL), PB_BVH_OK);
     for (size_t k = 0; k < nv; k++) {
@@ -1404,8 +1407,8 @@ Test(bvh_resample, new_motion_owns_a_rest_pose_copy)
         const pb_bvh_joint *jt = &m.joints[i % m.num_joints];
         cr_assert(m.rot_w[i] == 1.0f && m.rot_x[i] == 0.0f && m.rot_y[i] == 0.0f &&
                   m.rot_z[i] == 0.0f);
-        assert_vec(m.pos_x[i], m.pos_y[i], m.pos_z[i], jt->offset[0], jt->offset[1],
-                   jt->offset[2], 0);
+        assert_vec(m.pos_x[i], m.pos_y[i], m.pos_z[i], jt->offset[0], jt->offset[1], jt->offset[2],
+                   0);
     }
     pb_bvh_free(&a); /* the copy stands alone */
     char *out = write_read_compare(&m);

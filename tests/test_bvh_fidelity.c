@@ -157,7 +157,8 @@ Test(bvh_fidelity, never_writes_more_elements_than_the_reader_reads)
     size_t cap = 1 << 16;
     char *t = malloc(cap);
     cr_assert_not_null(t);
-    size_t k = (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
+    size_t k =
+        (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
     for (int j = 0; j < 40; j++)
         k += (size_t)snprintf(t + k, cap - k, "JOINT J%d\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n", j);
     snprintf(t + k, cap - k, "}\nMOTION\nFrames: 1\nFrame Time: 0.01\n0\n");
@@ -234,7 +235,8 @@ Test(bvh_fidelity, a_rotation_turned_past_2e_7_rad_is_not_the_source_angles)
         /* 6 printed decimals of a degree and float rounding (measured up
          * to 7e-9 rad); the source angles would be turns[f] away */
         double to_turned = turn_between(q, turned[f]), to_src = turn_between(q, src[f]);
-        cr_assert_lt(to_turned, 5e-8, "frame %zu: read back %g rad from the turned rotation, %g from the source's",
+        cr_assert_lt(to_turned, 5e-8,
+                     "frame %zu: read back %g rad from the turned rotation, %g from the source's",
                      f, to_turned, to_src);
         cr_assert_gt(to_src, turns[f] - 2e-7, "frame %zu: %g rad from the source's", f, to_src);
     }

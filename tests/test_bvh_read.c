@@ -17,7 +17,7 @@
 
 #include "posebatch/io.h"
 
-#define k_text k_sample_bvh                                                  /* 20 */
+#define k_text k_sample_bvh /* 20 */
 
 typedef struct warnings {
     int count;
@@ -100,8 +100,8 @@ Test(bvh_read, frame_count_is_a_claim)
     for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
         char *t = edit("Frames: 2", claims[i]);
         char need[128];
-        snprintf(need, sizeof need, "line 17: '%s' but the file holds 2 complete data lines; using 2",
-                 claims[i]);
+        snprintf(need, sizeof need,
+                 "line 17: '%s' but the file holds 2 complete data lines; using 2", claims[i]);
         pb_bvh b = expect_warned(t, strlen(t), 2, need);
         /* Every line was read: frame 1's Chest is Rz(41) Rx(51) Ry(61). */
         double d[3] = {41, 51, 61}, q[4];
@@ -174,7 +174,8 @@ Test(bvh_read, absurd_numbers)
 Test(bvh_read, duplicate_names_warn)
 {
     char *t = edit("JOINT Chest", "JOINT Hips");
-    pb_bvh b = expect_warned(t, strlen(t), 2, "line 6: joint name 'Hips' is already used at line 2");
+    pb_bvh b =
+        expect_warned(t, strlen(t), 2, "line 6: joint name 'Hips' is already used at line 2");
     cr_assert_eq(b.joints[1].line, 6);
     cr_assert_eq(b.joints[0].line, 2);
     pb_bvh_free(&b);
@@ -192,7 +193,8 @@ Test(bvh_read, known_binary_formats)
         const char *needle;
     } cases[] = {
         {"glTF\x02\0\0\0\x10\0\0\0", 12, "binary glTF (.glb) file, not BVH"},
-        {"{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": []\n}\n", 48, "glTF (.gltf) file, not BVH"},
+        {"{\n  \"asset\": {\"version\": \"2.0\"},\n  \"nodes\": []\n}\n", 48,
+         "glTF (.gltf) file, not BVH"},
         {"\x1f\x8b\x08\0\0\0\0\0", 8, "gzip"},
         {"PK\x03\x04\x14\0", 6, "zip"},
         {"Kaydara FBX Binary  \0", 21, "FBX"},
@@ -252,7 +254,8 @@ Test(bvh_read, memory_per_byte_is_bounded)
     size_t cap = 4096 + 100000 * 2;
     char *t = malloc(cap);
     cr_assert_not_null(t);
-    size_t k = (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
+    size_t k =
+        (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
     for (int j = 0; j < 10; j++)
         k += (size_t)snprintf(t + k, cap - k, "JOINT J%d\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n", j);
     k += (size_t)snprintf(t + k, cap - k, "}\nMOTION\nFrames: 100000\nFrame Time: 0.01\n");

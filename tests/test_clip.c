@@ -256,9 +256,9 @@ Test(clip, tracks_may_be_left_out)
  * not the zero of a held pose. */
 Test(clip, frame_times_reproduce_frames_exactly)
 {
-    static const double fts[] = {0.1,        1.0 / 30.0, 0.0333333, 1.0 / 120.0, 0.0083333,
-                                 0.008333,   1.0 / 24.0, 0.04,      0.7,         1.0 / 60.0,
-                                 0.016666667, 0.3};
+    static const double fts[] = {0.1,       1.0 / 30.0, 0.0333333,   1.0 / 120.0,
+                                 0.0083333, 0.008333,   1.0 / 24.0,  0.04,
+                                 0.7,       1.0 / 60.0, 0.016666667, 0.3};
     const size_t F = 40, J = 7;
     rng_t r = rng_seed(4242);
     size_t bad = 0, checked = 0, bad_end_vel = 0;
@@ -297,13 +297,13 @@ Test(clip, frame_times_reproduce_frames_exactly)
                     if (q_same_up_to_sign(q, qs) && v_same(p, ps) && v_same(c, cs))
                         continue;
                     if (!bad++)
-                        snprintf(first, sizeof first,
-                                 "ft=%.17g %s frame %zu joint %zu: t=%.17g, t/ft-f=%.3g: rot " RQ_FMT
-                                 " frame " RQ_FMT " pos " RV_FMT " frame " RV_FMT " scale " RV_FMT
-                                 " frame " RV_FMT,
-                                 ft, flags_name(flags), f, j, times[i], times[i] / ft - (double)f,
-                                 RQ_ARG(q), RQ_ARG(qs), RV_ARG(p), RV_ARG(ps), RV_ARG(c),
-                                 RV_ARG(cs));
+                        snprintf(
+                            first, sizeof first,
+                            "ft=%.17g %s frame %zu joint %zu: t=%.17g, t/ft-f=%.3g: rot " RQ_FMT
+                            " frame " RQ_FMT " pos " RV_FMT " frame " RV_FMT " scale " RV_FMT
+                            " frame " RV_FMT,
+                            ft, flags_name(flags), f, j, times[i], times[i] / ft - (double)f,
+                            RQ_ARG(q), RQ_ARG(qs), RV_ARG(p), RV_ARG(ps), RV_ARG(c), RV_ARG(cs));
                 }
             }
             vel_free(&vel);
@@ -327,14 +327,14 @@ Test(clip, frame_times_reproduce_frames_exactly)
             pb_clip dst = clip_new(1, 1, 0, 1, 0);
             pb_clip_vel vel = vel_new(1, 1, 1, 0);
             cr_assert_eq(pb_clip_sample(&src, 1, &t, 0, &dst, &vel), PB_OK);
-            rv3 want = rv3_scale(rv3_sub(fv_get(src.pos, F2 - 1), fv_get(src.pos, F2 - 2)),
-                                 0.5 / ft);
+            rv3 want =
+                rv3_scale(rv3_sub(fv_get(src.pos, F2 - 1), fv_get(src.pos, F2 - 2)), 0.5 / ft);
             end_checked++;
             if (!(rv3_dist(fv_get(vel.pos, 0), want) <= 1e-5 * rv3_norm(want)) && !bad_end_vel++)
-                snprintf(end_first, sizeof end_first,
-                         "F=%zu ft=%.17g t=%.17g (t/ft-(F-1)=%.3g): velocity " RV_FMT
-                         " want " RV_FMT, F2, ft, t, t / ft - (double)(F2 - 1),
-                         RV_ARG(fv_get(vel.pos, 0)), RV_ARG(want));
+                snprintf(
+                    end_first, sizeof end_first,
+                    "F=%zu ft=%.17g t=%.17g (t/ft-(F-1)=%.3g): velocity " RV_FMT " want " RV_FMT,
+                    F2, ft, t, t / ft - (double)(F2 - 1), RV_ARG(fv_get(vel.pos, 0)), RV_ARG(want));
             vel_free(&vel);
             clip_free(&dst);
             clip_free(&src);
@@ -441,16 +441,16 @@ Test(clip, resample_runs_match_single_samples, .timeout = 60)
                     }
                     cr_assert(same || flipped, "x%g %s: frame %zu joint %zu: rotation differs",
                               factors[fi], flags_name(flags), i, j);
-                    const float *va[12] = {dst.pos.x, dst.pos.y, dst.pos.z, dst.scale.x,
-                                           dst.scale.y, dst.scale.z, vel.rot.x, vel.rot.y,
-                                           vel.rot.z, vel.scale.x, vel.scale.y, vel.scale.z};
-                    const float *vb[12] = {one.pos.x, one.pos.y, one.pos.z, one.scale.x,
-                                           one.scale.y, one.scale.z, vone.rot.x, vone.rot.y,
-                                           vone.rot.z, vone.scale.x, vone.scale.y, vone.scale.z};
+                    const float *va[12] = {dst.pos.x,   dst.pos.y,   dst.pos.z,   dst.scale.x,
+                                           dst.scale.y, dst.scale.z, vel.rot.x,   vel.rot.y,
+                                           vel.rot.z,   vel.scale.x, vel.scale.y, vel.scale.z};
+                    const float *vb[12] = {one.pos.x,   one.pos.y,    one.pos.z,    one.scale.x,
+                                           one.scale.y, one.scale.z,  vone.rot.x,   vone.rot.y,
+                                           vone.rot.z,  vone.scale.x, vone.scale.y, vone.scale.z};
                     for (int c = 0; c < 12; c++)
                         cr_assert(same_bits(va[c][e], vb[c][j]),
-                                  "x%g %s: frame %zu joint %zu: component %d differs",
-                                  factors[fi], flags_name(flags), i, j, c);
+                                  "x%g %s: frame %zu joint %zu: component %d differs", factors[fi],
+                                  flags_name(flags), i, j, c);
                     cr_assert(same_bits(vel.pos.x[e], vone.pos.x[j]) &&
                               same_bits(vel.pos.y[e], vone.pos.y[j]) &&
                               same_bits(vel.pos.z[e], vone.pos.z[j]));
@@ -566,9 +566,10 @@ Test(clip, resample_printed_frame_time_snaps)
     cr_expect_eq(dst.frame_time, 1.0 / 120.0);
     for (size_t f = 0; f < F; f++)
         for (size_t j = 0; j < J; j++)
-            cr_expect(q_same_up_to_sign(fq_get(dst.rot, 4 * f * J + j), fq_get(src.rot, f * J + j)) &&
-                          v_same(fv_get(dst.pos, 4 * f * J + j), fv_get(src.pos, f * J + j)),
-                      "output %zu is not source frame %zu (joint %zu)", 4 * f, f, j);
+            cr_expect(
+                q_same_up_to_sign(fq_get(dst.rot, 4 * f * J + j), fq_get(src.rot, f * J + j)) &&
+                    v_same(fv_get(dst.pos, 4 * f * J + j), fv_get(src.pos, f * J + j)),
+                "output %zu is not source frame %zu (joint %zu)", 4 * f, f, j);
     clip_free(&dst);
     clip_free(&src);
 }

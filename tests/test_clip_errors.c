@@ -97,8 +97,8 @@ typedef enum { CALL_SAMPLE, CALL_RESAMPLE } clip_call;
 /* Runs the call (times / fps as given) and expects `want` with the arena,
  * the times and dst's fields unchanged (for PB_OK: something written). */
 static void expect_clip(const char *what, clip_call call, pb_status want, const pb_clip *src,
-                        size_t count, const double *times, double fps, unsigned flags,
-                        pb_clip *dst, const pb_clip_vel *vel)
+                        size_t count, const double *times, double fps, unsigned flags, pb_clip *dst,
+                        const pb_clip_vel *vel)
 {
     arena_snap();
     pb_clip before;
@@ -121,7 +121,7 @@ static void expect_clip(const char *what, clip_call call, pb_status want, const 
     }
 }
 
-#define SAMPLE(what, want, s)                                                                    \
+#define SAMPLE(what, want, s)                                                                      \
     expect_clip(what, CALL_SAMPLE, want, &(s).src, ECOUNT, g_times, 0, 0, &(s).dst, &(s).vel)
 
 Test(clip, errors_sample)
@@ -225,14 +225,15 @@ Test(clip, errors_sample)
             snprintf(what, sizeof what, "time %g at %s", bad_t[k], at ? "the end" : "the start");
             SAMPLE(what, PB_ERR_ARG, s);
         }
-    const unsigned bad_flags[] = {PB_LONG_PATH, PB_CLOSED, 0x10u, 0x100u, 0x80000000u,
-                                  PB_CLIP_LOOP | PB_EXACT_VELOCITY | PB_LONG_PATH};
+    const unsigned bad_flags[] = {PB_LONG_PATH, PB_CLOSED,
+                                  0x10u,        0x100u,
+                                  0x80000000u,  PB_CLIP_LOOP | PB_EXACT_VELOCITY | PB_LONG_PATH};
     for (int k = 0; k < 6; k++) {
         char what[64];
         s = setup_clip();
         snprintf(what, sizeof what, "flags %#x", bad_flags[k]);
-        expect_clip(what, CALL_SAMPLE, PB_ERR_ARG, &s.src, ECOUNT, g_times, 0, bad_flags[k],
-                    &s.dst, &s.vel);
+        expect_clip(what, CALL_SAMPLE, PB_ERR_ARG, &s.src, ECOUNT, g_times, 0, bad_flags[k], &s.dst,
+                    &s.vel);
     }
 
     /* PB_ERR_ALIAS */
@@ -268,7 +269,7 @@ Test(clip, errors_sample)
     SAMPLE("vel rot overlapping src rot", PB_ERR_ALIAS, s);
 }
 
-#define RESAMPLE(what, want, s, fps, flags)                                                      \
+#define RESAMPLE(what, want, s, fps, flags)                                                        \
     expect_clip(what, CALL_RESAMPLE, want, &(s).src, 0, NULL, fps, flags, &(s).dst, &(s).vel)
 
 Test(clip, errors_resample)
@@ -328,8 +329,7 @@ Test(clip, errors_resample)
     s.dst.frames = ECOUNT + 1;
     RESAMPLE("dst frames != pb_clip_resample_frames (clamp)", PB_ERR_ARG, s, 20.0, 0);
     s = setup_clip();
-    RESAMPLE("dst frames != pb_clip_resample_frames (loop: 8)", PB_ERR_ARG, s, 20.0,
-             PB_CLIP_LOOP);
+    RESAMPLE("dst frames != pb_clip_resample_frames (loop: 8)", PB_ERR_ARG, s, 20.0, PB_CLIP_LOOP);
     s = setup_clip();
     s.dst.joints = EJ + 1;
     RESAMPLE("joints differ", PB_ERR_ARG, s, 20.0, 0);
@@ -392,8 +392,7 @@ static blend_setup setup_blend(void)
 
 static void expect_blend(const char *what, pb_status want, size_t joints, size_t k,
                          const pb_cquats *rot, const pb_cvec3s *pos, const pb_cvec3s *scale,
-                         const float *w, pb_blend_method m, const pb_cpose *ref,
-                         const pb_pose *out)
+                         const float *w, pb_blend_method m, const pb_cpose *ref, const pb_pose *out)
 {
     arena_snap();
     pb_status st = pb_pose_blend(joints, k, rot, pos, scale, w, m, ref, out);
@@ -407,7 +406,7 @@ static void expect_blend(const char *what, pb_status want, size_t joints, size_t
                   method_name(m), what);
 }
 
-#define BLEND(what, want, b, m)                                                                  \
+#define BLEND(what, want, b, m)                                                                    \
     expect_blend(what, want, BEJ, BEK, (b).rot, (b).pos, (b).scale, (b).w, m, &(b).ref, &(b).out)
 
 /* joints == 0: "n == 0 is valid and writes nothing (pointers may then be
@@ -427,8 +426,8 @@ Test(clip, blend_zero_joints)
         cr_expect_eq(pb_pose_blend(0, BEK, NULL, NULL, NULL, NULL, m, NULL, &none), PB_OK,
                      "%s: joints 0 with NULL rot / weights / ref: %s", method_name(m),
                      pb_status_str(pb_pose_blend(0, BEK, NULL, NULL, NULL, NULL, m, NULL, &none)));
-        cr_expect_eq(pb_pose_blend(0, 0, b.rot, b.pos, b.scale, b.w, m, &b.ref, &b.out),
-                     PB_ERR_ARG, "%s: k == 0 stays an error", method_name(m));
+        cr_expect_eq(pb_pose_blend(0, 0, b.rot, b.pos, b.scale, b.w, m, &b.ref, &b.out), PB_ERR_ARG,
+                     "%s: k == 0 stays an error", method_name(m));
     }
 }
 

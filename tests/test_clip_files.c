@@ -32,8 +32,8 @@ static pb_bvh read_bvh(const char *path)
 
 /* Output frames step * f (f = 0..F-1) that are not exactly source frame f
  * (rotation up to sign, position ==); the first is described in msg. */
-static size_t passthrough_mismatches(const pb_clip *src, const pb_clip *dst, size_t step,
-                                     char *msg, size_t cap)
+static size_t passthrough_mismatches(const pb_clip *src, const pb_clip *dst, size_t step, char *msg,
+                                     size_t cap)
 {
     size_t bad = 0, J = src->joints;
     for (size_t f = 0; f < src->frames; f++)
@@ -92,8 +92,8 @@ static void check_passthrough(const char *name, const pb_clip *src, int odd)
         pb_clip_vel vel = vel_new(n2 * J, odd, odd, 0);
         cr_assert_eq(pb_clip_resample(src, fps2, flags, &dst, odd ? &vel : NULL), PB_OK);
         bad = passthrough_mismatches(src, &dst, 2, msg, sizeof msg);
-        cr_expect_eq(bad, 0, "%s %s 2x (%.9g fps): %zu of %zu even outputs differ; first: %s",
-                     name, flags_name(flags), fps2, bad, F * J, msg);
+        cr_expect_eq(bad, 0, "%s %s 2x (%.9g fps): %zu of %zu even outputs differ; first: %s", name,
+                     flags_name(flags), fps2, bad, F * J, msg);
         if (rate || !odd) {
             vel_free(&vel);
             clip_free(&dst);
@@ -123,9 +123,11 @@ static void check_passthrough(const char *name, const pb_clip *src, int odd)
                 rv3 ra = fv_get(rv, j), rpp = fv_get(rpv, j);
                 double ev = fmax(vel_ratio(va, ra), vel_ratio(vp, rpp));
                 if (rt_add(&tv, i * J + j, ev, ev))
-                    rt_note(&tv, "%s %s output %zu joint %zu: angular " RV_FMT " vs " RV_FMT
-                            ", linear " RV_FMT " vs " RV_FMT, name, flags_name(flags), i, j,
-                            RV_ARG(va), RV_ARG(ra), RV_ARG(vp), RV_ARG(rpp));
+                    rt_note(&tv,
+                            "%s %s output %zu joint %zu: angular " RV_FMT " vs " RV_FMT
+                            ", linear " RV_FMT " vs " RV_FMT,
+                            name, flags_name(flags), i, j, RV_ARG(va), RV_ARG(ra), RV_ARG(vp),
+                            RV_ARG(rpp));
             }
         }
         RT_EXPECT(tr);
@@ -177,7 +179,8 @@ static void check_velocity_jumps(const char *name, pb_vec3s v, size_t n_out, siz
                i3 = (b + n_out - 3) % n_out;
         for (size_t j = 0; j < J; j++) {
             /* per unit x */
-            rv3 a3 = rv3_scale(fv_get(v, i3 * J + j), ft), a2 = rv3_scale(fv_get(v, i2 * J + j), ft),
+            rv3 a3 = rv3_scale(fv_get(v, i3 * J + j), ft),
+                a2 = rv3_scale(fv_get(v, i2 * J + j), ft),
                 a1 = rv3_scale(fv_get(v, i1 * J + j), ft), a0 = rv3_scale(fv_get(v, b * J + j), ft);
             rv3 left = rv3_add(rv3_sub(a3, rv3_scale(a2, 3.0)), rv3_scale(a1, 3.0));
             double jump = rv3_dist(a0, left);
@@ -196,7 +199,8 @@ static void check_velocity_jumps(const char *name, pb_vec3s v, size_t n_out, siz
 
 static void report_jumps(jump_stats *js)
 {
-    fprintf(stderr, "%s: max jump %.3g (per unit x), max consecutive difference inside "
+    fprintf(stderr,
+            "%s: max jump %.3g (per unit x), max consecutive difference inside "
             "segments %.3g, max jump/tol %.3g\n",
             js->t.name, js->max_jump, js->max_interior, js->t.max_ratio);
     RT_EXPECT(js->t);
@@ -284,8 +288,8 @@ static pb_clip cyclic_clip(rng_t *r, size_t F, size_t J, double ft)
         double th = 2.0 * REF_PI * (double)f / (double)F;
         for (size_t j = 0; j < J; j++) {
             double p = 0.7 * (double)j;
-            rv3 a = rv3_make(0.8 * sin(th + p), 0.5 * cos(2.0 * th) + 0.3,
-                             0.6 * sin(th) * cos(th + p));
+            rv3 a =
+                rv3_make(0.8 * sin(th + p), 0.5 * cos(2.0 * th) + 0.3, 0.6 * sin(th) * cos(th + p));
             size_t i = f * J + j;
             fq_set(c.rot, i, rq_scale(rq_from_scaled_angle_axis(a), rng_sign(r)));
             fv_set(c.pos, i,
@@ -370,12 +374,15 @@ Test(clip, loop_seam_pose_continuous)
         /* continuity across the seam */
         double ang = rq_angle_between(q0, qb);
         double bound = 1.01 * dl * fmax(rv3_norm(w0), rv3_norm(wb)) + 2e-6;
-        cr_expect_leq(ang, bound, "joint %zu: rotation at P - delta is %.3g rad from t = 0 "
-                      "(bound %.3g)", j, ang, bound);
+        cr_expect_leq(ang, bound,
+                      "joint %zu: rotation at P - delta is %.3g rad from t = 0 "
+                      "(bound %.3g)",
+                      j, ang, bound);
         cr_expect_gt(rv3_norm(w0), 0.1, "the clip moves at the seam");
         rv3 p0 = fv_get(dst.pos, j), pb = fv_get(dst.pos, J + j);
         double pd = rv3_dist(p0, pb),
-               pbound = 1.01 * dl * fmax(rv3_norm(fv_get(vel.pos, j)), rv3_norm(fv_get(vel.pos, J + j))) +
+               pbound = 1.01 * dl *
+                            fmax(rv3_norm(fv_get(vel.pos, j)), rv3_norm(fv_get(vel.pos, J + j))) +
                         TOL_SAME_VAL * (rv3_norm(p0) + 1.0);
         cr_expect_leq(pd, pbound, "joint %zu: position at P - delta is %.3g from t = 0", j, pd);
     }

@@ -73,7 +73,8 @@ static int check_case(const ec_case *c, pb_bvh_euler_mode mode, int with_prev, c
 Test(euler, choose_matches_reference)
 {
     static ec_case c;
-    static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 130, 160};
+    static const size_t sizes[] = {1,  2,  3,  4,  5,  7,  8,  9,   15,
+                                   16, 17, 31, 33, 63, 64, 65, 130, 160};
     double maxdev = 0.0;
     size_t bitdiff = 0, joints = 0;
     int bad = 0;
@@ -132,8 +133,8 @@ Test(euler, lock_takes_reference)
         for (int m = 0; m < 3; m++)
             for (int p = 0; p < 2; p++) {
                 const double *prev = p ? c.prev : NULL;
-                bvh_choose_angles_n(k_modes[m], c.n, c.order, c.nrot, c.qw, c.qx, c.qy, c.qz,
-                                    c.src, prev, deg, ar);
+                bvh_choose_angles_n(k_modes[m], c.n, c.order, c.nrot, c.qw, c.qx, c.qy, c.qz, c.src,
+                                    prev, deg, ar);
                 ec_reference(k_modes[m], &c, c.src, prev, ref, rr);
                 for (size_t e = 0; e < c.n; e++) {
                     if (rr[e] || c.nrot[e] < 2)
@@ -243,11 +244,12 @@ Test(euler, writer_chain_on_clip, .timeout = 120)
             for (size_t j = 0; j < J; j++) {
                 if (!nrot[j])
                     continue;
-                double q[4] = {out.rot_w[o + j], out.rot_x[o + j], out.rot_y[o + j], out.rot_z[o + j]};
+                double q[4] = {out.rot_w[o + j], out.rot_x[o + j], out.rot_y[o + j],
+                               out.rot_z[o + j]};
                 double prev[3] = {ref[3 * j], ref[3 * j + 1], ref[3 * j + 2]};
                 rr[j] = (unsigned char)bvh_choose_angles(k_modes[m], order[j], nrot[j], q,
-                                                         out.euler_deg + 3 * (o + j), f ? prev : NULL,
-                                                         ref + 3 * j);
+                                                         out.euler_deg + 3 * (o + j),
+                                                         f ? prev : NULL, ref + 3 * j);
                 taken += rr[j];
                 char msg[256];
                 if (ec_agree(deg, ar, ref, rr, j, TOL_DEG, msg, sizeof msg) && bad++ < 5)
@@ -289,14 +291,17 @@ static void resample_angles_scalar(const pb_bvh *src, int loop, size_t G, double
                 u = 0.0;
         }
         for (size_t j = 0; j < J; j++) {
-            const double *a = src->euler_deg + 3 * (f0 * J + j), *b = src->euler_deg + 3 * (f1 * J + j);
+            const double *a = src->euler_deg + 3 * (f0 * J + j),
+                         *b = src->euler_deg + 3 * (f1 * J + j);
             double *o = out + 3 * (g * J + j);
             int far = 0;
             for (int k = 0; k < 3; k++)
                 far |= fabs(near_angle(a[k], b[k]) - a[k]) > 90.0;
             for (int k = 0; k < 3; k++) {
                 double x = a[k];
-                o[k] = u == 0.0 ? a[k] : far ? (u < 0.5 ? a[k] : b[k]) : x + u * (near_angle(x, b[k]) - x);
+                o[k] = u == 0.0 ? a[k]
+                       : far    ? (u < 0.5 ? a[k] : b[k])
+                                : x + u * (near_angle(x, b[k]) - x);
             }
         }
     }
@@ -314,10 +319,10 @@ static void check_resample_angles(const pb_bvh *src, double fps, int loop, const
     resample_angles_scalar(src, loop, G, dst.frame_time, want);
     size_t n = 3 * G * src->num_joints, bad = 0;
     for (size_t i = 0; i < n; i++)
-        if (memcmp(&want[i], &dst.euler_deg[i], sizeof *want) != 0 && !(isnan(want[i]) && isnan(dst.euler_deg[i])) &&
-            bad++ < 3)
-            cr_log_error("%s at %g fps%s: value %zu %.17g, scalar %.17g", what, fps, loop ? " loop" : "",
-                         i, dst.euler_deg[i], want[i]);
+        if (memcmp(&want[i], &dst.euler_deg[i], sizeof *want) != 0 &&
+            !(isnan(want[i]) && isnan(dst.euler_deg[i])) && bad++ < 3)
+            cr_log_error("%s at %g fps%s: value %zu %.17g, scalar %.17g", what, fps,
+                         loop ? " loop" : "", i, dst.euler_deg[i], want[i]);
     cr_expect_eq(bad, 0, "%s at %g fps: %zu values differ", what, fps, bad);
     free(want);
     pb_bvh_free(&dst);
@@ -341,8 +346,8 @@ Test(euler, resample_angles_bitwise, .timeout = 120)
         double a = in.euler_deg[i];
         size_t prev = i >= 3 * in.num_joints ? i - 3 * in.num_joints : i;
         double p = in.euler_deg[prev];
-        in.euler_deg[i] = v < 0.1   ? p + 180.0 * (double)((int)ec_pick(7) - 3)
-                          : v < 0.2 ? p + ec_sym(200.0)
+        in.euler_deg[i] = v < 0.1    ? p + 180.0 * (double)((int)ec_pick(7) - 3)
+                          : v < 0.2  ? p + ec_sym(200.0)
                           : v < 0.25 ? ec_sym(1e6)
                           : v < 0.26 ? NAN
                                      : a;
@@ -372,8 +377,8 @@ static size_t to_quat_mismatches(size_t n, const uint8_t *order, const uint8_t *
                 cr_log_error("%s: joint %zu (order %d, nrot %d, %.17g %.17g %.17g): %a %a %a %a, "
                              "reference %a %a %a %a",
                              what, i0 + i, order[i0 + i], nrot[i0 + i], deg[3 * (i0 + i)],
-                             deg[3 * (i0 + i) + 1], deg[3 * (i0 + i) + 2], g[0], g[1], g[2], g[3], f[0],
-                             f[1], f[2], f[3]);
+                             deg[3 * (i0 + i) + 1], deg[3 * (i0 + i) + 2], g[0], g[1], g[2], g[3],
+                             f[0], f[1], f[2], f[3]);
         }
     }
     return bad;
@@ -386,9 +391,10 @@ Test(euler, to_quat_same_floats)
     /* exact multiples of 15, 45, 90, 180 degrees (sines and cosines at 0,
      * +-1 and their neighbours, products that cancel), tiny, huge, signed
      * zeros, random */
-    static const double special[] = {0.0, -0.0, 90.0, -90.0, 180.0, -180.0, 270.0, 360.0, 540.0,
-                                     720.0, -720.0, 45.0, 135.0, -45.0, 15.0, 30.0, 60.0, 1e-300,
-                                     -1e-20, 1e-9, 999999.0, 1e6, -1e6, 719.9999999999999};
+    static const double special[] = {0.0,    -0.0,  90.0,     -90.0, 180.0,  -180.0,
+                                     270.0,  360.0, 540.0,    720.0, -720.0, 45.0,
+                                     135.0,  -45.0, 15.0,     30.0,  60.0,   1e-300,
+                                     -1e-20, 1e-9,  999999.0, 1e6,   -1e6,   719.9999999999999};
     const size_t ns = sizeof special / sizeof special[0];
     size_t bad = 0;
     for (int rep = 0; rep < 400; rep++) {
@@ -398,7 +404,7 @@ Test(euler, to_quat_same_floats)
             nrot[e] = (uint8_t)ec_pick(4);
             for (int k = 0; k < 3; k++) {
                 double v = ec_u();
-                deg[3 * e + (size_t)k] = v < 0.4 ? special[ec_pick(ns)]
+                deg[3 * e + (size_t)k] = v < 0.4   ? special[ec_pick(ns)]
                                          : v < 0.5 ? special[ec_pick(ns)] + ec_sym(1e-12)
                                          : v < 0.6 ? ec_sym(1e6)
                                                    : ec_sym(400.0);
@@ -428,7 +434,8 @@ static void check_clip_floats(const char *path)
         size_t o = f * J;
         bvh_euler_to_quat_n(J, order, nrot, b.euler_deg + 3 * o, q, q + J, q + 2 * J, q + 3 * J);
         if (memcmp(q, b.rot_w + o, J * sizeof *q) || memcmp(q + J, b.rot_x + o, J * sizeof *q) ||
-            memcmp(q + 2 * J, b.rot_y + o, J * sizeof *q) || memcmp(q + 3 * J, b.rot_z + o, J * sizeof *q))
+            memcmp(q + 2 * J, b.rot_y + o, J * sizeof *q) ||
+            memcmp(q + 3 * J, b.rot_z + o, J * sizeof *q))
             bad++;
     }
     cr_expect_eq(bad, 0, "%s: %zu of %zu frames not the reader's floats", path, bad, b.num_frames);

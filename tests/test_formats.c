@@ -56,8 +56,8 @@ Test(formats, clips_in_and_out_of_every_format)
     cr_assert_not_null(mkdtemp(dir));
     pb_bvh a, b;
     pb_bvh_error err;
-    cr_assert_eq(pb_io_read_clip(repo_clip_path("cmu_01_03.bvh"), NULL, &a, &err), PB_BVH_OK,
-                 "%s", err.message);
+    cr_assert_eq(pb_io_read_clip(repo_clip_path("cmu_01_03.bvh"), NULL, &a, &err), PB_BVH_OK, "%s",
+                 err.message);
     const char *names[] = {"c.glb", "c.gltf", "c.bvh"};
     const pb_io_format want[] = {PB_IO_FORMAT_GLB, PB_IO_FORMAT_GLTF, PB_IO_FORMAT_BVH};
     for (int i = 0; i < 3; i++) {
@@ -84,8 +84,7 @@ Test(formats, old_io_names_are_aliases)
 {
     _Static_assert(PB_BVH_OK == PB_IO_OK && PB_BVH_ERR_IO == PB_IO_ERR_IO &&
                        PB_BVH_ERR_SYNTAX == PB_IO_ERR_SYNTAX &&
-                       PB_BVH_ERR_VALUE == PB_IO_ERR_VALUE &&
-                       PB_BVH_ERR_LIMIT == PB_IO_ERR_LIMIT &&
+                       PB_BVH_ERR_VALUE == PB_IO_ERR_VALUE && PB_BVH_ERR_LIMIT == PB_IO_ERR_LIMIT &&
                        PB_BVH_ERR_MOTION == PB_IO_ERR_MOTION &&
                        PB_BVH_ERR_NOMEM == PB_IO_ERR_NOMEM && PB_BVH_ERR_ARG == PB_IO_ERR_ARG,
                    "old codes");

@@ -106,8 +106,8 @@ static int doc_view(doc *d, const void *p, size_t n)
 }
 
 /* Appends an accessor over new bytes; returns its index. */
-static int doc_acc(doc *d, const void *p, size_t count, int ctype, size_t csize,
-                   const char *type, int normalized)
+static int doc_acc(doc *d, const void *p, size_t count, int ctype, size_t csize, const char *type,
+                   int normalized)
 {
     size_t comps = strcmp(type, "SCALAR") == 0 ? 1 : strcmp(type, "VEC3") == 0 ? 3 : 4;
     int v = doc_view(d, p, count * comps * csize);
@@ -135,9 +135,9 @@ static void doc_anim(doc *d, int nch, const int *node, const char *const *path, 
         json_array_append_new(sm, json_pack("{s:i,s:i,s:s}", "input", in[i], "output", out[i],
                                             "interpolation", interp[i]));
     }
-    json_object_set_new(d->root, "animations",
-                        json_pack("[{s:s,s:o,s:o}]", "name", "test", "channels", ch, "samplers",
-                                  sm));
+    json_object_set_new(
+        d->root, "animations",
+        json_pack("[{s:s,s:o,s:o}]", "name", "test", "channels", ch, "samplers", sm));
 }
 
 /* Serialises with the buffer as a data: URI and reads it back. */
@@ -145,9 +145,9 @@ static pb_bvh_code doc_read(doc *d, pb_gltf *g, pb_bvh_error *err)
 {
     char *enc = b64(d->bin, d->len), *uri = malloc(strlen(enc) + 64);
     sprintf(uri, "data:application/octet-stream;base64,%s", enc);
-    json_object_set_new(d->root, "buffers",
-                        json_pack("[{s:i,s:s}]", "byteLength", (int)(d->len ? d->len : 1), "uri",
-                                  uri));
+    json_object_set_new(
+        d->root, "buffers",
+        json_pack("[{s:i,s:s}]", "byteLength", (int)(d->len ? d->len : 1), "uri", uri));
     char *text = json_dumps(d->root, JSON_COMPACT);
     pb_bvh_code rc = pb_gltf_read_memory(text, strlen(text), NULL, g, err);
     free(text);
@@ -258,8 +258,8 @@ static double max_eval_error(const pb_gltf *g, size_t a, size_t n)
             } else
                 for (size_t j = 0; j < s->components; j++) {
                     if (getenv("PB_GLTF_DEBUG") && fabs(r[j] - got[j]) > 1e-6)
-                        fprintf(stderr, "t %.9g channel %zu interp %d: %g vs %g\n", (double)t[i],
-                                c, s->interpolation, r[j], got[j]);
+                        fprintf(stderr, "t %.9g channel %zu interp %d: %g vs %g\n", (double)t[i], c,
+                                s->interpolation, r[j], got[j]);
                     worst = fmax(worst, fabs(r[j] - got[j]) / fmax(1.0, fabs(r[j])));
                 }
         }
@@ -336,9 +336,9 @@ Test(gltf, linear_step_cubic_quantized_sparse)
     float ct[27], cr[36];
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++) {
-            ct[(3 * k) * 3 + j] = 0.5f * (float)(j + 1);        /* in */
-            ct[(3 * k + 1) * 3 + j] = (float)(k * k + j);       /* value */
-            ct[(3 * k + 2) * 3 + j] = -0.25f * (float)(k + j);  /* out */
+            ct[(3 * k) * 3 + j] = 0.5f * (float)(j + 1);       /* in */
+            ct[(3 * k + 1) * 3 + j] = (float)(k * k + j);      /* value */
+            ct[(3 * k + 2) * 3 + j] = -0.25f * (float)(k + j); /* out */
         }
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 4; j++) {
@@ -375,8 +375,7 @@ Test(gltf, linear_step_cubic_quantized_sparse)
     double n1 = 0;
     for (int j = 4; j < 8; j++)
         n1 += ((double)rs[j] / 32767.0) * ((double)rs[j] / 32767.0);
-    cr_assert_float_eq(a->samplers[1].output[7], (float)((double)rs[7] / 32767.0 / sqrt(n1)),
-                       1e-7);
+    cr_assert_float_eq(a->samplers[1].output[7], (float)((double)rs[7] / 32767.0 / sqrt(n1)), 1e-7);
     /* sparse: element 0 and 2 replaced, 1 stays zero */
     cr_assert_float_eq(a->samplers[4].output[0], 1.0f, 0);
     cr_assert_float_eq(a->samplers[4].output[3], 0.0f, 0);
@@ -389,18 +388,15 @@ Test(gltf, linear_step_cubic_quantized_sparse)
     cr_assert_float_eq(v[a->channels[5].offset], 1.0f, 0);
     pb_gltf_free(&g);
     /* BYTE normalized too (a fresh doc with the byte accessor on rotation) */
-    json_t *s0 = json_array_get(json_object_get(json_array_get(json_object_get(d.root,
-                                                                               "animations"),
-                                                               0),
-                                                "samplers"),
-                                0);
+    json_t *s0 = json_array_get(
+        json_object_get(json_array_get(json_object_get(d.root, "animations"), 0), "samplers"), 0);
     json_object_set_new(s0, "output", json_integer(rby));
     cr_assert_eq(doc_read(&d, &g, &err), PB_BVH_OK, "%s", err.message);
     double n0 = 0;
     for (int j = 0; j < 4; j++)
         n0 += ((double)rb[j] / 127.0) * ((double)rb[j] / 127.0);
-    cr_assert_float_eq(g.animations[0].samplers[0].output[3], (float)((double)rb[3] / 127.0 / sqrt(n0)),
-                       1e-7);
+    cr_assert_float_eq(g.animations[0].samplers[0].output[3],
+                       (float)((double)rb[3] / 127.0 / sqrt(n0)), 1e-7);
     e = max_eval_error(&g, 0, 100);
     cr_assert_lt(e, 2e-6, "%g", e);
     pb_gltf_free(&g);
@@ -431,8 +427,7 @@ static void expect_error(doc *d, const char *needle)
     pb_bvh_code rc = doc_read(d, &g, &err);
     cr_assert_neq(rc, PB_BVH_OK, "accepted; expected '%s'", needle);
     cr_assert_eq(err.code, rc);
-    cr_assert_not_null(strstr(err.message, needle), "message '%s' lacks '%s'", err.message,
-                       needle);
+    cr_assert_not_null(strstr(err.message, needle), "message '%s' lacks '%s'", err.message, needle);
     cr_assert_eq(g.num_nodes, 0);
     cr_assert_null(g.priv_);
     json_decref(d->root);
@@ -489,13 +484,13 @@ Test(gltf, malformed_inputs_name_their_json_path)
     unsigned short us[6] = {0};
     int o5 = doc_acc(&d, us, 2, 5123, 2, "VEC3", 1);
     json_object_set_new(sampler0(&d), "output", json_integer(o5));
-    json_object_set_new(json_object_get(json_array_get(json_object_get(json_array_get(
-                                                           json_object_get(d.root, "animations"),
-                                                           0),
-                                                                       "channels"),
-                                                       0),
-                                        "target"),
-                        "path", json_string("translation"));
+    json_object_set_new(
+        json_object_get(
+            json_array_get(json_object_get(json_array_get(json_object_get(d.root, "animations"), 0),
+                                           "channels"),
+                           0),
+            "target"),
+        "path", json_string("translation"));
     expect_error(&d, "output: accessor 2 is not float (normalized UNSIGNED_SHORT)");
 
     /* accessor past its bufferView */
@@ -508,22 +503,19 @@ Test(gltf, malformed_inputs_name_their_json_path)
     json_object_set_new(sampler0(&d), "interpolation", json_string("SMOOTH"));
     expect_error(&d, "animations[0].samplers[0]: 'interpolation' is not LINEAR");
     d = base_doc(&tin, &rout);
-    json_t *tg = json_object_get(json_array_get(json_object_get(json_array_get(
-                                                                    json_object_get(d.root,
-                                                                                    "animations"),
-                                                                    0),
-                                                                "channels"),
-                                                0),
-                                 "target");
+    json_t *tg = json_object_get(
+        json_array_get(
+            json_object_get(json_array_get(json_object_get(d.root, "animations"), 0), "channels"),
+            0),
+        "target");
     json_object_set_new(tg, "node", json_integer(7));
     expect_error(&d, "animations[0].channels[0].target: 'node' is 7");
     d = base_doc(&tin, &rout);
-    tg = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(d.root,
-                                                                                       "animations"),
-                                                                       0),
-                                                        "channels"),
-                                        0),
-                         "target");
+    tg = json_object_get(
+        json_array_get(
+            json_object_get(json_array_get(json_object_get(d.root, "animations"), 0), "channels"),
+            0),
+        "target");
     json_object_set_new(tg, "path", json_string("colour"));
     expect_error(&d, "animations[0].channels[0].target: 'path' 'colour'");
 
@@ -547,9 +539,8 @@ Test(gltf, malformed_inputs_name_their_json_path)
     float sv[8] = {0, 0, 0, 1, 0, 0, 0, 1};
     int iv = doc_view(&d, si, 2), vv = doc_view(&d, sv, sizeof sv);
     json_object_set_new(json_array_get(d.accs, (size_t)rout), "sparse",
-                        json_pack("{s:i,s:{s:i,s:i},s:{s:i}}", "count", 2, "indices",
-                                  "bufferView", iv, "componentType", 5121, "values",
-                                  "bufferView", vv));
+                        json_pack("{s:i,s:{s:i,s:i},s:{s:i}}", "count", 2, "indices", "bufferView",
+                                  iv, "componentType", 5121, "values", "bufferView", vv));
     expect_error(&d, "accessors[1].sparse.indices: index 1 is 1");
 
     /* an absurd accessor: refused before any memory is taken */
@@ -603,9 +594,9 @@ Test(gltf, json_and_container_errors)
 static unsigned char *doc_glb(doc *d, uint32_t extra, size_t shift, size_t *size)
 {
     json_t *last = json_array_get(d->views, json_array_size(d->views) - 1);
-    json_object_set_new(last, "byteOffset",
-                        json_integer(json_integer_value(json_object_get(last, "byteOffset")) +
-                                     (json_int_t)shift));
+    json_object_set_new(
+        last, "byteOffset",
+        json_integer(json_integer_value(json_object_get(last, "byteOffset")) + (json_int_t)shift));
     json_object_set_new(d->root, "buffers",
                         json_pack("[{s:I}]", "byteLength", (json_int_t)d->len + extra));
     char *text = json_dumps(d->root, JSON_COMPACT);
@@ -740,7 +731,8 @@ Test(gltf, resample_cubic_tangents_are_catmull_rom)
                  err.message);
     const pb_gltf_animation *a = &r.animations[0];
     size_t n = a->samplers[0].count;
-    cr_assert_eq(n, (size_t)floor((g.animations[0].t_max - g.animations[0].t_min) * fps + 1e-3) + 1);
+    cr_assert_eq(n,
+                 (size_t)floor((g.animations[0].t_max - g.animations[0].t_min) * fps + 1e-3) + 1);
     for (size_t s = 0; s < a->num_samplers; s++) {
         const pb_gltf_sampler *x = &a->samplers[s];
         size_t c = x->components;
@@ -748,8 +740,9 @@ Test(gltf, resample_cubic_tangents_are_catmull_rom)
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < c; j++) {
                 size_t ip = i ? i - 1 : 0, in = i + 1 < n ? i + 1 : n - 1;
-                double want = ((double)x->output[(3 * in + 1) * c + j] -
-                               x->output[(3 * ip + 1) * c + j]) * 0.5 * fps;
+                double want =
+                    ((double)x->output[(3 * in + 1) * c + j] - x->output[(3 * ip + 1) * c + j]) *
+                    0.5 * fps;
                 cr_assert_float_eq(x->output[(3 * i) * c + j], (float)want,
                                    1e-4 * fmax(1, fabs(want)), "sampler %zu key %zu", s, i);
                 cr_assert_eq(x->output[(3 * i) * c + j], x->output[(3 * i + 2) * c + j]);
@@ -781,7 +774,7 @@ Test(gltf, resample_cubic_tangents_are_catmull_rom)
                 worst = fmax(worst, rot_angle(a4, b4));
             }
     cr_assert_lt(worst, 0.05, "%g rad", worst); /* 24 fps source, LINEAR keys */
-    cr_assert_gt(worst, 0.0); /* not trivially the source */
+    cr_assert_gt(worst, 0.0);                   /* not trivially the source */
     free(t);
     free(v1);
     free(v2);
@@ -846,7 +839,8 @@ Test(gltf, write_copies_everything_but_animation)
         cr_assert_eq(h.num_animations, r.num_animations);
         for (size_t a = 0; a < h.num_animations; a++)
             for (size_t s = 0; s < h.animations[a].num_samplers; s++) {
-                const pb_gltf_sampler *x = &h.animations[a].samplers[s], *y = &r.animations[a].samplers[s];
+                const pb_gltf_sampler *x = &h.animations[a].samplers[s],
+                                      *y = &r.animations[a].samplers[s];
                 cr_assert_eq(x->count, y->count);
                 cr_assert_eq(x->components, y->components);
                 cr_assert_eq(memcmp(x->output, y->output, x->count * x->components * 4), 0);
@@ -883,10 +877,13 @@ static void expect_input_min_max(const char *path, const pb_gltf *r)
     cr_assert_eq(json_array_size(json_object_get(j, "animations")), h.num_animations, "%s", path);
     size_t checked = 0;
     for (size_t a = 0; a < h.num_animations; a++) {
-        json_t *sm = json_object_get(json_array_get(json_object_get(j, "animations"), a), "samplers");
-        cr_assert_eq(json_array_size(sm), h.animations[a].num_samplers, "%s animation %zu", path, a);
+        json_t *sm =
+            json_object_get(json_array_get(json_object_get(j, "animations"), a), "samplers");
+        cr_assert_eq(json_array_size(sm), h.animations[a].num_samplers, "%s animation %zu", path,
+                     a);
         for (size_t s = 0; s < h.animations[a].num_samplers; s++) {
-            const pb_gltf_sampler *x = &h.animations[a].samplers[s], *y = &r->animations[a].samplers[s];
+            const pb_gltf_sampler *x = &h.animations[a].samplers[s],
+                                  *y = &r->animations[a].samplers[s];
             cr_assert_eq(x->count, y->count);
             json_int_t in = json_integer_value(json_object_get(json_array_get(sm, s), "input"));
             json_t *acc = json_array_get(accs, (size_t)in);
@@ -916,10 +913,17 @@ Test(gltf, written_input_min_max_are_the_first_and_last_key_times)
     char out[512];
     pb_bvh_error err;
     const char *p = gltf_sample_path("Fox.glb"), *q = gltf_sample_path("cesium_man.gltf");
-    const struct { const char *src, *out; double fps; unsigned flags; } cases[] = {
-        {p, "fox30.gltf", 30, 0},  {p, "fox60c.glb", 60, PB_GLTF_RESAMPLE_CUBIC},
-        {p, "fox.glb", 0, 0},      {q, "man24.glb", 24, 0},
-        {q, "man50c.gltf", 50, PB_GLTF_RESAMPLE_CUBIC}, {q, "man.gltf", 0, 0},
+    const struct {
+        const char *src, *out;
+        double fps;
+        unsigned flags;
+    } cases[] = {
+        {p, "fox30.gltf", 30, 0},
+        {p, "fox60c.glb", 60, PB_GLTF_RESAMPLE_CUBIC},
+        {p, "fox.glb", 0, 0},
+        {q, "man24.glb", 24, 0},
+        {q, "man50c.gltf", 50, PB_GLTF_RESAMPLE_CUBIC},
+        {q, "man.gltf", 0, 0},
     };
     size_t done = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -1090,8 +1094,7 @@ Test(gltf, gltf_to_bvh_of_a_skin)
      * median interval over its whole span */
     const pb_gltf_animation *run = &g.animations[2];
     cr_assert_float_eq(b.frame_time, 1.0 / 24, 1e-6);
-    cr_assert_eq(b.num_frames,
-                 (size_t)floor((run->t_max - run->t_min) / b.frame_time + 1e-3) + 1);
+    cr_assert_eq(b.num_frames, (size_t)floor((run->t_max - run->t_min) / b.frame_time + 1e-3) + 1);
     /* every skin joint is a BVH joint with its name, rotations as sampled */
     float *v = malloc(g.animations[2].num_values * sizeof *v);
     float t = g.animations[2].t_min + 5 * (float)b.frame_time;

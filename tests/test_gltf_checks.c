@@ -184,8 +184,9 @@ Test(gltf_checks, resample_keeps_each_animation_length)
     for (unsigned flags = 0; flags <= PB_GLTF_RESAMPLE_CUBIC; flags += PB_GLTF_RESAMPLE_CUBIC) {
         cr_assert_eq(pb_gltf_resample(&g, 60, flags, &r, &err), PB_BVH_OK, "%s", err.message);
         for (size_t a = 0; a < g.num_animations; a++) {
-            cr_expect_eq(r.animations[a].t_max, g.animations[a].t_max, "animation %zu: %g s, not %g",
-                         a, (double)r.animations[a].t_max, (double)g.animations[a].t_max);
+            cr_expect_eq(r.animations[a].t_max, g.animations[a].t_max,
+                         "animation %zu: %g s, not %g", a, (double)r.animations[a].t_max,
+                         (double)g.animations[a].t_max);
             /* the value at the end is the source's there */
             float t_end = g.animations[a].t_max;
             size_t nv = g.animations[a].num_values;

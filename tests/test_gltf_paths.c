@@ -118,10 +118,7 @@ Test(gltf_paths, absolute_and_proc_refused)
     expect_refused("%2fetc/passwd", "absolute path");
 }
 
-Test(gltf_paths, percent_nul_refused)
-{
-    expect_refused("ok.bin%00.png", "NUL");
-}
+Test(gltf_paths, percent_nul_refused) { expect_refused("ok.bin%00.png", "NUL"); }
 
 Test(gltf_paths, link_leaving_the_directory_refused)
 {
@@ -140,8 +137,8 @@ Test(gltf_paths, link_leaving_the_directory_refused)
     for (size_t i = 0; i < 3; i++) {
         pb_bvh_code rc = read_uri(&s, uris[i], &g, &err);
         cr_expect_eq(rc, PB_BVH_ERR_VALUE, "uri '%s': code %d", uris[i], (int)rc);
-        cr_expect(strstr(err.message, "outside the asset's directory") != NULL, "%s: %s",
-                  uris[i], err.message);
+        cr_expect(strstr(err.message, "outside the asset's directory") != NULL, "%s: %s", uris[i],
+                  err.message);
         if (rc == PB_BVH_OK)
             pb_gltf_free(&g);
     }

@@ -35,7 +35,6 @@
 #define AMBIG 1e-6
 #define UNIT_TOL 0x1.0p-21
 
-
 static const pb_vec3s NOVEL = {NULL, NULL, NULL};
 static const pb_quats NOVEL4 = {NULL, NULL, NULL, NULL};
 
@@ -52,18 +51,22 @@ typedef struct {
 
 static void qs_add(qstats *s, double rot, rv3 v, rv3 vref)
 {
-    if (rot > s->rot) s->rot = rot;
+    if (rot > s->rot)
+        s->rot = rot;
     double n = rv3_norm(vref), e = rv3_dist(v, vref);
-    if (n >= 0.1 && e / n > s->vrel) s->vrel = e / n;
+    if (n >= 0.1 && e / n > s->vrel)
+        s->vrel = e / n;
     double r = ref_vel_err(v, vref);
-    if (r > s->vratio) s->vratio = r;
+    if (r > s->vratio)
+        s->vratio = r;
 }
 
 static void qs_print(const char *name, const qstats *s)
 {
     if (getenv("POSEBATCH_TEST_VERBOSE"))
-        fprintf(stderr, "{stats} %s: max rot err %.3g rad, max vel rel err %.3g (|vref|>=0.1), "
-                        "max vel err/tol %.3g\n",
+        fprintf(stderr,
+                "{stats} %s: max rot err %.3g rad, max vel rel err %.3g (|vref|>=0.1), "
+                "max vel err/tol %.3g\n",
                 name, s->rot, s->vrel, s->vratio);
 }
 
@@ -73,8 +76,10 @@ static double rot_ratio(rq out, rq ref, double tol, double *ang)
     *ang = rq_angle_between(out, ref);
     double r = *ang / tol;
     double un = fabs(rq_norm(out) - 1.0) / UNIT_TOL;
-    if (un > r) r = un;
-    if (!rq_isfinite(out)) r = INFINITY;
+    if (un > r)
+        r = un;
+    if (!rq_isfinite(out))
+        r = INFINITY;
     return r;
 }
 
@@ -99,18 +104,22 @@ static keyset gen_keys(rng_t *r, int wide)
 {
     keyset k;
     if (wide) {
-        for (int j = 0; j < 4; j++) k.r[j] = rng_quat(r);
+        for (int j = 0; j < 4; j++)
+            k.r[j] = rng_quat(r);
         k.v0 = rng_ball3(r, 2.0 * REF_PI);
         k.v1 = rng_ball3(r, 2.0 * REF_PI);
     } else {
         k.r[0] = rng_quat(r);
-        for (int j = 1; j < 4; j++) k.r[j] = rng_quat_near(r, k.r[j - 1], 0.5);
+        for (int j = 1; j < 4; j++)
+            k.r[j] = rng_quat_near(r, k.r[j - 1], 0.5);
         for (int j = 0; j < 4; j++)
-            if (rng_uniform(r) < 0.3) k.r[j] = rq_neg(k.r[j]);
+            if (rng_uniform(r) < 0.3)
+                k.r[j] = rq_neg(k.r[j]);
         k.v0 = rng_ball3(r, 0.5);
         k.v1 = rng_ball3(r, 0.5);
     }
-    for (int j = 0; j < 4; j++) k.r[j] = rq_round(k.r[j]);
+    for (int j = 0; j < 4; j++)
+        k.r[j] = rq_round(k.r[j]);
     k.v0 = rv3_round(k.v0);
     k.v1 = rv3_round(k.v1);
     return k;
@@ -127,7 +136,8 @@ typedef struct {
 static qbatch qb_alloc(size_t n)
 {
     qbatch b;
-    for (int j = 0; j < 4; j++) b.r[j] = fq_alloc(n);
+    for (int j = 0; j < 4; j++)
+        b.r[j] = fq_alloc(n);
     b.v0 = fv_alloc(n);
     b.v1 = fv_alloc(n);
     b.rot = fq_alloc(n);
@@ -141,7 +151,8 @@ static qbatch qb_alloc(size_t n)
 
 static void qb_free(qbatch *b)
 {
-    for (int j = 0; j < 4; j++) fq_free(b->r[j]);
+    for (int j = 0; j < 4; j++)
+        fq_free(b->r[j]);
     fv_free(b->v0);
     fv_free(b->v1);
     fq_free(b->rot);
@@ -154,7 +165,8 @@ static void qb_free(qbatch *b)
 
 static void qb_set(qbatch *b, size_t i, const keyset *k)
 {
-    for (int j = 0; j < 4; j++) fq_set(b->r[j], i, k->r[j]);
+    for (int j = 0; j < 4; j++)
+        fq_set(b->r[j], i, k->r[j]);
     fv_set(b->v0, i, k->v0);
     fv_set(b->v1, i, k->v1);
 }
@@ -162,7 +174,8 @@ static void qb_set(qbatch *b, size_t i, const keyset *k)
 static keyset qb_get(const qbatch *b, size_t i)
 {
     keyset k;
-    for (int j = 0; j < 4; j++) k.r[j] = fq_get(b->r[j], i);
+    for (int j = 0; j < 4; j++)
+        k.r[j] = fq_get(b->r[j], i);
     k.v0 = fv_get(b->v0, i);
     k.v1 = fv_get(b->v1, i);
     return k;
@@ -174,12 +187,11 @@ typedef enum { K_HERMITE, K_CATMULL } qkind;
 
 /* reference for hermite (keys r[0], r[1], v0, v1) or catmull (r[0..3]) with
  * the sign flips in mask applied to the ambiguous offsets */
-static void qref(qkind kind, double x, const keyset *k, int exact, unsigned mask, rq *rot,
-                 rv3 *vel)
+static void qref(qkind kind, double x, const keyset *k, int exact, unsigned mask, rq *rot, rv3 *vel)
 {
     if (kind == K_HERMITE) {
-        ref_quat_hermite_d(x, k->r[0], ref_offset(k->r[0], k->r[1], (int)(mask & 1u)), k->v0,
-                           k->v1, exact, rot, vel);
+        ref_quat_hermite_d(x, k->r[0], ref_offset(k->r[0], k->r[1], (int)(mask & 1u)), k->v0, k->v1,
+                           exact, rot, vel);
     } else {
         ref_quat_catmull_rom_d(x, k->r[1], ref_offset(k->r[0], k->r[1], (int)(mask & 1u)),
                                ref_offset(k->r[1], k->r[2], (int)((mask >> 1) & 1u)),
@@ -191,23 +203,25 @@ static void qref(qkind kind, double x, const keyset *k, int exact, unsigned mask
 static unsigned ambiguous_mask(qkind kind, const keyset *k)
 {
     unsigned m = 0;
-    if (kind == K_HERMITE) return offset_ambiguous(k->r[0], k->r[1]) ? 1u : 0u;
+    if (kind == K_HERMITE)
+        return offset_ambiguous(k->r[0], k->r[1]) ? 1u : 0u;
     for (int j = 0; j < 3; j++)
-        if (offset_ambiguous(k->r[j], k->r[j + 1])) m |= 1u << j;
+        if (offset_ambiguous(k->r[j], k->r[j + 1]))
+            m |= 1u << j;
     return m;
 }
 
 /* Checks one element against the reference (all ambiguous branch choices
  * tried, the best kept). Returns the worse of rotation and velocity ratios. */
-static double qcheck(qkind kind, double x, const keyset *k, int exact, rq out, rv3 vel,
-                     int has_vel, double rot_tol, double *rerr, double *verr, rq *rref,
-                     rv3 *vref)
+static double qcheck(qkind kind, double x, const keyset *k, int exact, rq out, rv3 vel, int has_vel,
+                     double rot_tol, double *rerr, double *verr, rq *rref, rv3 *vref)
 {
     unsigned amb = ambiguous_mask(kind, k);
     double best = INFINITY;
     int first = 1;
     for (unsigned m = 0; m < 8; m++) {
-        if (m & ~amb) continue;
+        if (m & ~amb)
+            continue;
         rq rr;
         rv3 vr;
         qref(kind, x, k, exact, m, &rr, &vr);
@@ -215,8 +229,10 @@ static double qcheck(qkind kind, double x, const keyset *k, int exact, rq out, r
         double ve = 0.0;
         if (has_vel) {
             ve = ref_vel_err(vel, vr);
-            if (isnan(ve)) ve = INFINITY;
-            if (ve > ratio) ratio = ve;
+            if (isnan(ve))
+                ve = INFINITY;
+            if (ve > ratio)
+                ratio = ve;
         }
         if (first || ratio < best) {
             first = 0;
@@ -263,8 +279,8 @@ static pb_status call_q(qkind kind, size_t n, float x, qbatch *b, unsigned flags
     if (kind == K_HERMITE)
         return pb_quat_hermite(n, x, pb_cq(b->r[0]), pb_cq(b->r[1]), pb_cv(b->v0), pb_cv(b->v1),
                                flags, rot, vel);
-    return pb_quat_catmull_rom(n, x, pb_cq(b->r[0]), pb_cq(b->r[1]), pb_cq(b->r[2]),
-                               pb_cq(b->r[3]), flags, rot, vel);
+    return pb_quat_catmull_rom(n, x, pb_cq(b->r[0]), pb_cq(b->r[1]), pb_cq(b->r[2]), pb_cq(b->r[3]),
+                               flags, rot, vel);
 }
 
 static void describe_keys(char *buf, size_t n, qkind kind, const keyset *k)
@@ -285,8 +301,8 @@ static void quat_random_test(qkind kind, int wide, uint64_t seed, double xlo, do
     qbatch b = qb_alloc(BATCH);
     const char *kn = kind == K_HERMITE ? "quat_hermite" : "quat_catmull_rom";
     char n0[128], n1[128], n2[128];
-    snprintf(n0, sizeof n0, "%s %s x in [%g, %g] default vel", kn, wide ? "wide" : "realistic",
-             xlo, xhi);
+    snprintf(n0, sizeof n0, "%s %s x in [%g, %g] default vel", kn, wide ? "wide" : "realistic", xlo,
+             xhi);
     snprintf(n1, sizeof n1, "%s %s x in [%g, %g] PB_EXACT_VELOCITY", kn,
              wide ? "wide" : "realistic", xlo, xhi);
     snprintf(n2, sizeof n2, "%s %s x in [%g, %g] no vel output", kn, wide ? "wide" : "realistic",
@@ -299,8 +315,10 @@ static void quat_random_test(qkind kind, int wide, uint64_t seed, double xlo, do
     size_t nout = 0; /* cases outside the normal range (|u| etc. > 2 pi) */
     for (int round = 0; round < ROUNDS; round++) {
         float x = (float)rng_range(&r, xlo, xhi);
-        if (round == 0) x = 0.0f;
-        if (round == 1) x = 1.0f;
+        if (round == 0)
+            x = 0.0f;
+        if (round == 1)
+            x = 1.0f;
         for (size_t i = 0; i < BATCH; i++) {
             keyset k = gen_keys(&r, wide);
             qb_set(&b, i, &k);
@@ -321,24 +339,26 @@ static void quat_random_test(qkind kind, int wide, uint64_t seed, double xlo, do
                 double ratio = qcheck(kind, x, &k, pass, out, v, normal, tol, &re, &ve, &rr, &vr);
                 if (!normal) {
                     nout++;
-                    if (!(isfinite(v.x) && isfinite(v.y) && isfinite(v.z))) ratio = INFINITY;
+                    if (!(isfinite(v.x) && isfinite(v.y) && isfinite(v.z)))
+                        ratio = INFINITY;
                 }
-                if (normal) qs_add(&st[pass], re, v, vr);
+                if (normal)
+                    qs_add(&st[pass], re, v, vr);
                 if (rt_add(t, (size_t)round * BATCH + i, re, ratio)) {
                     char kb[512];
                     describe_keys(kb, sizeof kb, kind, &k);
                     rt_note(t,
-                            "x=%.9g %s -> rot=" RQ_FMT " ref=" RQ_FMT " (angle err %.3g) vel=" RV_FMT
-                            " ref=" RV_FMT " (rel err %.3g)",
+                            "x=%.9g %s -> rot=" RQ_FMT " ref=" RQ_FMT
+                            " (angle err %.3g) vel=" RV_FMT " ref=" RV_FMT " (rel err %.3g)",
                             (double)x, kb, RQ_ARG(out), RQ_ARG(rr), re, RV_ARG(v), RV_ARG(vr), ve);
                 }
             }
         }
         /* velocity omitted: rotation only */
         if (round % 10 == 0) {
-            cr_assert_eq(call_q(kind, BATCH, x, &b, round % 20 ? PB_EXACT_VELOCITY : 0u, b.rot2,
-                                NOVEL),
-                         PB_OK);
+            cr_assert_eq(
+                call_q(kind, BATCH, x, &b, round % 20 ? PB_EXACT_VELOCITY : 0u, b.rot2, NOVEL),
+                PB_OK);
             for (size_t i = 0; i < BATCH; i++) {
                 keyset k = qb_get(&b, i);
                 rq out = fq_get(b.rot2, i), rr = rq_identity();
@@ -356,8 +376,10 @@ static void quat_random_test(qkind kind, int wide, uint64_t seed, double xlo, do
     qs_print(n0, &st[0]);
     qs_print(n1, &st[1]);
     if (getenv("POSEBATCH_TEST_VERBOSE"))
-        fprintf(stderr, "%s: %zu of %d checks outside |u| <= 2 pi (rotation to 2e-6 + 2^-22 U, "
-                "velocity finite)\n", kn, nout, 2 * ROUNDS * BATCH);
+        fprintf(stderr,
+                "%s: %zu of %d checks outside |u| <= 2 pi (rotation to 2e-6 + 2^-22 U, "
+                "velocity finite)\n",
+                kn, nout, 2 * ROUNDS * BATCH);
     RT_EXPECT(t0);
     RT_EXPECT(t1);
     RT_EXPECT(t2);
@@ -389,7 +411,8 @@ Test(interp, reference_exact_velocity_closed_form_matches_finite_difference)
         ref_quat_catmull_rom(x, k.r[0], k.r[1], k.r[2], k.r[3], 1, &q0, &ve);
         rv3 fd = ref_fd_angular_velocity(qm, qp, h);
         double e = rv3_dist(fd, ve) / (rv3_norm(ve) + 1e-3);
-        if (e > worst) worst = e;
+        if (e > worst)
+            worst = e;
         cr_assert(e < 1e-7, "reference J_l %g vs FD at x=%g: " RV_FMT " vs " RV_FMT, e, x,
                   RV_ARG(ve), RV_ARG(fd));
         /* tiny offsets: the series branch */
@@ -427,7 +450,8 @@ Test(interp, exact_velocity_matches_finite_difference_everywhere)
         cr_assert_eq(call_q(kind, BATCH, x, &b, PB_EXACT_VELOCITY, b.rot, b.vel), PB_OK);
         for (size_t i = 0; i < BATCH; i++) {
             keyset k = qb_get(&b, i);
-            if (ambiguous_mask(kind, &k)) continue;
+            if (ambiguous_mask(kind, &k))
+                continue;
             double h = 1e-5;
             rq qm, qp;
             rv3 dummy;
@@ -483,9 +507,11 @@ Test(interp, default_velocity_is_curve_derivative_only_at_x0)
             double tol_abs = 2.0 * PB_ACCURACY_ROTATION_RAD / (2.0 * h);
             double ok = rv3_dist(v, fd) / (2e-3 * rv3_norm(fd) + tol_abs);
             if (which == 0) {
-                if (ok > worst0) worst0 = ok, worst_i = i;
+                if (ok > worst0)
+                    worst0 = ok, worst_i = i;
             } else if (which == 2) {
-                if (ok > worst_exact) worst_exact = ok, worst_i = i;
+                if (ok > worst_exact)
+                    worst_exact = ok, worst_i = i;
             } else if (rv3_norm(fd) > 0.1 && dev > max_dev_mid) {
                 max_dev_mid = dev;
             }
@@ -496,8 +522,9 @@ Test(interp, default_velocity_is_curve_derivative_only_at_x0)
                 "[default vel vs FD] x=0 worst ratio %.3g; exact x=0.5 worst ratio %.3g; default "
                 "x=0.5 max rel deviation %.3g\n",
                 worst0, worst_exact, max_dev_mid);
-    cr_expect(worst0 <= 1.0, "default velocity at x=0 differs from FD of the curve (ratio %.3g, i=%zu)",
-              worst0, worst_i);
+    cr_expect(worst0 <= 1.0,
+              "default velocity at x=0 differs from FD of the curve (ratio %.3g, i=%zu)", worst0,
+              worst_i);
     cr_expect(worst_exact <= 1.0,
               "exact velocity at x=0.5 differs from FD of the curve (ratio %.3g, i=%zu)",
               worst_exact, worst_i);
@@ -539,12 +566,14 @@ Test(interp, catmull_rom_endpoints_and_start_velocity)
             double ang;
             rq out = fq_get(b.rot, i);
             rv3 v = fv_get(b.vel, i);
-            rv3 want = rv3_scale(rv3_add(ref_offset(k.r[0], k.r[1], 0),
-                                         ref_offset(k.r[1], k.r[2], 0)), 0.5);
+            rv3 want = rv3_scale(
+                rv3_add(ref_offset(k.r[0], k.r[1], 0), ref_offset(k.r[1], k.r[2], 0)), 0.5);
             double ratio = rot_ratio(out, k.r[1], PB_ACCURACY_ROTATION_RAD, &ang);
-            if (!ambiguous_mask(K_CATMULL, &k)) ratio = fmax(ratio, ref_vel_err(v, want));
+            if (!ambiguous_mask(K_CATMULL, &k))
+                ratio = fmax(ratio, ref_vel_err(v, want));
             if (rt_add(&t0, i, ang, ratio))
-                rt_note(&t0, "flags=%d r0=" RQ_FMT " r1=" RQ_FMT " r2=" RQ_FMT " rot=" RQ_FMT
+                rt_note(&t0,
+                        "flags=%d r0=" RQ_FMT " r1=" RQ_FMT " r2=" RQ_FMT " rot=" RQ_FMT
                         " vel=" RV_FMT " want " RV_FMT,
                         flags, RQ_ARG(k.r[0]), RQ_ARG(k.r[1]), RQ_ARG(k.r[2]), RQ_ARG(out),
                         RV_ARG(v), RV_ARG(want));
@@ -577,12 +606,11 @@ Test(interp, hermite_zero_velocity_same_keys_returns_r0)
     for (size_t s = 0; s < sizeof xs / sizeof xs[0]; s++)
         for (int flags = 0; flags < 2; flags++) {
             cr_assert_eq(pb_quat_hermite(n, xs[s], pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cv(b.v0),
-                                         pb_cv(b.v1), flags ? PB_EXACT_VELOCITY : 0u, b.rot,
-                                         b.vel),
+                                         pb_cv(b.v1), flags ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
                          PB_OK);
-            cr_assert_eq(pb_quat_catmull_rom(n, xs[s], pb_cq(b.r[0]), pb_cq(b.r[1]),
-                                             pb_cq(b.r[2]), pb_cq(b.r[3]),
-                                             flags ? PB_EXACT_VELOCITY : 0u, b.rot2, b.vel2),
+            cr_assert_eq(pb_quat_catmull_rom(n, xs[s], pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
+                                             pb_cq(b.r[3]), flags ? PB_EXACT_VELOCITY : 0u, b.rot2,
+                                             b.vel2),
                          PB_OK);
             for (size_t i = 0; i < n; i++) {
                 rq r0 = fq_get(b.r[0], i), o = fq_get(b.rot, i), o2 = fq_get(b.rot2, i);
@@ -616,7 +644,8 @@ Test(interp, edge_deltas_180_degrees_and_tiny)
         qkind kind = round % 2 ? K_HERMITE : K_CATMULL;
         int exact = (round / 2) % 2;
         float x = (float)rng_uniform(&r);
-        if (round < 8) x = (float)(round / 4);
+        if (round < 8)
+            x = (float)(round / 4);
         for (size_t i = 0; i < n; i++) {
             keyset k;
             int mode = (int)(i % 4);
@@ -632,31 +661,33 @@ Test(interp, edge_deltas_180_degrees_and_tiny)
                     k.r[j] = rng_quat_near(&r, k.r[j - 1], rng_logrange(&r, 1e-8, 1e-3));
                 }
             }
-            if (mode == 0 && (i / 4) % 2) k.r[0] = rq_identity(); /* identity-based exact */
+            if (mode == 0 && (i / 4) % 2)
+                k.r[0] = rq_identity(); /* identity-based exact */
             if (mode == 0 && (i / 4) % 2)
                 for (int j = 1; j < 4; j++)
                     k.r[j] = (rq){0, (double)(j == 1), (double)(j == 2), (double)(j == 3)};
-            for (int j = 0; j < 4; j++) k.r[j] = rq_round(k.r[j]);
+            for (int j = 0; j < 4; j++)
+                k.r[j] = rq_round(k.r[j]);
             k.v0 = rv3_round(rng_ball3(&r, mode >= 2 ? 1e-3 : 1.0));
             k.v1 = rv3_round(rng_ball3(&r, mode >= 2 ? 1e-3 : 1.0));
             qb_set(&b, i, &k);
         }
-        cr_assert_eq(call_q(kind, n, x, &b, exact ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
-                     PB_OK);
+        cr_assert_eq(call_q(kind, n, x, &b, exact ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel), PB_OK);
         for (size_t i = 0; i < n; i++) {
             keyset k = qb_get(&b, i);
             rq out = fq_get(b.rot, i), rr = rq_identity();
             rv3 v = fv_get(b.vel, i), vr = rv3_make(0, 0, 0);
             double re = 0.0, ve = 0.0;
-            double ratio = qcheck(kind, x, &k, exact, out, v, 1, PB_ACCURACY_ROTATION_RAD, &re,
-                                  &ve, &rr, &vr);
+            double ratio =
+                qcheck(kind, x, &k, exact, out, v, 1, PB_ACCURACY_ROTATION_RAD, &re, &ve, &rr, &vr);
             if (rt_add(&t, (size_t)round * n + i, re, ratio)) {
                 char kb[512];
                 describe_keys(kb, sizeof kb, kind, &k);
-                rt_note(&t, "%s exact=%d mode=%d x=%.9g %s rot=" RQ_FMT " ref=" RQ_FMT
+                rt_note(&t,
+                        "%s exact=%d mode=%d x=%.9g %s rot=" RQ_FMT " ref=" RQ_FMT
                         " (err %.3g) vel=" RV_FMT " ref=" RV_FMT,
-                        kind == K_HERMITE ? "hermite" : "catmull", exact, (int)(i % 4),
-                        (double)x, kb, RQ_ARG(out), RQ_ARG(rr), re, RV_ARG(v), RV_ARG(vr));
+                        kind == K_HERMITE ? "hermite" : "catmull", exact, (int)(i % 4), (double)x,
+                        kb, RQ_ARG(out), RQ_ARG(rr), re, RV_ARG(v), RV_ARG(vr));
             }
         }
     }
@@ -684,8 +715,8 @@ Test(interp, hermite_huge_velocities)
             k.v1 = rv3_round(rv3_scale(rng_unit3(&r), rng_logrange(&r, 4.0 * REF_PI, 1e4)));
             qb_set(&b, i, &k);
         }
-        cr_assert_eq(pb_quat_hermite(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cv(b.v0),
-                                     pb_cv(b.v1), exact ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
+        cr_assert_eq(pb_quat_hermite(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cv(b.v0), pb_cv(b.v1),
+                                     exact ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
                      PB_OK);
         double w[3], q[3];
         ref_hermite_basis(x, w, q);
@@ -701,9 +732,11 @@ Test(interp, hermite_huge_velocities)
             /* the velocity accuracy is stated only for |u| <= 2 pi: here the
              * velocity need only be finite */
             double ratio = qcheck(K_HERMITE, x, &k, exact, out, v, 0, tol, &re, &ve, &rr, &vr);
-            if (!(isfinite(v.x) && isfinite(v.y) && isfinite(v.z))) ratio = INFINITY;
+            if (!(isfinite(v.x) && isfinite(v.y) && isfinite(v.z)))
+                ratio = INFINITY;
             if (rt_add(&t, (size_t)round * n + i, re, ratio))
-                rt_note(&t, "exact=%d x=%.9g r0=" RQ_FMT " r1=" RQ_FMT " v0=" RV_FMT " v1=" RV_FMT
+                rt_note(&t,
+                        "exact=%d x=%.9g r0=" RQ_FMT " r1=" RQ_FMT " v0=" RV_FMT " v1=" RV_FMT
                         " rot=" RQ_FMT " ref=" RQ_FMT " err %.3g (tol %.3g, U %.4g) vel " RV_FMT,
                         exact, (double)x, RQ_ARG(k.r[0]), RQ_ARG(k.r[1]), RV_ARG(k.v0),
                         RV_ARG(k.v1), RQ_ARG(out), RQ_ARG(rr), re, tol, U, RV_ARG(v));
@@ -761,10 +794,14 @@ static unsigned raw_ambiguous(const keyset *k)
 {
     unsigned m = 0;
     rq r0 = k->r[0], r1 = k->r[1], r2 = k->r[2], r3 = k->r[3];
-    if (fabs(rq_dot(r0, r1)) <= AMBIG) m |= 1u;
-    if (fabs(rq_dot(r2, r1)) <= AMBIG) m |= 2u;
-    if (rq_dot(r2, r1) < 0.0) r2 = rq_neg(r2);
-    if (fabs(rq_dot(r3, r2)) <= AMBIG) m |= 4u;
+    if (fabs(rq_dot(r0, r1)) <= AMBIG)
+        m |= 1u;
+    if (fabs(rq_dot(r2, r1)) <= AMBIG)
+        m |= 2u;
+    if (rq_dot(r2, r1) < 0.0)
+        r2 = rq_neg(r2);
+    if (fabs(rq_dot(r3, r2)) <= AMBIG)
+        m |= 4u;
     return m;
 }
 
@@ -796,8 +833,10 @@ static void raw_random_test(int wide, uint64_t seed)
     rt_init(&t3, n3);
     for (int round = 0; round < ROUNDS; round++) {
         float x = (float)rng_uniform(&r);
-        if (round == 0) x = 0.0f;
-        if (round == 1) x = 1.0f;
+        if (round == 0)
+            x = 0.0f;
+        if (round == 1)
+            x = 1.0f;
         for (size_t i = 0; i < BATCH; i++) {
             keyset k = gen_keys(&r, wide);
             qb_set(&b, i, &k);
@@ -821,7 +860,8 @@ static void raw_random_test(int wide, uint64_t seed)
             rq v4 = fq_get(b.vel4, i), v4e = fq_get(b.vel4b, i);
             rv3 w = fv_get(om, i);
             for (unsigned m = 0; m < 8; m++) {
-                if (m & ~amb) continue;
+                if (m & ~amb)
+                    continue;
                 rq rr, vr, rre, vre;
                 ref_quat_raw_cubic_ex(x, k.r[0], k.r[1], k.r[2], k.r[3], 0, m, &rr, &vr);
                 ref_quat_raw_cubic_ex(x, k.r[0], k.r[1], k.r[2], k.r[3], 1, m, &rre, &vre);
@@ -829,15 +869,20 @@ static void raw_random_test(int wide, uint64_t seed)
                 double a0, a1;
                 /* the normalised cubic is sign-sensitive: compare as 4-vectors */
                 double q0 = rot_ratio(out, rr, PB_ACCURACY_ROTATION_RAD, &a0);
-                if (rq_dot(out, rr) < 0.0) q0 = INFINITY;
+                if (rq_dot(out, rr) < 0.0)
+                    q0 = INFINITY;
                 double e0 = fmax(q0, ref_vel4_err(v4, vr));
                 double q1 = rot_ratio(out2, rre, PB_ACCURACY_ROTATION_RAD, &a1);
-                if (rq_dot(out2, rre) < 0.0) q1 = INFINITY;
+                if (rq_dot(out2, rre) < 0.0)
+                    q1 = INFINITY;
                 double e1 = fmax(q1, ref_vel4_err(v4e, vre));
                 double e2 = ref_vel_err(w, omega);
-                if (isnan(e0)) e0 = INFINITY;
-                if (isnan(e1)) e1 = INFINITY;
-                if (isnan(e2)) e2 = INFINITY;
+                if (isnan(e0))
+                    e0 = INFINITY;
+                if (isnan(e1))
+                    e1 = INFINITY;
+                if (isnan(e2))
+                    e2 = INFINITY;
                 if (m == 0 || e0 < best[0]) {
                     best[0] = e0;
                     err[0] = a0;
@@ -857,10 +902,12 @@ static void raw_random_test(int wide, uint64_t seed)
             }
             size_t idx = (size_t)round * BATCH + i;
             mx_rot = fmax(mx_rot, fmax(err[0], err[1]));
-            if (rq_norm(bv4) >= 0.1) mx_v4 = fmax(mx_v4, rq_norm(rq_sub(v4, bv4)) / rq_norm(bv4));
+            if (rq_norm(bv4) >= 0.1)
+                mx_v4 = fmax(mx_v4, rq_norm(rq_sub(v4, bv4)) / rq_norm(bv4));
             if (rq_norm(bv4e) >= 0.1)
                 mx_v4e = fmax(mx_v4e, rq_norm(rq_sub(v4e, bv4e)) / rq_norm(bv4e));
-            if (rv3_norm(bom) >= 0.1) mx_om = fmax(mx_om, rv3_dist(w, bom) / rv3_norm(bom));
+            if (rv3_norm(bom) >= 0.1)
+                mx_om = fmax(mx_om, rv3_dist(w, bom) / rv3_norm(bom));
             char kb[512];
             describe_keys(kb, sizeof kb, K_CATMULL, &k);
             if (rt_add(&t0, idx, err[0], best[0]))
@@ -882,8 +929,8 @@ static void raw_random_test(int wide, uint64_t seed)
                 rv3 oref = raw_exact_omega(x, &k, 0);
                 double e3 = ref_vel_err(w, fd);
                 if (rt_add(&t3, idx, rv3_dist(w, fd), e3))
-                    rt_note(&t3, "x=%.9g %s omega=" RV_FMT " FD=" RV_FMT " ref=" RV_FMT,
-                            (double)x, kb, RV_ARG(w), RV_ARG(fd), RV_ARG(oref));
+                    rt_note(&t3, "x=%.9g %s omega=" RV_FMT " FD=" RV_FMT " ref=" RV_FMT, (double)x,
+                            kb, RV_ARG(w), RV_ARG(fd), RV_ARG(oref));
             }
         }
     }
@@ -912,41 +959,47 @@ Test(interp, raw_cubic_hemisphere_invariance_and_edges)
     qbatch b = qb_alloc(n), c = qb_alloc(n);
     for (size_t i = 0; i < n; i++) {
         keyset k = gen_keys(&r, 0);
-        for (int j = 0; j < 4; j++) k.r[j] = rq_abs(k.r[j]);
+        for (int j = 0; j < 4; j++)
+            k.r[j] = rq_abs(k.r[j]);
         qb_set(&b, i, &k);
-        if (i % 2) k.r[0] = rq_neg(k.r[0]);
-        if (i % 3) k.r[2] = rq_neg(k.r[2]);
-        if (i % 5) k.r[3] = rq_neg(k.r[3]);
+        if (i % 2)
+            k.r[0] = rq_neg(k.r[0]);
+        if (i % 3)
+            k.r[2] = rq_neg(k.r[2]);
+        if (i % 5)
+            k.r[3] = rq_neg(k.r[3]);
         qb_set(&c, i, &k);
     }
     float x = 0.625f;
-    cr_assert_eq(pb_quat_raw_cubic(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                   pb_cq(b.r[3]), PB_EXACT_VELOCITY, b.rot, b.vel4),
+    cr_assert_eq(pb_quat_raw_cubic(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]), pb_cq(b.r[3]),
+                                   PB_EXACT_VELOCITY, b.rot, b.vel4),
                  PB_OK);
-    cr_assert_eq(pb_quat_raw_cubic(n, x, pb_cq(c.r[0]), pb_cq(c.r[1]), pb_cq(c.r[2]),
-                                   pb_cq(c.r[3]), PB_EXACT_VELOCITY, c.rot, c.vel4),
+    cr_assert_eq(pb_quat_raw_cubic(n, x, pb_cq(c.r[0]), pb_cq(c.r[1]), pb_cq(c.r[2]), pb_cq(c.r[3]),
+                                   PB_EXACT_VELOCITY, c.rot, c.vel4),
                  PB_OK);
     for (size_t i = 0; i < n; i++) {
         rq a = fq_get(b.rot, i), bb = fq_get(c.rot, i);
-        cr_expect(rq_angle4(a, bb) <= 1e-6 && ref_vel4_err(fq_get(c.vel4, i), fq_get(b.vel4, i)) <= 1.0,
+        cr_expect(rq_angle4(a, bb) <= 1e-6 &&
+                      ref_vel4_err(fq_get(c.vel4, i), fq_get(b.vel4, i)) <= 1.0,
                   "raw_cubic not hemisphere-invariant at i=%zu: " RQ_FMT " vs " RQ_FMT, i,
                   RQ_ARG(a), RQ_ARG(bb));
     }
     /* velocity omitted */
-    cr_assert_eq(pb_quat_raw_cubic(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                   pb_cq(b.r[3]), 0u, c.rot, NOVEL4),
+    cr_assert_eq(pb_quat_raw_cubic(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]), pb_cq(b.r[3]),
+                                   0u, c.rot, NOVEL4),
                  PB_OK);
     for (size_t i = 0; i < n; i++)
         cr_expect(rq_angle4(fq_get(b.rot, i), fq_get(c.rot, i)) <= 1e-6,
                   "raw_cubic without vel4 differs at i=%zu", i);
     /* partial NULL vel4 */
     pb_quats partial = {b.vel4.w, NULL, b.vel4.y, b.vel4.z};
-    cr_expect_eq(pb_quat_raw_cubic(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                   pb_cq(b.r[3]), 0u, c.rot, partial),
+    cr_expect_eq(pb_quat_raw_cubic(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]), pb_cq(b.r[3]),
+                                   0u, c.rot, partial),
                  PB_ERR_NULL);
     /* a cubic through zero normalises to the identity: all keys zero */
     for (size_t i = 0; i < 5; i++)
-        for (int j = 0; j < 4; j++) fq_set(b.r[j], i, rq_make(0, 0, 0, 0));
+        for (int j = 0; j < 4; j++)
+            fq_set(b.r[j], i, rq_make(0, 0, 0, 0));
     cr_assert_eq(pb_quat_raw_cubic(5, 0.3f, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
                                    pb_cq(b.r[3]), 0u, b.rot, b.vel4),
                  PB_OK);
@@ -958,7 +1011,8 @@ Test(interp, raw_cubic_hemisphere_invariance_and_edges)
     /* identical keys: constant, zero velocity */
     for (size_t i = 0; i < n; i++) {
         rq q = rq_round(rng_quat(&r));
-        for (int j = 0; j < 4; j++) fq_set(b.r[j], i, j == 2 ? rq_neg(q) : q);
+        for (int j = 0; j < 4; j++)
+            fq_set(b.r[j], i, j == 2 ? rq_neg(q) : q);
     }
     cr_assert_eq(pb_quat_raw_cubic(n, 0.7f, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
                                    pb_cq(b.r[3]), PB_EXACT_VELOCITY, b.rot, b.vel4),
@@ -996,8 +1050,10 @@ static double comp_ratio(rv3 out, rv3 ref, rv3 scale)
     double s[3] = {scale.x, scale.y, scale.z};
     for (int c = 0; c < 3; c++) {
         double e = fabs(o[c] - f[c]) / (8.0 * U24 * s[c] + 1e-300);
-        if (isnan(e)) e = INFINITY;
-        if (e > r) r = e;
+        if (isnan(e))
+            e = INFINITY;
+        if (e > r)
+            r = e;
     }
     return r;
 }
@@ -1013,7 +1069,8 @@ static void vec3_test(int catmull, int wide, uint64_t seed)
     rng_t r = rng_seed(seed);
     size_t n = BATCH;
     pb_vec3s p[4], pos = fv_alloc(n), vel = fv_alloc(n);
-    for (int j = 0; j < 4; j++) p[j] = fv_alloc(n);
+    for (int j = 0; j < 4; j++)
+        p[j] = fv_alloc(n);
     char name[96];
     snprintf(name, sizeof name, "vec3_%s %s", catmull ? "catmull_rom" : "hermite",
              wide ? "wide" : "realistic");
@@ -1028,17 +1085,15 @@ static void vec3_test(int catmull, int wide, uint64_t seed)
                        catmull || j < 2 ? rv3_add(base, rng_vec3(&r, wide ? 1e3 : 0.1))
                                         : rng_vec3(&r, wide ? 1e3 : 1.0));
         }
-        pb_status st =
-            catmull ? pb_vec3_catmull_rom(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]), pb_cv(p[3]),
-                                          pos, vel)
-                    : pb_vec3_hermite(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]), pb_cv(p[3]),
-                                      pos, vel);
+        pb_status st = catmull ? pb_vec3_catmull_rom(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]),
+                                                     pb_cv(p[3]), pos, vel)
+                               : pb_vec3_hermite(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]),
+                                                 pb_cv(p[3]), pos, vel);
         cr_assert_eq(st, PB_OK);
         double W[4], Q[4];
         abs_basis(x, W, Q);
         for (size_t i = 0; i < n; i++) {
-            rv3 a = fv_get(p[0], i), bb = fv_get(p[1], i), c = fv_get(p[2], i),
-                d = fv_get(p[3], i);
+            rv3 a = fv_get(p[0], i), bb = fv_get(p[1], i), c = fv_get(p[2], i), d = fv_get(p[3], i);
             rv3 rp, rv, sp, sv;
             if (catmull) {
                 ref_vec3_catmull_rom(x, a, bb, c, d, &rp, &rv);
@@ -1058,9 +1113,9 @@ static void vec3_test(int catmull, int wide, uint64_t seed)
             }
             rv3 op = fv_get(pos, i), ov = fv_get(vel, i);
             double ratio = fmax(comp_ratio(op, rp, sp), comp_ratio(ov, rv, sv));
-            if (rt_add(&t, (size_t)round * n + i, fmax(rv3_dist(op, rp), rv3_dist(ov, rv)),
-                       ratio))
-                rt_note(&t, "x=%.9g p0=" RV_FMT " p1=" RV_FMT " p2/v0=" RV_FMT " p3/v1=" RV_FMT
+            if (rt_add(&t, (size_t)round * n + i, fmax(rv3_dist(op, rp), rv3_dist(ov, rv)), ratio))
+                rt_note(&t,
+                        "x=%.9g p0=" RV_FMT " p1=" RV_FMT " p2/v0=" RV_FMT " p3/v1=" RV_FMT
                         " pos=" RV_FMT " ref=" RV_FMT " vel=" RV_FMT " ref=" RV_FMT,
                         (double)x, RV_ARG(a), RV_ARG(bb), RV_ARG(c), RV_ARG(d), RV_ARG(op),
                         RV_ARG(rp), RV_ARG(ov), RV_ARG(rv));
@@ -1070,8 +1125,8 @@ static void vec3_test(int catmull, int wide, uint64_t seed)
             pb_vec3s pos2 = fv_alloc(n);
             st = catmull ? pb_vec3_catmull_rom(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]),
                                                pb_cv(p[3]), pos2, NOVEL)
-                         : pb_vec3_hermite(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]),
-                                           pb_cv(p[3]), pos2, NOVEL);
+                         : pb_vec3_hermite(n, x, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]), pb_cv(p[3]),
+                                           pos2, NOVEL);
             cr_assert_eq(st, PB_OK);
             for (size_t i = 0; i < n; i++)
                 cr_expect(rv3_dist(fv_get(pos2, i), fv_get(pos, i)) == 0.0,
@@ -1080,7 +1135,8 @@ static void vec3_test(int catmull, int wide, uint64_t seed)
         }
     }
     RT_EXPECT(t);
-    for (int j = 0; j < 4; j++) fv_free(p[j]);
+    for (int j = 0; j < 4; j++)
+        fv_free(p[j]);
     fv_free(pos);
     fv_free(vel);
 }
@@ -1098,7 +1154,8 @@ Test(interp, vec3_endpoints)
     pb_vec3s p[4], pos = fv_alloc(n), vel = fv_alloc(n);
     for (int j = 0; j < 4; j++) {
         p[j] = fv_alloc(n);
-        for (size_t i = 0; i < n; i++) fv_set(p[j], i, rng_vec3(&r, 10.0));
+        for (size_t i = 0; i < n; i++)
+            fv_set(p[j], i, rng_vec3(&r, 10.0));
     }
     for (int e = 0; e < 2; e++) {
         cr_assert_eq(pb_vec3_hermite(n, (float)e, pb_cv(p[0]), pb_cv(p[1]), pb_cv(p[2]),
@@ -1106,15 +1163,17 @@ Test(interp, vec3_endpoints)
                      PB_OK);
         for (size_t i = 0; i < n; i++) {
             rv3 wp = fv_get(p[e], i), wv = fv_get(p[2 + e], i);
-            double tol = 8.0 * U24 * (rv3_norm(fv_get(p[0], i)) + rv3_norm(fv_get(p[1], i)) +
-                                      rv3_norm(wv));
-            cr_expect(rv3_dist(fv_get(pos, i), wp) <= tol && rv3_dist(fv_get(vel, i), wv) <= 4 * tol,
+            double tol =
+                8.0 * U24 * (rv3_norm(fv_get(p[0], i)) + rv3_norm(fv_get(p[1], i)) + rv3_norm(wv));
+            cr_expect(rv3_dist(fv_get(pos, i), wp) <= tol &&
+                          rv3_dist(fv_get(vel, i), wv) <= 4 * tol,
                       "vec3_hermite x=%d i=%zu pos " RV_FMT " want " RV_FMT " vel " RV_FMT
                       " want " RV_FMT,
                       e, i, RV_ARG(fv_get(pos, i)), RV_ARG(wp), RV_ARG(fv_get(vel, i)), RV_ARG(wv));
         }
     }
-    for (int j = 0; j < 4; j++) fv_free(p[j]);
+    for (int j = 0; j < 4; j++)
+        fv_free(p[j]);
     fv_free(pos);
     fv_free(vel);
 }
@@ -1126,7 +1185,8 @@ static void scale_test(int catmull, int wide, uint64_t seed)
     rng_t r = rng_seed(seed);
     size_t n = BATCH;
     pb_vec3s s[4], scl = fv_alloc(n), svel = fv_alloc(n);
-    for (int j = 0; j < 4; j++) s[j] = fv_alloc(n);
+    for (int j = 0; j < 4; j++)
+        s[j] = fv_alloc(n);
     char name[96];
     snprintf(name, sizeof name, "scale_%s %s", catmull ? "catmull_rom" : "hermite",
              wide ? "wide" : "realistic");
@@ -1135,8 +1195,10 @@ static void scale_test(int catmull, int wide, uint64_t seed)
     double svrel = 0.0;
     for (int round = 0; round < ROUNDS; round++) {
         float x = (float)rng_uniform(&r);
-        if (round == 0) x = 0.0f;
-        if (round == 1) x = 1.0f;
+        if (round == 0)
+            x = 0.0f;
+        if (round == 1)
+            x = 1.0f;
         for (size_t i = 0; i < n; i++) {
             rv3 base = wide ? rv3_make(rng_logrange(&r, 1e-2, 1e2), rng_logrange(&r, 1e-2, 1e2),
                                        rng_logrange(&r, 1e-2, 1e2))
@@ -1155,7 +1217,8 @@ static void scale_test(int catmull, int wide, uint64_t seed)
                                cur.z * exp(rng_range(&r, -spread, spread)));
             }
             if (i % 17 == 0) /* identical neighbours, exact 1 */
-                for (int j = 0; j < (catmull ? 4 : 2); j++) fv_set(s[j], i, rv3_make(1, 1, 1));
+                for (int j = 0; j < (catmull ? 4 : 2); j++)
+                    fv_set(s[j], i, rv3_make(1, 1, 1));
         }
         pb_status st = catmull ? pb_scale_catmull_rom(n, x, pb_cv(s[0]), pb_cv(s[1]), pb_cv(s[2]),
                                                       pb_cv(s[3]), scl, svel)
@@ -1170,13 +1233,18 @@ static void scale_test(int catmull, int wide, uint64_t seed)
             else
                 ref_scale_hermite(x, a, b, c, d, &rs, &rv);
             rv3 os = fv_get(scl, i), ov = fv_get(svel, i);
-            double es = fmax(fmax(fabs(os.x / rs.x - 1), fabs(os.y / rs.y - 1)), fabs(os.z / rs.z - 1));
-            if (isnan(es)) es = INFINITY;
+            double es =
+                fmax(fmax(fabs(os.x / rs.x - 1), fabs(os.y / rs.y - 1)), fabs(os.z / rs.z - 1));
+            if (isnan(es))
+                es = INFINITY;
             double ratio = fmax(es / PB_ACCURACY_SCALE_REL, ref_vel_err(ov, rv));
-            if (isnan(ratio)) ratio = INFINITY;
-            if (rv3_norm(rv) >= 0.1) svrel = fmax(svrel, rv3_dist(ov, rv) / rv3_norm(rv));
+            if (isnan(ratio))
+                ratio = INFINITY;
+            if (rv3_norm(rv) >= 0.1)
+                svrel = fmax(svrel, rv3_dist(ov, rv) / rv3_norm(rv));
             if (rt_add(&t, (size_t)round * n + i, es, ratio))
-                rt_note(&t, "x=%.9g s0=" RV_FMT " s1=" RV_FMT " s2/v0=" RV_FMT " s3/v1=" RV_FMT
+                rt_note(&t,
+                        "x=%.9g s0=" RV_FMT " s1=" RV_FMT " s2/v0=" RV_FMT " s3/v1=" RV_FMT
                         " scale=" RV_FMT " ref=" RV_FMT " (rel %.3g) svel=" RV_FMT " ref=" RV_FMT,
                         (double)x, RV_ARG(a), RV_ARG(b), RV_ARG(c), RV_ARG(d), RV_ARG(os),
                         RV_ARG(rs), es, RV_ARG(ov), RV_ARG(rv));
@@ -1186,7 +1254,8 @@ static void scale_test(int catmull, int wide, uint64_t seed)
         fprintf(stderr, "{stats} %s: max scale rel err %.3g, max svel rel err %.3g (|ref|>=0.1)\n",
                 name, t.max_err, svrel);
     RT_EXPECT(t);
-    for (int j = 0; j < 4; j++) fv_free(s[j]);
+    for (int j = 0; j < 4; j++)
+        fv_free(s[j]);
     fv_free(scl);
     fv_free(svel);
 }
@@ -1241,7 +1310,9 @@ Test(interp, scale_velocity_of_keys_ulps_apart)
                 if (e > worst)
                     worst = e;
                 if (!(e <= 1e-6 && fabs(sc - sw) <= 2e-6 * sw) && bad++ < 12)
-                    cr_expect(0, "n=%zu i=%zu axis %d: s0 %.9g s1 %.9g svel %.9g want %.9g (rel %.3g) scale %.9g want %.9g",
+                    cr_expect(0,
+                              "n=%zu i=%zu axis %d: s0 %.9g s1 %.9g svel %.9g want %.9g (rel %.3g) "
+                              "scale %.9g want %.9g",
                               n, i, c, (double)a[c][i], (double)b[c][i], got, want, e, sc, sw);
             }
     }
@@ -1263,9 +1334,9 @@ Test(interp, scale_nonpositive_component_only_affects_that_component)
     float ox[3], oy[3], oz[3], px[3], py[3], pz[3];
     pb_cvec3s s0 = {s0x, s0y, s0z}, s1 = {s1x, s1y, s1z}, v = {vx, vy, vz};
     float x = 0.4f;
-    cr_assert_eq(pb_scale_hermite(3, x, s0, s1, v, v, (pb_vec3s){ox, oy, oz},
-                                  (pb_vec3s){px, py, pz}),
-                 PB_OK);
+    cr_assert_eq(
+        pb_scale_hermite(3, x, s0, s1, v, v, (pb_vec3s){ox, oy, oz}, (pb_vec3s){px, py, pz}),
+        PB_OK);
     for (int i = 0; i < 3; i++) {
         rv3 rs, rv;
         ref_scale_hermite(x, rv3_make(1, s0y[i], s0z[i]), rv3_make(1, s1y[i], s1z[i]),
@@ -1274,7 +1345,7 @@ Test(interp, scale_nonpositive_component_only_affects_that_component)
                   "scale_hermite bad x component #%d gave finite nonzero %g", i, ox[i]);
         cr_expect(fabs(oy[i] / rs.y - 1) <= PB_ACCURACY_SCALE_REL &&
                       fabs(oz[i] / rs.z - 1) <= PB_ACCURACY_SCALE_REL,
-                  "scale_hermite: a bad x component affected y/z (#%d: %g %g vs %g %g)", i,
-                  oy[i], oz[i], rs.y, rs.z);
+                  "scale_hermite: a bad x component affected y/z (#%d: %g %g vs %g %g)", i, oy[i],
+                  oz[i], rs.y, rs.z);
     }
 }

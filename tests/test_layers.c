@@ -63,9 +63,9 @@
 #include "ref.h"
 #include "ref_average.h"
 
-#define LK 3      /* blended layers */
-#define LA 2      /* additive layers */
-#define LJ 160    /* joints allocated */
+#define LK 3   /* blended layers */
+#define LA 2   /* additive layers */
+#define LJ 160 /* joints allocated */
 
 typedef struct {
     pb_quats rot[LK + LA];
@@ -99,8 +99,9 @@ static void data_new(layer_data *d, rng_t *r)
             rq q = add ? rng_quat_near(r, rq_identity(), 1.0) : rng_quat_near(r, base, 1.5);
             fq_set(d->rot[i], j, rq_scale(q, rng_sign(r)));
             fv_set(d->pos[i], j, rng_vec3(r, add ? 0.5 : 3.0));
-            fv_set(d->scale[i], j, rv3_make(rng_logrange(r, 0.6, 1.6), rng_logrange(r, 0.6, 1.6),
-                                            rng_logrange(r, 0.6, 1.6)));
+            fv_set(d->scale[i], j,
+                   rv3_make(rng_logrange(r, 0.6, 1.6), rng_logrange(r, 0.6, 1.6),
+                            rng_logrange(r, 0.6, 1.6)));
             /* masks: 0 on some joints, partial elsewhere; layer 0's and 1's
              * zeros overlap with layer 2's on joints 7 mod 11 (all masked) */
             double m = rng_uniform(r);
@@ -113,8 +114,9 @@ static void data_new(layer_data *d, rng_t *r)
     for (size_t j = 0; j < LJ; j++) {
         fq_set(d->rref, j, rng_quat_near(r, base, 0.5));
         fv_set(d->pref, j, rng_vec3(r, 3.0));
-        fv_set(d->sref, j, rv3_make(rng_logrange(r, 0.8, 1.25), rng_logrange(r, 0.8, 1.25),
-                                    rng_logrange(r, 0.8, 1.25)));
+        fv_set(d->sref, j,
+               rv3_make(rng_logrange(r, 0.8, 1.25), rng_logrange(r, 0.8, 1.25),
+                        rng_logrange(r, 0.8, 1.25)));
     }
     d->orot = fq_alloc(LJ);
     d->opos = fv_alloc(LJ);
@@ -258,8 +260,8 @@ static pb_status run_case(const layer_data *d, const lcase *cs, size_t n)
         ref.pos = pb_cv(d->pref);
         ref.scale = pb_cv(d->sref);
     }
-    pb_blend_desc desc = {n, bl, LK, al, (size_t)cs->nadd, cs->method,
-                          cs->linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+    pb_blend_desc desc = {
+        n, bl, LK, al, (size_t)cs->nadd, cs->method, cs->linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
     pb_pose out = {d->orot, d->opos, d->oscl};
     return pb_pose_blend_layers(&desc, &out);
 }
@@ -306,27 +308,30 @@ Test(layers, matches_double_reference, .timeout = 120)
                                 double e = rq_angle_between(qr, g);
                                 double tol = 2e-6 + 4e-7 * nadd;
                                 if (rt_add(&tr, cnum, e, e / tol) || !(g.w >= 0))
-                                    rt_note(&tr, "%s linear %d masks %d nadd %d ref %d n=%zu "
-                                            "joint %zu: " RQ_FMT " vs " RQ_FMT, mname(cs.method),
-                                            linear, masks, nadd, refkind, n, j, RQ_ARG(g),
-                                            RQ_ARG(qr));
+                                    rt_note(&tr,
+                                            "%s linear %d masks %d nadd %d ref %d n=%zu "
+                                            "joint %zu: " RQ_FMT " vs " RQ_FMT,
+                                            mname(cs.method), linear, masks, nadd, refkind, n, j,
+                                            RQ_ARG(g), RQ_ARG(qr));
                                 cr_expect(g.w >= 0, "w < 0 at joint %zu", j);
                                 for (int c = 0; c < 3; c++) {
                                     double pv = comp(fv_get(d.opos, j), c);
                                     double ep = fabs(pv - comp(pr, c));
                                     if (rt_add(&tp, cnum, ep, ep / (1e-6 * fmax(pmag, 1e-30))))
-                                        rt_note(&tp, "%s masks %d nadd %d ref %d n=%zu joint %zu "
-                                                "c%d: %.9g vs %.17g (mag %.3g)", mname(cs.method),
-                                                masks, nadd, refkind, n, j, c, pv, comp(pr, c),
-                                                pmag);
+                                        rt_note(&tp,
+                                                "%s masks %d nadd %d ref %d n=%zu joint %zu "
+                                                "c%d: %.9g vs %.17g (mag %.3g)",
+                                                mname(cs.method), masks, nadd, refkind, n, j, c, pv,
+                                                comp(pr, c), pmag);
                                     double sv = comp(fv_get(d.oscl, j), c);
                                     double es = fabs(sv - comp(sr, c)) / fabs(comp(sr, c));
                                     double stol = 2e-6 + 1e-6 * nadd;
                                     if (rt_add(&ts, cnum, es, es / stol))
-                                        rt_note(&ts, "%s linear %d masks %d nadd %d ref %d n=%zu "
-                                                "joint %zu c%d: %.9g vs %.17g", mname(cs.method),
-                                                linear, masks, nadd, refkind, n, j, c, sv,
-                                                comp(sr, c));
+                                        rt_note(&ts,
+                                                "%s linear %d masks %d nadd %d ref %d n=%zu "
+                                                "joint %zu c%d: %.9g vs %.17g",
+                                                mname(cs.method), linear, masks, nadd, refkind, n,
+                                                j, c, sv, comp(sr, c));
                                 }
                                 cnum++;
                             }
@@ -370,8 +375,8 @@ Test(layers, plain_weights_equal_pose_blend)
                 int one_side = 1;
                 for (int a = 0; a < LK; a++)
                     for (int b = a + 1; b < LK; b++)
-                        one_side &= rq_dot(rq_abs(fq_get(d.rot[a], j)),
-                                           rq_abs(fq_get(d.rot[b], j))) > 0;
+                        one_side &=
+                            rq_dot(rq_abs(fq_get(d.rot[a], j)), rq_abs(fq_get(d.rot[b], j))) > 0;
                 if (m == PB_BLEND_RAW && !one_side)
                     continue;
                 int eq = arot.w[j] == d.orot.w[j] && arot.x[j] == d.orot.x[j] &&
@@ -385,8 +390,8 @@ Test(layers, plain_weights_equal_pose_blend)
             for (size_t j = 0; j < n; j++)
                 for (int c = 0; c < 3; c++) {
                     double a = comp(fv_get(apos, j), c), b = comp(fv_get(d.opos, j), c);
-                    cr_expect(fabs(a - b) <= 1e-6 * (fabs(a) + 3.0), "pos %zu: %.9g vs %.9g", j,
-                              a, b);
+                    cr_expect(fabs(a - b) <= 1e-6 * (fabs(a) + 3.0), "pos %zu: %.9g vs %.9g", j, a,
+                              b);
                     a = comp(fv_get(ascl, j), c), b = comp(fv_get(d.oscl, j), c);
                     cr_expect(fabs(a - b) <= 1e-6 * fabs(a), "scale %zu: %.9g vs %.9g", j, a, b);
                 }
@@ -441,8 +446,8 @@ Test(layers, scales_near_and_far_are_each_their_own, .timeout = 60)
                         dj.rot[i] = (pb_quats){d.rot[i].w + j, d.rot[i].x + j, d.rot[i].y + j,
                                                d.rot[i].z + j};
                         dj.pos[i] = (pb_vec3s){d.pos[i].x + j, d.pos[i].y + j, d.pos[i].z + j};
-                        dj.scale[i] = (pb_vec3s){d.scale[i].x + j, d.scale[i].y + j,
-                                                 d.scale[i].z + j};
+                        dj.scale[i] =
+                            (pb_vec3s){d.scale[i].x + j, d.scale[i].y + j, d.scale[i].z + j};
                         dj.jw[i] = d.jw[i] + j;
                     }
                     dj.rref = (pb_quats){d.rref.w + j, d.rref.x + j, d.rref.y + j, d.rref.z + j};
@@ -466,12 +471,14 @@ Test(layers, scales_near_and_far_are_each_their_own, .timeout = 60)
                             /* far: the documented bound (and L, as pb_pose_blend) */
                             double tol = sp < 2 ? 4e-7 : 2e-6 + 1.2e-7 * spreads[sp];
                             if (rt_add(&ts, cnum, es, es / tol))
-                                rt_note(&ts, "spread %g %s masks %d n=%zu joint %zu c%d: %.9g vs "
-                                        "%.17g", spreads[sp], mname(m), masks, n, j, c, sv,
-                                        comp(sr, c));
+                                rt_note(&ts,
+                                        "spread %g %s masks %d n=%zu joint %zu c%d: %.9g vs "
+                                        "%.17g",
+                                        spreads[sp], mname(m), masks, n, j, c, sv, comp(sr, c));
                             cr_expect(!memcmp(&sv, &alone[3 * j + (size_t)c], sizeof sv),
                                       "spread %g %s masks %d n=%zu joint %zu c%d: %.9g, alone "
-                                      "%.9g", spreads[sp], mname(m), masks, n, j, c, sv,
+                                      "%.9g",
+                                      spreads[sp], mname(m), masks, n, j, c, sv,
                                       alone[3 * j + (size_t)c]);
                         }
                         cnum++;
@@ -521,8 +528,8 @@ Test(layers, output_layouts_give_the_same_values)
                 pb_blend_layer bl[LK], al[LA];
                 fill_layers(&d, &cs, bl, al);
                 pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref), pb_cv(d.sref)};
-                pb_blend_desc desc = {n, bl, LK, al, LA, cs.method,
-                                      linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+                pb_blend_desc desc = {
+                    n, bl, LK, al, LA, cs.method, linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
                 const float *want[10] = {d.orot.w, d.orot.x, d.orot.y, d.orot.z, d.opos.x,
                                          d.opos.y, d.opos.z, d.oscl.x, d.oscl.y, d.oscl.z};
                 for (int o = 0; o < 4; o++) {
@@ -535,8 +542,8 @@ Test(layers, output_layouts_give_the_same_values)
                     for (int t = 0; t < 3; t++) {
                         pb_pose out = pose_of(a, t);
                         cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK,
-                                     "%s linear %d n %zu layout %d tracks %d", mname(cs.method), linear,
-                                     n, o, t);
+                                     "%s linear %d n %zu layout %d tracks %d", mname(cs.method),
+                                     linear, n, o, t);
                         for (int i = 0; i < (t == 0 ? 10 : t == 1 ? 7 : 4); i++)
                             cr_expect(!memcmp(a[i], want[i], n * sizeof(float)),
                                       "%s linear %d n %zu layout %d tracks %d: array %d differs",
@@ -571,8 +578,8 @@ static void snapshot(const layer_data *d, float *buf)
     for (size_t j = 0; j < LJ; j++) {
         rq q = fq_get(d->orot, j);
         rv3 p = fv_get(d->opos, j), s = fv_get(d->oscl, j);
-        float v[10] = {(float)q.w, (float)q.x, (float)q.y, (float)q.z, (float)p.x, (float)p.y,
-                       (float)p.z, (float)s.x, (float)s.y, (float)s.z};
+        float v[10] = {(float)q.w, (float)q.x, (float)q.y, (float)q.z, (float)p.x,
+                       (float)p.y, (float)p.z, (float)s.x, (float)s.y, (float)s.z};
         memcpy(buf + 10 * j, v, sizeof v);
     }
 }
@@ -598,7 +605,9 @@ Test(layers, identity_additive_changes_nothing)
             snapshot(&d, after);
             /* the blend's own rotation sign may differ (abs after additive) */
             for (size_t j = 0; j < 37; j++) {
-                float sg = before[10 * j] < 0 || (before[10 * j] == 0 && signbit(before[10 * j])) ? -1.0f : 1.0f;
+                float sg = before[10 * j] < 0 || (before[10 * j] == 0 && signbit(before[10 * j]))
+                               ? -1.0f
+                               : 1.0f;
                 for (int c = 0; c < 4; c++)
                     before[10 * j + c] *= sg;
             }
@@ -631,8 +640,8 @@ Test(layers, unit_additive_scales_keep_the_blend, .timeout = 60)
                     size_t n = sizes[si], c = si % 3;
                     float *dc = c == 0 ? d.scale[LK].x : c == 1 ? d.scale[LK].y : d.scale[LK].z;
                     int moved = n > 5 && si % 2;
-                    lcase cs = {PB_BLEND_RAW_REF, linear, masks, 0, 1,
-                                {1.0f, 2.0f, 0.5f, wa[wi], 0}};
+                    lcase cs = {
+                        PB_BLEND_RAW_REF, linear, masks, 0, 1, {1.0f, 2.0f, 0.5f, wa[wi], 0}};
                     cr_assert_eq(run_case(&d, &cs, n), PB_OK);
                     snapshot(&d, before);
                     cs.nadd = 1;
@@ -648,14 +657,18 @@ Test(layers, unit_additive_scales_keep_the_blend, .timeout = 60)
                             int live = !masks || d.jw[LK][j] != 0.0f;
                             int off = moved && j == 5 && e == 7 + c;
                             if (wi >= 2 && !off) /* (NaN times a joint weight of 0 too) */
-                                cr_expect(isnan(a), "linear %d masks %d w %g n=%zu joint %zu: "
-                                          "scale %g, not NaN", linear, masks, (double)wa[wi], n, j,
-                                          (double)a);
+                                cr_expect(isnan(a),
+                                          "linear %d masks %d w %g n=%zu joint %zu: "
+                                          "scale %g, not NaN",
+                                          linear, masks, (double)wa[wi], n, j, (double)a);
                             else if (off && live && wi < 2)
-                                cr_expect(a != b, "linear %d masks %d w %g n=%zu: a delta of "
-                                          "1.25 left the scale", linear, masks, (double)wa[wi], n);
+                                cr_expect(a != b,
+                                          "linear %d masks %d w %g n=%zu: a delta of "
+                                          "1.25 left the scale",
+                                          linear, masks, (double)wa[wi], n);
                             else if (wi < 2)
-                                cr_expect(!memcmp(&a, &b, sizeof a), "linear %d masks %d w %g "
+                                cr_expect(!memcmp(&a, &b, sizeof a),
+                                          "linear %d masks %d w %g "
                                           "n=%zu joint %zu: a unit delta changed the scale",
                                           linear, masks, (double)wa[wi], n, j);
                         }
@@ -686,8 +699,7 @@ Test(layers, additive_minus_one_removes_plus_one)
     for (size_t j = 0; j < 29; j++) {
         rq a = rq_make(base[10 * j], base[10 * j + 1], base[10 * j + 2], base[10 * j + 3]);
         rq b = rq_make(twice[10 * j], twice[10 * j + 1], twice[10 * j + 2], twice[10 * j + 3]);
-        cr_expect(rq_angle_between(a, b) <= 1e-6, "joint %zu: %.3g rad", j,
-                  rq_angle_between(a, b));
+        cr_expect(rq_angle_between(a, b) <= 1e-6, "joint %zu: %.3g rad", j, rq_angle_between(a, b));
         rv3 dp = fv_get(d.pos[LK], j);
         cr_expect(fabs(twice[10 * j + 4] - (base[10 * j + 4] + 0.8 * dp.x)) <=
                       1e-6 * (fabs(base[10 * j + 4]) + 1.0),
@@ -712,8 +724,8 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
     for (size_t j = 0; j < LJ; j++)
         ones[j] = 1.0f;
     static float a[10 * LJ], b[10 * LJ];
-    const float wsets[][3] = {{0.5f, 1.25f, 3.0f}, {1.0f, -1.0f, 0.0f}, {0.0f, 0.0f, 0.0f},
-                              {-1.0f, 0.5f, 0.25f}, {INFINITY, 1.0f, 2.0f}, {NAN, 1.0f, 1.0f},
+    const float wsets[][3] = {{0.5f, 1.25f, 3.0f},     {1.0f, -1.0f, 0.0f},    {0.0f, 0.0f, 0.0f},
+                              {-1.0f, 0.5f, 0.25f},    {INFINITY, 1.0f, 2.0f}, {NAN, 1.0f, 1.0f},
                               {1e-30f, 2e-30f, 1e-45f}};
     const size_t ks[2] = {LK, UK};
     size_t sizes[48], ns = joint_counts(sizes);
@@ -737,8 +749,14 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
                         al[0].pose.pos = pb_cv(d.pos[LK]);
                         al[0].pose.scale = pb_cv(d.scale[LK]);
                         pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref), pb_cv(d.sref)};
-                        pb_blend_desc desc = {0, bl, k, al, (size_t)nadd, (pb_blend_method)m,
-                                              linear ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+                        pb_blend_desc desc = {0,
+                                              bl,
+                                              k,
+                                              al,
+                                              (size_t)nadd,
+                                              (pb_blend_method)m,
+                                              linear ? PB_BLEND_LINEAR_SCALE : 0u,
+                                              &ref};
                         pb_pose out = {d.orot, d.opos, d.oscl};
                         for (size_t si = 0; si < ns; si++) {
                             desc.joints = sizes[si];
@@ -790,8 +808,8 @@ Test(layers, unit_scales_as_any_scales, .timeout = 120)
     for (size_t j = 0; j < LJ; j++)
         fv_set(d.sref, j, rv3_make(picks[j % 5], picks[(j / 5) % 5], rng_logrange(&r, 0.8, 1.25)));
     static float a[10 * LJ], b[10 * LJ];
-    const float wsets[][3] = {{0.5f, 1.25f, 3.0f}, {1.0f, -0.5f, 0.0f}, {INFINITY, 1.0f, 2.0f},
-                              {NAN, 1.0f, 1.0f}};
+    const float wsets[][3] = {
+        {0.5f, 1.25f, 3.0f}, {1.0f, -0.5f, 0.0f}, {INFINITY, 1.0f, 2.0f}, {NAN, 1.0f, 1.0f}};
     const size_t ks[2] = {LK, UK};
     size_t sizes[48], ns = joint_counts(sizes);
     for (size_t i = 0; i < UK; i++)
@@ -822,10 +840,12 @@ Test(layers, unit_scales_as_any_scales, .timeout = 120)
                     pb_pose out = {d.orot, d.opos, d.oscl};
                     for (size_t si = 0; si < ns; si++) {
                         /* the last layer's x, y or z scale a quarter up */
-                        float *y = si % 3 == 0 ? same[k - 1].x : si % 3 == 1 ? same[k - 1].y
-                                                                              : same[k - 1].z;
-                        const float *yr = si % 3 == 0 ? d.sref.x : si % 3 == 1 ? d.sref.y
-                                                                               : d.sref.z;
+                        float *y = si % 3 == 0   ? same[k - 1].x
+                                   : si % 3 == 1 ? same[k - 1].y
+                                                 : same[k - 1].z;
+                        const float *yr = si % 3 == 0   ? d.sref.x
+                                          : si % 3 == 1 ? d.sref.y
+                                                        : d.sref.z;
                         size_t n = sizes[si];
                         desc.joints = n;
                         cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
@@ -858,8 +878,8 @@ Test(layers, unit_scales_as_any_scales, .timeout = 120)
                             if (!with_ref && ws == 0 && jk < 4)
                                 cr_expect(a[10 * j + 7] == 1.0f && a[10 * j + 8] == 1.0f &&
                                               a[10 * j + 9] == 1.0f,
-                                          "joint weights %d k %zu n=%zu joint %zu: scale not 1",
-                                          jk, k, n, j);
+                                          "joint weights %d k %zu n=%zu joint %zu: scale not 1", jk,
+                                          k, n, j);
                         }
                     }
                 }
@@ -882,8 +902,16 @@ static float *take(size_t n)
     cr_assert(g_at <= 64 * EJ);
     return p;
 }
-static pb_cquats tq(void) { float *p = take(4 * EJ); return (pb_cquats){p, p + EJ, p + 2 * EJ, p + 3 * EJ}; }
-static pb_cvec3s tv(void) { float *p = take(3 * EJ); return (pb_cvec3s){p, p + EJ, p + 2 * EJ}; }
+static pb_cquats tq(void)
+{
+    float *p = take(4 * EJ);
+    return (pb_cquats){p, p + EJ, p + 2 * EJ, p + 3 * EJ};
+}
+static pb_cvec3s tv(void)
+{
+    float *p = take(3 * EJ);
+    return (pb_cvec3s){p, p + EJ, p + 2 * EJ};
+}
 
 typedef struct {
     pb_blend_layer bl[2], al[1];

@@ -36,13 +36,17 @@ static void fill(float *p, size_t n)
     for (size_t i = 0; i < n; i++)
         p[i] = rnd_bits();
 }
-static int same(const float *a, const float *b, size_t n) { return memcmp(a, b, n * sizeof(float)) == 0; }
+static int same(const float *a, const float *b, size_t n)
+{
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
 
 static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1031};
 
 Test(layout, quats_xyzw_round_trip)
 {
-    float *in = malloc((4 * NMAX + OFF + 1) * sizeof(float)), *back = malloc((4 * NMAX + OFF + 1) * sizeof(float));
+    float *in = malloc((4 * NMAX + OFF + 1) * sizeof(float)),
+          *back = malloc((4 * NMAX + OFF + 1) * sizeof(float));
     float *soa = malloc((4 * NMAX + 4 * OFF) * sizeof(float));
     cr_assert(in && back && soa);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -72,7 +76,8 @@ Test(layout, quats_xyzw_round_trip)
 
 Test(layout, vec3s_xyz_round_trip)
 {
-    float *in = malloc((3 * NMAX + OFF + 1) * sizeof(float)), *back = malloc((3 * NMAX + OFF + 1) * sizeof(float));
+    float *in = malloc((3 * NMAX + OFF + 1) * sizeof(float)),
+          *back = malloc((3 * NMAX + OFF + 1) * sizeof(float));
     float *soa = malloc((3 * NMAX + 3) * sizeof(float));
     cr_assert(in && back && soa);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -105,7 +110,8 @@ Test(layout, pose_aos_round_trip_and_padding)
     enum { N = 77 };
     static float aos[N * 13], back[N * 13], soa[10][N];
     fill(aos, N * 13);
-    pb_pose p = {{soa[0], soa[1], soa[2], soa[3]}, {soa[4], soa[5], soa[6]}, {soa[7], soa[8], soa[9]}};
+    pb_pose p = {
+        {soa[0], soa[1], soa[2], soa[3]}, {soa[4], soa[5], soa[6]}, {soa[7], soa[8], soa[9]}};
     cr_assert_eq(pb_pose_from_aos(N, aos, &lay, &p), PB_OK);
     for (size_t i = 0; i < N; i++) {
         const float *t = aos + 13 * i;
@@ -163,10 +169,10 @@ Test(layout, errors_leave_everything_untouched)
     /* layouts */
     pb_pose p = {q, {NULL, NULL, NULL}, {NULL, NULL, NULL}};
     const pb_aos_layout bad[] = {
-        {0, PB_AOS_NONE, 0, PB_AOS_NONE},          /* stride 0 */
-        {4, PB_AOS_NONE, 1, PB_AOS_NONE},          /* past the stride */
-        {8, 2, 0, PB_AOS_NONE},                    /* overlapping parts */
-        {8, -2, 0, PB_AOS_NONE},                   /* negative offset */
+        {0, PB_AOS_NONE, 0, PB_AOS_NONE}, /* stride 0 */
+        {4, PB_AOS_NONE, 1, PB_AOS_NONE}, /* past the stride */
+        {8, 2, 0, PB_AOS_NONE},           /* overlapping parts */
+        {8, -2, 0, PB_AOS_NONE},          /* negative offset */
         {PB_AOS_MAX_STRIDE + 1, PB_AOS_NONE, 0, PB_AOS_NONE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -199,8 +205,8 @@ Test(layout, errors_leave_everything_untouched)
  * transform's parts, padding included. */
 typedef struct conv {
     const char *name;
-    int to;                /* 1: batch -> interleaved (the interleaved array is the output) */
-    int dense;             /* 3 or 4: _xyz / _xyzw; 0: AoS with `lay` */
+    int to;    /* 1: batch -> interleaved (the interleaved array is the output) */
+    int dense; /* 3 or 4: _xyz / _xyzw; 0: AoS with `lay` */
     pb_aos_layout lay;
 } conv;
 
@@ -306,8 +312,8 @@ static void place_and_call(const conv *c, size_t n, size_t il, const size_t off[
     cr_assert_eq(got, overlap ? PB_ERR_ALIAS : PB_OK, "%s, n %zu, %s at offset %ld: status %d",
                  c->name, n, what, d, got);
     if (overlap) {
-        cr_assert(same(apool, asaved, APOOL), "%s, n %zu, %s at offset %ld: an error wrote", c->name,
-                  n, what, d);
+        cr_assert(same(apool, asaved, APOOL), "%s, n %zu, %s at offset %ld: an error wrote",
+                  c->name, n, what, d);
         return;
     }
     size_t stride = c->dense ? (size_t)c->dense : c->lay.stride;

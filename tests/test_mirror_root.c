@@ -18,7 +18,9 @@
 
 /* ------------------------------------------------------------ helpers */
 
-typedef struct { double w, x, y, z; } q4d;
+typedef struct {
+    double w, x, y, z;
+} q4d;
 
 static q4d qmul_d(q4d a, q4d b)
 {
@@ -138,8 +140,8 @@ Test(root_motion, heading_is_the_tait_bryan_yaw)
             double hv[3] = {t.t.rot.x[0], t.t.rot.y[0], t.t.rot.z[0]};
             double got = 2 * atan2(hv[up], (double)t.t.rot.w[0]);
             double d = remainder(got - yaw, 2 * PI);
-            cr_expect(fabs(d) < (c < 4 ? 2e-3 : 2e-6), "up %d case %d: yaw %.9g, heading %.9g",
-                      up, c, yaw, got);
+            cr_expect(fabs(d) < (c < 4 ? 2e-3 : 2e-6), "up %d case %d: yaw %.9g, heading %.9g", up,
+                      c, yaw, got);
             cr_expect(hv[fw] == 0 && hv[sd] == 0, "heading about the up axis only");
             /* the in-place rotation has no yaw left: R f projects onto +f */
             free(t.mem);
@@ -170,8 +172,8 @@ Test(root_motion, round_trip_every_axis_and_component)
                     cr_expect(g[up] == 0.0f, "g has no up component");
                     if (comp & PB_ROOT_GROUND) {
                         cr_expect(fabsf(p[fw]) < 1e-4f && fabsf(p[sd]) < 1e-4f,
-                                  "up %d comp %u frame %zu: root at %g %g %g", up, comp, f,
-                                  p[0], p[1], p[2]);
+                                  "up %d comp %u frame %zu: root at %g %g %g", up, comp, f, p[0],
+                                  p[1], p[2]);
                     } else {
                         cr_expect(g[0] == 0 && g[1] == 0 && g[2] == 0);
                     }
@@ -184,11 +186,11 @@ Test(root_motion, round_trip_every_axis_and_component)
                         q4d rc = {r.w, -r.x, -r.y, -r.z};
                         q4d v = qmul_d(qmul_d(r, fv), rc);
                         double vv[3] = {v.x, v.y, v.z};
-                        cr_expect(fabs(vv[sd]) < 1e-5 && vv[fw] > 0,
-                                  "forward %g %g %g", vv[0], vv[1], vv[2]);
+                        cr_expect(fabs(vv[sd]) < 1e-5 && vv[fw] > 0, "forward %g %g %g", vv[0],
+                                  vv[1], vv[2]);
                     } else {
-                        cr_expect(t.t.rot.w[f] == 1 && t.t.rot.x[f] == 0 &&
-                                  t.t.rot.y[f] == 0 && t.t.rot.z[f] == 0);
+                        cr_expect(t.t.rot.w[f] == 1 && t.t.rot.x[f] == 0 && t.t.rot.y[f] == 0 &&
+                                  t.t.rot.z[f] == 0);
                         cr_expect(b.c.rot.w[i] == a.c.rot.w[i], "rotation untouched");
                     }
                     /* non-roots untouched */
@@ -200,10 +202,10 @@ Test(root_motion, round_trip_every_axis_and_component)
                 cr_assert_eq(pb_clip_root_apply(&b.c, par, &o, &ct), PB_OK);
                 double worst = 0;
                 for (size_t i = 0; i < 7 * F * J; i++)
-                    worst = fmax(worst, fabs((double)b.mem[i] - a.mem[i]) /
-                                            (i < 4 * F * J ? 1.0 : 100.0));
-                cr_expect(worst < 4e-7, "up %d comp %u: round trip off by %g relative", up,
-                          comp, worst);
+                    worst = fmax(worst,
+                                 fabs((double)b.mem[i] - a.mem[i]) / (i < 4 * F * J ? 1.0 : 100.0));
+                cr_expect(worst < 4e-7, "up %d comp %u: round trip off by %g relative", up, comp,
+                          worst);
                 free(a.mem);
                 free(b.mem);
                 free(t.mem);
@@ -411,7 +413,8 @@ static tmodel fk(const pb_bvh *b)
     int32_t *par = malloc(b->num_joints * sizeof *par);
     for (size_t j = 0; j < b->num_joints; j++)
         par[j] = b->joints[j].parent;
-    pb_cpose l = {{b->rot_w, b->rot_x, b->rot_y, b->rot_z}, {b->pos_x, b->pos_y, b->pos_z},
+    pb_cpose l = {{b->rot_w, b->rot_x, b->rot_y, b->rot_z},
+                  {b->pos_x, b->pos_y, b->pos_z},
                   {NULL, NULL, NULL}};
     cr_assert_eq(pb_pose_local_to_model(b->num_frames, b->num_joints, par, &l, &m.p), PB_OK);
     free(par);
@@ -432,16 +435,14 @@ static void site_pos(const pb_pose *m, size_t i, const float off[3], double out[
 
 /* The feet of a mirrored bandai clip walk the reflections of the source's
  * other feet, to 1e-4 of the skeleton's height; so does every joint. */
-static void mirrored_paths(const char *p, const char *name, const char *left,
-                           const char *right)
+static void mirrored_paths(const char *p, const char *name, const char *left, const char *right)
 {
     if (!p)
         cr_skip_test("shared clip missing");
     pb_bvh src, mir;
     pb_io_error err;
     cr_assert_eq(pb_bvh_read_file(p, &src, &err), PB_IO_OK, "%s", err.message);
-    cr_assert_eq(pb_bvh_mirror(&src, NULL, PB_MIRROR_YZ, &mir, &err), PB_IO_OK, "%s",
-                 err.message);
+    cr_assert_eq(pb_bvh_mirror(&src, NULL, PB_MIRROR_YZ, &mir, &err), PB_IO_OK, "%s", err.message);
     long lf = pb_bvh_find_joint(&src, left), rf = pb_bvh_find_joint(&src, right);
     cr_assert(lf >= 0 && rf >= 0);
     tmodel ms = fk(&src), mm = fk(&mir);
@@ -484,8 +485,7 @@ static void mirrored_paths(const char *p, const char *name, const char *left,
             double a[3], b[3];
             site_pos(&mm.p, f * J + pm, mir.end_sites[e].offset, a);
             site_pos(&ms.p, f * J + ps, src.end_sites[es].offset, b);
-            cr_assert(fabs(a[0] + b[0]) < tol && fabs(a[1] - b[1]) < tol &&
-                          fabs(a[2] - b[2]) < tol,
+            cr_assert(fabs(a[0] + b[0]) < tol && fabs(a[1] - b[1]) < tol && fabs(a[2] - b[2]) < tol,
                       "%s: End Site of %s, frame %zu", name, mir.joints[pm].name, f);
         }
     }
@@ -494,8 +494,8 @@ static void mirrored_paths(const char *p, const char *name, const char *left,
      * can fail: a clip mirrored without the swap is caught) */
     double apart = 0;
     for (size_t f = 0; f < F; f++)
-        apart = fmax(apart, fabs((double)mm.p.pos.z[f * J + (size_t)lf] -
-                                 ms.p.pos.z[f * J + (size_t)lf]));
+        apart = fmax(apart,
+                     fabs((double)mm.p.pos.z[f * J + (size_t)lf] - ms.p.pos.z[f * J + (size_t)lf]));
     cr_expect_gt(apart, 10 * tol, "%s: left foot path moved", name);
     fprintf(stderr, "%s: mirrored feet within %.3g of the reflected paths (height %.4g)\n", name,
             worst, tol * 1e4);
@@ -542,8 +542,7 @@ Test(mirror, bvh_twice_is_identity)
         const float *m[7] = {a.rot_w, a.rot_x, a.rot_y, a.rot_z, a.pos_x, a.pos_y, a.pos_z};
         int moved = 0;
         for (int k = 0; k < 7; k++) {
-            cr_expect_eq(memcmp(s[k], t[k], n * sizeof(float)), 0, "plane %d track %d", plane,
-                         k);
+            cr_expect_eq(memcmp(s[k], t[k], n * sizeof(float)), 0, "plane %d track %d", plane, k);
             moved |= memcmp(s[k], m[k], n * sizeof(float)) != 0;
         }
         cr_expect(moved, "mirroring once changes the clip");
@@ -553,8 +552,7 @@ Test(mirror, bvh_twice_is_identity)
         for (size_t j = 0; j < src.num_joints; j++)
             cr_expect_eq(memcmp(src.joints[j].offset, b.joints[j].offset, sizeof(float[3])), 0);
         for (size_t e = 0; e < src.num_end_sites; e++)
-            cr_expect_eq(memcmp(src.end_sites[e].offset, b.end_sites[e].offset,
-                                sizeof(float[3])),
+            cr_expect_eq(memcmp(src.end_sites[e].offset, b.end_sites[e].offset, sizeof(float[3])),
                          0);
         /* the mirrored source angles give the reflected rotation of the
          * counterpart's source angles (in double: to rounding) */
@@ -565,10 +563,9 @@ Test(mirror, bvh_twice_is_identity)
             size_t s2 = f * src.num_joints + (size_t)tab[j];
             const pb_bvh_joint *jt = &a.joints[j];
             double q[4], r[4];
-            pb_euler_to_quat_n((pb_euler_order)jt->rot_order, jt->num_rot, a.euler_deg + 3 * i,
-                               q);
-            pb_euler_to_quat_n((pb_euler_order)jt->rot_order, jt->num_rot,
-                               src.euler_deg + 3 * s2, r);
+            pb_euler_to_quat_n((pb_euler_order)jt->rot_order, jt->num_rot, a.euler_deg + 3 * i, q);
+            pb_euler_to_quat_n((pb_euler_order)jt->rot_order, jt->num_rot, src.euler_deg + 3 * s2,
+                               r);
             for (int k = 1; k < 4; k++)
                 r[k] = k - 1 == plane ? r[k] : -r[k];
             double d = 0;
@@ -590,8 +587,7 @@ static void pairs_of(const char *path, const char *name, void *ctx)
     pb_io_error err;
     cr_assert_eq(pb_bvh_read_file_with(path, NULL, &b, &err), PB_IO_OK, "%s", err.message);
     int32_t *m = malloc(b.num_joints * sizeof *m);
-    cr_assert_eq(pb_bvh_mirror_table(&b, NULL, 0, m, &err), PB_IO_OK, "%s: %s", name,
-                 err.message);
+    cr_assert_eq(pb_bvh_mirror_table(&b, NULL, 0, m, &err), PB_IO_OK, "%s: %s", name, err.message);
     fprintf(stderr, "%s:", name);
     size_t pairs = 0;
     for (size_t j = 0; j < b.num_joints; j++) {
@@ -634,20 +630,18 @@ static int32_t pair_of(const char *const *names, size_t n, const int32_t *m, con
 
 Test(mirror, name_families)
 {
-    const char *names[] = {"Hips",     "LeftUpLeg", "RIGHTUPLEG", "HandLeft", "handright",
-                           "Hand_L",   "Hand_R",    "toe.l",      "toe.R",    "L_Hip",
-                           "r_hip",    "lhip",      "rhip",       "lowerback", "LThumb",
-                           "RThumb",   "Root"};
+    const char *names[] = {"Hips",   "LeftUpLeg", "RIGHTUPLEG", "HandLeft", "handright", "Hand_L",
+                           "Hand_R", "toe.l",     "toe.R",      "L_Hip",    "r_hip",     "lhip",
+                           "rhip",   "lowerback", "LThumb",     "RThumb",   "Root"};
     const size_t n = sizeof names / sizeof names[0];
     int32_t m[17];
     pb_io_error err;
-    cr_assert_eq(pb_joint_mirror_table(n, names, NULL, 0, m, &err), PB_IO_OK, "%s",
-                 err.message);
-    const char *expect[][2] = {{"Hips", "Hips"},         {"LeftUpLeg", "RIGHTUPLEG"},
+    cr_assert_eq(pb_joint_mirror_table(n, names, NULL, 0, m, &err), PB_IO_OK, "%s", err.message);
+    const char *expect[][2] = {{"Hips", "Hips"},          {"LeftUpLeg", "RIGHTUPLEG"},
                                {"HandLeft", "handright"}, {"Hand_L", "Hand_R"},
-                               {"toe.l", "toe.R"},       {"L_Hip", "r_hip"},
-                               {"lhip", "rhip"},         {"lowerback", "lowerback"},
-                               {"LThumb", "RThumb"},     {"Root", "Root"}};
+                               {"toe.l", "toe.R"},        {"L_Hip", "r_hip"},
+                               {"lhip", "rhip"},          {"lowerback", "lowerback"},
+                               {"LThumb", "RThumb"},      {"Root", "Root"}};
     for (size_t k = 0; k < sizeof expect / sizeof expect[0]; k++) {
         int32_t got = pair_of(names, n, m, expect[k][0]);
         cr_expect(got >= 0 && strcmp(names[got], expect[k][1]) == 0, "%s -> %s, expected %s",
@@ -662,13 +656,12 @@ Test(mirror, explicit_pairs_override)
     pb_io_error err;
     /* "Cleft" says left without a right: an error, named */
     cr_expect_eq(pb_joint_mirror_table(6, names, NULL, 0, m, &err), PB_IO_ERR_ARG);
-    cr_expect(strstr(err.message, "'Cleft'") && strstr(err.message, "cright"), "%s",
-              err.message);
+    cr_expect(strstr(err.message, "'Cleft'") && strstr(err.message, "cright"), "%s", err.message);
     pb_joint_pair ps[] = {{"Cleft", "Cleft"}, {"LeftArm", "Rfoo"}, {"RightArm", "Lfoo"}};
     cr_assert_eq(pb_joint_mirror_table(6, names, ps, 3, m, &err), PB_IO_OK, "%s", err.message);
     const int32_t want[6] = {0, 4, 3, 2, 1, 5};
-    cr_expect_eq(memcmp(m, want, sizeof want), 0, "%d %d %d %d %d %d", m[0], m[1], m[2], m[3],
-                 m[4], m[5]);
+    cr_expect_eq(memcmp(m, want, sizeof want), 0, "%d %d %d %d %d %d", m[0], m[1], m[2], m[3], m[4],
+                 m[5]);
     /* an explicit pair taking a family's counterpart */
     pb_joint_pair half[] = {{"Cleft", "Cleft"}, {"LeftArm", "Rfoo"}};
     cr_expect_eq(pb_joint_mirror_table(6, names, half, 2, m, &err), PB_IO_ERR_ARG);

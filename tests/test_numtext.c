@@ -234,7 +234,8 @@ static void expect_clean(const tally *t, const char *what)
 {
     cr_log_info("numtext %s: %llu checked, %llu mismatches", what, t->checked, t->bad);
     cr_expect_eq(t->bad, 0ULL, "%s: %llu of %llu differ; first: %s | %s | %s", what, t->bad,
-                 t->checked, t->first[0], t->bad > 1 ? t->first[1] : "", t->bad > 2 ? t->first[2] : "");
+                 t->checked, t->first[0], t->bad > 1 ? t->first[1] : "",
+                 t->bad > 2 ? t->first[2] : "");
 }
 
 /* The new text must equal the oracle's and read back (strtod) to v. */
@@ -253,7 +254,8 @@ static void check_float(tally *t, float v, int decimals)
     t->checked++;
     /* with more decimals the text is the rounded value, not always v */
     if (strlen(want) != n || memcmp(want, got, n) != 0)
-        miss(t, decimals < 10 ? "pb_nt_float_pos(d<10)" : "pb_nt_float_pos(d>=10)", v, want, got, n);
+        miss(t, decimals < 10 ? "pb_nt_float_pos(d<10)" : "pb_nt_float_pos(d>=10)", v, want, got,
+             n);
 }
 
 static void check_angle(tally *t, double v)
@@ -299,11 +301,24 @@ Test(numtext, parse_grammar)
         size_t len;
         double v;
     } k[] = {
-        {"0", 1, 0.0},         {"-0", 2, -0.0},        {"+5", 2, 5.0},       {"5.", 2, 5.0},
-        {".5", 2, 0.5},        {"-.5e1", 5, -5.0},     {"1e", 1, 1.0},       {"1e+", 1, 1.0},
-        {"1E-2x", 4, 0.01},    {"1.2.3", 3, 1.2},      {"00012", 5, 12.0},   {"1e400", 5, INFINITY},
-        {"-1e400", 6, -INFINITY}, {"1e-400", 6, 0.0},  {"12 34", 2, 12.0},   {"3.25\n", 4, 3.25},
-        {"0e999999999999", 14, 0.0}, {"123456789012345678901234567890", 30, 1.2345678901234568e29},
+        {"0", 1, 0.0},
+        {"-0", 2, -0.0},
+        {"+5", 2, 5.0},
+        {"5.", 2, 5.0},
+        {".5", 2, 0.5},
+        {"-.5e1", 5, -5.0},
+        {"1e", 1, 1.0},
+        {"1e+", 1, 1.0},
+        {"1E-2x", 4, 0.01},
+        {"1.2.3", 3, 1.2},
+        {"00012", 5, 12.0},
+        {"1e400", 5, INFINITY},
+        {"-1e400", 6, -INFINITY},
+        {"1e-400", 6, 0.0},
+        {"12 34", 2, 12.0},
+        {"3.25\n", 4, 3.25},
+        {"0e999999999999", 14, 0.0},
+        {"123456789012345678901234567890", 30, 1.2345678901234568e29},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         double v = 12345.0;
@@ -349,13 +364,11 @@ static size_t random_decimal(uint64_t *s, char *buf, int maxd, int wide_exp)
         buf[k++] = '.';
     switch ((r >> 40) % 4) {
     case 0:
-        k += (size_t)sprintf(buf + k, "e%d", (int)((r >> 44) % (wide_exp ? 700 : 60)) - (wide_exp ? 360 : 30));
+        k += (size_t)sprintf(buf + k, "e%d",
+                             (int)((r >> 44) % (wide_exp ? 700 : 60)) - (wide_exp ? 360 : 30));
         break;
-    case 1:
-        k += (size_t)sprintf(buf + k, "E%+d", (int)((r >> 44) % 50) - 25);
-        break;
-    default:
-        break;
+    case 1: k += (size_t)sprintf(buf + k, "E%+d", (int)((r >> 44) % 50) - 25); break;
+    default: break;
     }
     buf[k] = '\0';
     return k;
@@ -444,14 +457,22 @@ Test(numtext, parse_halfway_cases)
                 miss(&t, "below midpoint", want, "strtod's", buf, 40);
         }
     }
-    static const char *k[] = {"9007199254740993",        "9007199254740993.00000000000000000001",
-                              "90071992547409930e-1",    "2.2250738585072011e-308",
-                              "2.2250738585072012e-308", "4.9406564584124654e-324",
-                              "2.4703282292062327e-324", "2.4703282292062328e-324",
-                              "1.7976931348623157e308",  "1.7976931348623158e308",
-                              "1.7976931348623159e308",  "179769313486231580793728971405301e276",
-                              "1e23",                    "8.5899345919999999e9",
-                              "0.1",                     "7.2057594037927933e16"};
+    static const char *k[] = {"9007199254740993",
+                              "9007199254740993.00000000000000000001",
+                              "90071992547409930e-1",
+                              "2.2250738585072011e-308",
+                              "2.2250738585072012e-308",
+                              "4.9406564584124654e-324",
+                              "2.4703282292062327e-324",
+                              "2.4703282292062328e-324",
+                              "1.7976931348623157e308",
+                              "1.7976931348623158e308",
+                              "1.7976931348623159e308",
+                              "179769313486231580793728971405301e276",
+                              "1e23",
+                              "8.5899345919999999e9",
+                              "0.1",
+                              "7.2057594037927933e16"};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         double want = strtod(k[i], NULL), got;
         t.checked++;
@@ -511,16 +532,15 @@ Test(numtext, angle_values)
             v = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 720.0;
             break;
         case 1: /* any magnitude up to 1e13 */
-            v = d_of((r & 0x800FFFFFFFFFFFFFULL) | (uint64_t)(1023 - 40 + (int)((r >> 52) % 84)) << 52);
+            v = d_of((r & 0x800FFFFFFFFFFFFFULL) | (uint64_t)(1023 - 40 + (int)((r >> 52) % 84))
+                                                       << 52);
             break;
         case 2: /* on and around the 6-decimal grid, and its ties */
             v = (double)(int64_t)(r % 2000000001ULL - 1000000000ULL) / 1e6;
             if (r >> 62)
                 v = nextafter(v, (r >> 61) & 1 ? INFINITY : -INFINITY);
             break;
-        case 3:
-            v = ((double)(int64_t)(r % 2000000001ULL - 1000000000ULL) + 0.5) / 1e6;
-            break;
+        case 3: v = ((double)(int64_t)(r % 2000000001ULL - 1000000000ULL) + 0.5) / 1e6; break;
         case 4: /* floats, as positions and source angles are */
             v = (double)f_of((uint32_t)r);
             break;
@@ -533,9 +553,10 @@ Test(numtext, angle_values)
         if (isfinite(v))
             check_angle(&t, v);
     }
-    static const double k[] = {0.0, -0.0, 1e-7, -4e-7, -5e-7, 5e-7, 9999.9999995, -9999.9999996,
-                               10000.0, 999999999999.9, 1e12, -1e12, 1e300, -DBL_MAX, DBL_MIN,
-                               NAN, INFINITY, -INFINITY};
+    static const double k[] = {0.0,  -0.0,         1e-7,          -4e-7,    -5e-7,
+                               5e-7, 9999.9999995, -9999.9999996, 10000.0,  999999999999.9,
+                               1e12, -1e12,        1e300,         -DBL_MAX, DBL_MIN,
+                               NAN,  INFINITY,     -INFINITY};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         check_angle(&t, k[i]);
     expect_clean(&t, "angles");
@@ -550,36 +571,43 @@ Test(numtext, double_values, .timeout = 120)
         double v;
         switch (i % 8) {
         case 0: /* what a reader makes of source angles (-180.0000 .. 180.0000) */
-        case 1:
-            v = (double)(int64_t)(r % 3600001ULL - 1800000ULL) / old_p10[(r >> 32) % 7];
-            break;
-        case 2: /* frame times */
-            v = 1.0 / (double)(1 + (r >> 20) % 100000);
-            break;
+        case 1: v = (double)(int64_t)(r % 3600001ULL - 1800000ULL) / old_p10[(r >> 32) % 7]; break;
+        case 2: /* frame times */ v = 1.0 / (double)(1 + (r >> 20) % 100000); break;
         case 3: /* any double between 1e-12 and 1e16 */
-            v = d_of((r & 0x800FFFFFFFFFFFFFULL) | (uint64_t)(1023 - 40 + (int)((r >> 52) % 94)) << 52);
+            v = d_of((r & 0x800FFFFFFFFFFFFFULL) | (uint64_t)(1023 - 40 + (int)((r >> 52) % 94))
+                                                       << 52);
             break;
         case 4: /* 16 and 17 significant digits, where the old reader could miss */
             v = d_of(bits_of(9.007199254740993 * old_p10[(r >> 56) % 9]) + (r % 1000000000ULL));
             if (r & 1)
                 v = -v;
             break;
-        case 5: /* any finite double */
-            v = d_of(r);
-            break;
+        case 5: /* any finite double */ v = d_of(r); break;
         case 6: /* short decimals around the 1e-4 and 1e15 edges and the grid */
             v = (double)(int64_t)((r >> 8) % 1000000) * (r & 1 ? 1e-10 : 1e10);
             break;
-        default: /* floats as doubles */
-            v = (double)f_of((uint32_t)r);
-            break;
+        default: /* floats as doubles */ v = (double)f_of((uint32_t)r); break;
         }
         if (isfinite(v))
             check_double(&t, v);
     }
-    static const double k[] = {0.0,     -0.0,    1e-4,     9.9999999999999e-5, 1e15,   999999999999999.9,
-                               1e-11,   1e-300,  5e-324,   DBL_MAX,            DBL_MIN, 0.1,
-                               1.0 / 3, 1.0 / 480, 1.0 / 120, 2.0 / 3,           123456789012345678.0};
+    static const double k[] = {0.0,
+                               -0.0,
+                               1e-4,
+                               9.9999999999999e-5,
+                               1e15,
+                               999999999999999.9,
+                               1e-11,
+                               1e-300,
+                               5e-324,
+                               DBL_MAX,
+                               DBL_MIN,
+                               0.1,
+                               1.0 / 3,
+                               1.0 / 480,
+                               1.0 / 120,
+                               2.0 / 3,
+                               123456789012345678.0};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         check_double(&t, k[i]);
         check_double(&t, -k[i]);
@@ -599,16 +627,21 @@ Test(numtext, fixed)
         int d;
         const char *want;
     } k[] = {
-        {0, 0, 0, "0"},        {1, 0, 6, "0"},          {1, 5, 0, "-5"},
-        {0, 5, 3, "0.005"},    {0, 1230, 3, "1.23"},    {1, 1000, 3, "-1"},
+        {0, 0, 0, "0"},
+        {1, 0, 6, "0"},
+        {1, 5, 0, "-5"},
+        {0, 5, 3, "0.005"},
+        {0, 1230, 3, "1.23"},
+        {1, 1000, 3, "-1"},
         {0, 18446744073709551615ULL, 19, "1.8446744073709551615"},
         {0, 18446744073709551615ULL, 0, "18446744073709551615"},
     };
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         char got[PB_NT_MAX + 1];
         size_t n = pb_nt_fixed(got, k[i].neg, k[i].m, k[i].d);
-        cr_expect(n == strlen(k[i].want) && memcmp(got, k[i].want, n) == 0, "%d %llu %d: '%.*s', want '%s'",
-                  k[i].neg, (unsigned long long)k[i].m, k[i].d, (int)n, got, k[i].want);
+        cr_expect(n == strlen(k[i].want) && memcmp(got, k[i].want, n) == 0,
+                  "%d %llu %d: '%.*s', want '%s'", k[i].neg, (unsigned long long)k[i].m, k[i].d,
+                  (int)n, got, k[i].want);
     }
 }
 
@@ -616,8 +649,8 @@ Test(numtext, fixed)
  * a locale with ',' is installed). */
 Test(numtext, locale_independent)
 {
-    static const char *names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8",
-                                  "ru_RU.UTF-8", "nl_NL.UTF-8", "de_DE", "fr_FR"};
+    static const char *names[] = {"de_DE.UTF-8", "de_DE.utf8",  "fr_FR.UTF-8", "fr_FR.utf8",
+                                  "ru_RU.UTF-8", "nl_NL.UTF-8", "de_DE",       "fr_FR"};
     const char *got_name = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !got_name; i++)
         if (setlocale(LC_NUMERIC, names[i]) && localeconv()->decimal_point[0] == ',')

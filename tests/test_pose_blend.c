@@ -34,7 +34,8 @@ typedef struct {
 
 static rv3 scale_logrange(rng_t *r)
 {
-    return rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0));
+    return rv3_make(rng_logrange(r, 0.5, 2.0), rng_logrange(r, 0.5, 2.0),
+                    rng_logrange(r, 0.5, 2.0));
 }
 /* base times e^u per component, u uniform in [-spread, spread] */
 static rv3 scale_around(rng_t *r, rv3 base, double spread)
@@ -110,8 +111,8 @@ static double ref_pos_blend(const blend_data *d, size_t k, const float *w, int w
     }
     return base + s;
 }
-static double ref_scale_blend(const blend_data *d, size_t k, const float *w, int with_ref,
-                              size_t j, int c)
+static double ref_scale_blend(const blend_data *d, size_t k, const float *w, int with_ref, size_t j,
+                              int c)
 {
     double base = with_ref ? comp(fv_get(d->sref, j), c) : 1.0, s = 0.0;
     for (size_t i = 0; i < k; i++)
@@ -172,10 +173,9 @@ static void blend_check(uint64_t seed, int near)
                             out.pos = opos;
                             out.scale = oscl;
                         }
-                        pb_status st =
-                            pb_pose_blend(BJ, k, d.crot, tracks ? d.cpos : NULL,
-                                          tracks ? d.cscale : NULL, d.w, meth,
-                                          refkind ? &ref : NULL, &out);
+                        pb_status st = pb_pose_blend(BJ, k, d.crot, tracks ? d.cpos : NULL,
+                                                     tracks ? d.cscale : NULL, d.w, meth,
+                                                     refkind ? &ref : NULL, &out);
                         cr_assert_eq(st, PB_OK, "%s k=%zu refkind %d", method_name(meth), k,
                                      refkind);
                         cr_assert_eq(average_of(meth, BJ, k, pb_cq(d.rref), d.crot, d.w, arot),
@@ -196,15 +196,18 @@ static void blend_check(uint64_t seed, int near)
                                 double pv = comp(fv_get(opos, j), c);
                                 double e = fabs(pv - pr);
                                 if (rt_add(&tpos, j, e, e / (1e-6 * mag)))
-                                    rt_note(&tpos, "%s k=%zu refkind %d joint %zu comp %d: %.9g vs "
-                                            "%.17g (mag %.3g)", method_name(meth), k, refkind, j,
-                                            c, pv, pr, mag);
+                                    rt_note(&tpos,
+                                            "%s k=%zu refkind %d joint %zu comp %d: %.9g vs "
+                                            "%.17g (mag %.3g)",
+                                            method_name(meth), k, refkind, j, c, pv, pr, mag);
                                 double sr = ref_scale_blend(&d, k, d.w, refkind == 2, j, c);
                                 double sv = comp(fv_get(oscl, j), c);
                                 e = fabs(sv - sr) / fabs(sr);
                                 if (rt_add(&tscl, j, e, e / (double)PB_ACCURACY_SCALE_REL))
-                                    rt_note(&tscl, "%s k=%zu refkind %d joint %zu comp %d: %.9g vs "
-                                            "%.17g", method_name(meth), k, refkind, j, c, sv, sr);
+                                    rt_note(&tscl,
+                                            "%s k=%zu refkind %d joint %zu comp %d: %.9g vs "
+                                            "%.17g",
+                                            method_name(meth), k, refkind, j, c, sv, sr);
                             }
                     }
                 }

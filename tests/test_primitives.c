@@ -47,8 +47,10 @@
 static float *galloc(size_t n)
 {
     float *p = malloc((n + GUARD) * sizeof(float));
-    if (!p) abort();
-    for (size_t i = 0; i < n + GUARD; i++) p[i] = SENTINEL;
+    if (!p)
+        abort();
+    for (size_t i = 0; i < n + GUARD; i++)
+        p[i] = SENTINEL;
     return p;
 }
 static pb_quats gq_alloc(size_t n)
@@ -64,7 +66,8 @@ static pb_vec3s gv_alloc(size_t n)
 static int guard_ok(const float *p, size_t n)
 {
     for (size_t i = n; i < n + GUARD; i++)
-        if (p[i] != SENTINEL) return 0;
+        if (p[i] != SENTINEL)
+            return 0;
     return 1;
 }
 static int gq_guard_ok(pb_quats q, size_t n)
@@ -79,10 +82,14 @@ static int gv_guard_ok(pb_vec3s v, size_t n)
 static double qmaxdiff(rq a, rq b)
 {
     double m = fabs(a.w - b.w);
-    if (fabs(a.x - b.x) > m) m = fabs(a.x - b.x);
-    if (fabs(a.y - b.y) > m) m = fabs(a.y - b.y);
-    if (fabs(a.z - b.z) > m) m = fabs(a.z - b.z);
-    if (isnan(a.w) || isnan(a.x) || isnan(a.y) || isnan(a.z)) m = INFINITY;
+    if (fabs(a.x - b.x) > m)
+        m = fabs(a.x - b.x);
+    if (fabs(a.y - b.y) > m)
+        m = fabs(a.y - b.y);
+    if (fabs(a.z - b.z) > m)
+        m = fabs(a.z - b.z);
+    if (isnan(a.w) || isnan(a.x) || isnan(a.y) || isnan(a.z))
+        m = INFINITY;
     return m;
 }
 
@@ -106,10 +113,8 @@ static rq gen_quat_mixed(rng_t *r, size_t i)
         rv3 ax = rng_unit3(r);
         return rq_round(rq_exp(rv3_scale(ax, rng_logrange(r, 1e-8, 1e-3))));
     }
-    case 6: /* scaled */
-        return rq_round(rq_scale(rng_quat(r), rng_logrange(r, 1e-3, 1e3)));
-    case 7: /* denormal components */
-        return rq_make(1.0, 1e-40 * rng_sign(r), 3e-42, -7e-45);
+    case 6: /* scaled */ return rq_round(rq_scale(rng_quat(r), rng_logrange(r, 1e-3, 1e3)));
+    case 7: /* denormal components */ return rq_make(1.0, 1e-40 * rng_sign(r), 3e-42, -7e-45);
     default: return rq_round(rng_quat(r));
     }
 }
@@ -148,9 +153,16 @@ typedef enum {
     OP_COUNT
 } op_t;
 
-static const char *op_name[OP_COUNT] = {"mul", "mul_inv", "inv_mul", "abs",
-                                        "normalize", "log", "exp", "to_scaled_angle_axis",
-                                        "from_scaled_angle_axis", "delta_to_angular_velocity"};
+static const char *op_name[OP_COUNT] = {"mul",
+                                        "mul_inv",
+                                        "inv_mul",
+                                        "abs",
+                                        "normalize",
+                                        "log",
+                                        "exp",
+                                        "to_scaled_angle_axis",
+                                        "from_scaled_angle_axis",
+                                        "delta_to_angular_velocity"};
 
 static pb_status run_op(op_t op, size_t n, pb_quats a, pb_quats b, pb_vec3s v, pb_quats oq,
                         pb_vec3s ov)
@@ -187,8 +199,9 @@ static double check_op(op_t op, size_t i, pb_quats a, pb_quats b, pb_vec3s v, pb
     case OP_MUL:
     case OP_MUL_INV:
     case OP_INV_MUL: {
-        rq ref = op == OP_MUL ? rq_mul(qa, qb) : op == OP_MUL_INV ? rq_mul_inv(qa, qb)
-                                                                   : rq_inv_mul(qa, qb);
+        rq ref = op == OP_MUL       ? rq_mul(qa, qb)
+                 : op == OP_MUL_INV ? rq_mul_inv(qa, qb)
+                                    : rq_inv_mul(qa, qb);
         rq out = fq_get(oq, i);
         e = qmaxdiff(out, ref);
         tol = 8.0 * U24 * rq_norm(qa) * rq_norm(qb) + 8.0 * DENORM_MIN;
@@ -225,7 +238,8 @@ static double check_op(op_t op, size_t i, pb_quats a, pb_quats b, pb_vec3s v, pb
             ratio = fmax(fmax(en, ea), es);
             snprintf(buf, bufn, "q=" RQ_FMT " |q|=%.6g out=" RQ_FMT " |out|-1=%.3g angle=%.3g",
                      RQ_ARG(qa), nin, RQ_ARG(out), rq_norm(out) - 1.0, e);
-            if (!rq_isfinite(out)) ratio = INFINITY;
+            if (!rq_isfinite(out))
+                ratio = INFINITY;
             *err = e;
             return ratio;
         }
@@ -274,7 +288,8 @@ static double check_op(op_t op, size_t i, pb_quats a, pb_quats b, pb_vec3s v, pb
         }
         e = ang;
         ratio = fmax(en, ea);
-        if (!rq_isfinite(out)) ratio = INFINITY;
+        if (!rq_isfinite(out))
+            ratio = INFINITY;
         snprintf(buf, bufn,
                  "v=" RV_FMT " |half-angle|=%.9g out=" RQ_FMT " ref=" RQ_FMT
                  " rot.angle err=%.3g (4D %.3g) |out|-1=%.3g",
@@ -311,7 +326,8 @@ static void run_and_check(op_t op, size_t n, pb_quats a, pb_quats b, pb_vec3s v,
         char buf[900];
         for (size_t i = 0; i < n; i++) {
             double err, ratio = check_op(op, i, a, b, v, oq, ov, &err, buf, sizeof buf);
-            if (rt_add(t, i, err, ratio)) rt_note(t, "n=%zu i=%zu %s", n, i, buf);
+            if (rt_add(t, i, err, ratio))
+                rt_note(t, "n=%zu i=%zu %s", n, i, buf);
         }
         if (guards) {
             if (op_vec_out(op))
@@ -383,7 +399,8 @@ Test(primitives, n_zero_writes_nothing)
 
 Test(primitives, small_and_odd_n_tails)
 {
-    static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 1000, 1001};
+    static const size_t sizes[] = {1,  2,  3,  4,  5,  7,  8,  9,    15,
+                                   16, 17, 31, 32, 33, 63, 65, 1000, 1001};
     rng_t r = rng_seed(101);
     for (int op = 0; op < OP_COUNT; op++) {
         ref_track t;
@@ -393,9 +410,11 @@ Test(primitives, small_and_odd_n_tails)
             pb_quats a = fq_alloc(n), b = fq_alloc(n);
             pb_vec3s v = fv_alloc(n);
             fill_pairs(&r, a, b, n);
-            for (size_t i = 0; i < n; i++) fv_set(v, i, gen_vec_exp(&r, i + 9));
+            for (size_t i = 0; i < n; i++)
+                fv_set(v, i, gen_vec_exp(&r, i + 9));
             if (op == OP_DELTA) /* delta: any 4-vector */
-                for (size_t i = 0; i < n; i++) fq_set(b, i, rq_round(rng_quat(&r)));
+                for (size_t i = 0; i < n; i++)
+                    fq_set(b, i, rq_round(rng_quat(&r)));
             run_and_check((op_t)op, n, a, b, v, &t, 1);
             fq_free(a);
             fq_free(b);
@@ -414,7 +433,8 @@ static void big_mul_test(op_t op, uint64_t seed)
     pb_quats a = fq_alloc(n), b = fq_alloc(n);
     pb_vec3s v = fv_alloc(n);
     fill_pairs(&r, a, b, n);
-    for (size_t i = 0; i < n; i++) fv_set(v, i, rv3_make(0, 0, 0));
+    for (size_t i = 0; i < n; i++)
+        fv_set(v, i, rv3_make(0, 0, 0));
     ref_track t;
     rt_init(&t, op_name[op]);
     run_and_check(op, n, a, b, v, &t, 1);
@@ -434,15 +454,15 @@ Test(primitives, mul_identities)
     size_t n = 1001;
     rng_t r = rng_seed(4);
     pb_quats a = fq_alloc(n), oq = fq_alloc(n), o2 = fq_alloc(n);
-    for (size_t i = 0; i < n; i++) fq_set(a, i, rq_round(rng_quat(&r)));
+    for (size_t i = 0; i < n; i++)
+        fq_set(a, i, rq_round(rng_quat(&r)));
     cr_assert_eq(pb_quat_mul_inv(n, pb_cq(a), pb_cq(a), oq), PB_OK);
     cr_assert_eq(pb_quat_inv_mul(n, pb_cq(a), pb_cq(a), o2), PB_OK);
     for (size_t i = 0; i < n; i++) {
         rq qa = fq_get(a, i), p = fq_get(oq, i), p2 = fq_get(o2, i);
         double nn = rq_dot(qa, qa);
         double tol = 8.0 * U24 * nn;
-        cr_expect(fabs(p.w - nn) <= tol && fabs(p.x) <= tol && fabs(p.y) <= tol &&
-                      fabs(p.z) <= tol,
+        cr_expect(fabs(p.w - nn) <= tol && fabs(p.x) <= tol && fabs(p.y) <= tol && fabs(p.z) <= tol,
                   "mul_inv(a, a) i=%zu a=" RQ_FMT " got " RQ_FMT, i, RQ_ARG(qa), RQ_ARG(p));
         cr_expect(fabs(p2.w - nn) <= tol && fabs(p2.x) <= tol && fabs(p2.y) <= tol &&
                       fabs(p2.z) <= tol,
@@ -469,14 +489,15 @@ Test(primitives, mul_in_place)
                 fq_set(b0, i, qb);
             }
             pb_quats out = which ? b : a;
-            pb_status st = op == OP_MUL ? pb_quat_mul(n, pb_cq(a), pb_cq(b), out)
+            pb_status st = op == OP_MUL       ? pb_quat_mul(n, pb_cq(a), pb_cq(b), out)
                            : op == OP_MUL_INV ? pb_quat_mul_inv(n, pb_cq(a), pb_cq(b), out)
                                               : pb_quat_inv_mul(n, pb_cq(a), pb_cq(b), out);
             cr_assert_eq(st, PB_OK);
             for (size_t i = 0; i < n; i++) {
                 rq qa = fq_get(a0, i), qb = fq_get(b0, i);
-                rq ref = op == OP_MUL ? rq_mul(qa, qb) : op == OP_MUL_INV ? rq_mul_inv(qa, qb)
-                                                                           : rq_inv_mul(qa, qb);
+                rq ref = op == OP_MUL       ? rq_mul(qa, qb)
+                         : op == OP_MUL_INV ? rq_mul_inv(qa, qb)
+                                            : rq_inv_mul(qa, qb);
                 rq got = fq_get(out, i);
                 cr_expect(qmaxdiff(got, ref) <= 8.0 * U24,
                           "%s in place (out == %s) i=%zu a=" RQ_FMT " b=" RQ_FMT " got " RQ_FMT
@@ -540,15 +561,14 @@ Test(primitives, abs_random_and_signed_zero)
     pb_quats o = {ow, ox, oy, oz};
     cr_assert_eq(pb_quat_abs(2, q, o), PB_OK);
     cr_expect(!signbit(ow[0]) && ox[0] == -0.6f && oy[0] == 0.8f && signbit(oz[0]),
-              "abs(-0, 0.6, -0.8, 0) = (%g, %g, %g, %g), expected (0, -0.6, 0.8, -0)", ow[0],
-              ox[0], oy[0], oz[0]);
+              "abs(-0, 0.6, -0.8, 0) = (%g, %g, %g, %g), expected (0, -0.6, 0.8, -0)", ow[0], ox[0],
+              oy[0], oz[0]);
     cr_expect(!signbit(ow[1]) && ox[1] == 0.6f && oy[1] == -0.8f && signbit(oz[1]),
-              "abs(+0, 0.6, -0.8, -0) = (%g, %g, %g, %g), expected unchanged", ow[1], ox[1],
-              oy[1], oz[1]);
+              "abs(+0, 0.6, -0.8, -0) = (%g, %g, %g, %g), expected unchanged", ow[1], ox[1], oy[1],
+              oz[1]);
     /* in place */
     cr_assert_eq(pb_quat_abs(2, q, (pb_quats){w, x, y, z}), PB_OK);
-    cr_expect(!signbit(w[0]) && x[0] == -0.6f && !signbit(w[1]) && x[1] == 0.6f,
-              "abs in place");
+    cr_expect(!signbit(w[0]) && x[0] == -0.6f && !signbit(w[1]) && x[1] == 0.6f, "abs in place");
     fq_free(a);
     fq_free(b);
     fv_free(v);
@@ -567,7 +587,8 @@ Test(primitives, normalize_random_norms_1em18_to_1e18)
         if (i % 5 == 0) /* components of very different magnitudes */
             q = rq_make(q.w, q.x * 1e-6, q.y * 1e-12, q.z);
         double s = rng_logrange(&r, 1e-18, 1e18) / rq_norm(q); /* |q| in [1e-18, 1e18] */
-        if (i % 7 == 0) s = 1.0;
+        if (i % 7 == 0)
+            s = 1.0;
         fq_set(a, i, rq_round(rq_scale(q, s)));
         fq_set(b, i, rq_identity());
     }
@@ -578,7 +599,7 @@ Test(primitives, normalize_random_norms_1em18_to_1e18)
     fq_set(a, 3, rq_make(1e-18, -1e-18, 1e-18, 1e-18));
     fq_set(a, 4, rq_make(0, 0, 0, 0));
     fq_set(a, 5, rq_make(-0.0, -0.0, 0, -0.0));
-    fq_set(a, 6, rq_make(7e17, -7e17, 1e10, 1e-10)); /* |q| ~ 1e18 */
+    fq_set(a, 6, rq_make(7e17, -7e17, 1e10, 1e-10));    /* |q| ~ 1e18 */
     fq_set(a, 7, rq_make(5e-19, 1e-25, -8e-19, 1e-30)); /* |q| ~ 1e-18 */
     ref_track t;
     rt_init(&t, "normalize");
@@ -597,8 +618,7 @@ Test(primitives, normalize_special_values)
     float y[N] = {0.0f, -0.0f, 0.0f, 0.0f, 1e-40f, 0.0f, 0.0f, 0.0f, 0.0f};
     float z[N] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     float ow[N], ox[N], oy[N], oz[N];
-    cr_assert_eq(pb_quat_normalize(N, (pb_cquats){w, x, y, z}, (pb_quats){ow, ox, oy, oz}),
-                 PB_OK);
+    cr_assert_eq(pb_quat_normalize(N, (pb_cquats){w, x, y, z}, (pb_quats){ow, ox, oy, oz}), PB_OK);
     for (int i = 0; i < 2; i++)
         cr_expect(ow[i] == 1.0f && ox[i] == 0.0f && oy[i] == 0.0f && oz[i] == 0.0f,
                   "normalize(zero #%d) = (%g, %g, %g, %g), expected identity", i, ow[i], ox[i],
@@ -607,8 +627,8 @@ Test(primitives, normalize_special_values)
     for (int k = 0; k < 4; k++) {
         int i = specials[k];
         cr_expect(isnan(ow[i]) || isnan(ox[i]) || isnan(oy[i]) || isnan(oz[i]),
-                  "normalize(Inf/NaN #%d: %g %g %g %g) = (%g, %g, %g, %g), expected NaN", i,
-                  w[i], x[i], y[i], z[i], ow[i], ox[i], oy[i], oz[i]);
+                  "normalize(Inf/NaN #%d: %g %g %g %g) = (%g, %g, %g, %g), expected NaN", i, w[i],
+                  x[i], y[i], z[i], ow[i], ox[i], oy[i], oz[i]);
     }
     /* denormal norms (below the documented 1e-18): finite and unit either way
      * (the direction, or the identity if the norm underflows to zero) */
@@ -653,7 +673,7 @@ static void fill_log_inputs(rng_t *r, pb_quats a, size_t n, int cat)
             case 5: q = rq_make(1, DENORM_MIN, 0, 0); break;
             case 6: q = rq_make(-1, 0, -DENORM_MIN, 0); break; /* ~ pi * axis */
             case 7: q = rq_make(-0.75, 3e-42, -1e-40, 7e-45); break;
-            case 8: q = rq_make(2e-40, 0, 0, -5e-44); break; /* w denormal too */
+            case 8: q = rq_make(2e-40, 0, 0, -5e-44); break;                 /* w denormal too */
             case 9: q = rq_make(1e18 * rng_sign(r), 0, 6e17, -1e-20); break; /* |v| ~ 1e18 */
             default: q = rq_make(-0.0, 0, 0, 1e-30); break;
             }
@@ -674,7 +694,8 @@ static void big_log_test(op_t op, uint64_t seed)
         pb_quats a = fq_alloc(n), b = fq_alloc(n);
         pb_vec3s v = fv_alloc(n);
         fill_log_inputs(&r, a, n, cat);
-        for (size_t i = 0; i < n; i++) fq_set(b, i, rq_identity());
+        for (size_t i = 0; i < n; i++)
+            fq_set(b, i, rq_identity());
         char name[128];
         snprintf(name, sizeof name, "%s: %s", op_name[op], cats[cat]);
         ref_track t;
@@ -747,7 +768,8 @@ Test(primitives, to_scaled_angle_axis_range_0_to_2pi)
     rng_t r = rng_seed(11);
     pb_quats a = fq_alloc(n), ab = fq_alloc(n);
     pb_vec3s o = fv_alloc(n), o2 = fv_alloc(n);
-    for (size_t i = 0; i < n; i++) fq_set(a, i, rq_round(rng_quat(&r)));
+    for (size_t i = 0; i < n; i++)
+        fq_set(a, i, rq_round(rng_quat(&r)));
     cr_assert_eq(pb_quat_to_scaled_angle_axis(n, pb_cq(a), o), PB_OK);
     cr_assert_eq(pb_quat_abs(n, pb_cq(a), ab), PB_OK);
     cr_assert_eq(pb_quat_to_scaled_angle_axis(n, pb_cq(ab), o2), PB_OK);
@@ -835,8 +857,8 @@ Test(primitives, exp_huge_vectors_stay_unit)
     pb_quats a = fq_alloc(n), b = fq_alloc(n);
     pb_vec3s v = fv_alloc(n);
     for (size_t i = 0; i < n; i++) {
-        double len = i % 2 ? rng_logrange(&r, 4.0 * REF_PI, 0x1.0p20)
-                           : rng_logrange(&r, 0x1.0p20, 0.999e18);
+        double len =
+            i % 2 ? rng_logrange(&r, 4.0 * REF_PI, 0x1.0p20) : rng_logrange(&r, 0x1.0p20, 0.999e18);
         fv_set(v, i, rv3_round(rv3_scale(rng_unit3(&r), len)));
         fq_set(a, i, rq_identity());
         fq_set(b, i, rq_identity());
@@ -861,7 +883,8 @@ Test(primitives, exp_huge_vectors_stay_unit)
         if (len < 0x1.0p20) {
             double ang = rq_angle_between(ref, out);
             if (rt_add(&ta, i, ang, ang / exp_tol(len)))
-                rt_note(&ta, "v=" RV_FMT " |v|=%.9g out=" RQ_FMT " ref=" RQ_FMT
+                rt_note(&ta,
+                        "v=" RV_FMT " |v|=%.9g out=" RQ_FMT " ref=" RQ_FMT
                         " rot.angle err=%.3g (4D %.3g)",
                         RV_ARG(vv), len, RQ_ARG(out), RQ_ARG(ref), ang, rq_angle4(ref, out));
         }
@@ -880,10 +903,7 @@ Test(primitives, exp_huge_vectors_stay_unit)
  * 1-Lipschitz onto the sphere, rotation angle = 2 x the sphere distance), plus
  * exp's own 3e-7 + 2^-22 |v| at the computed |v| <= h (1 + 3e-7). The same
  * holds for from_saa(to_saa q) (the scaled forms are exact doublings). */
-static double roundtrip_exp_log_tol(double h)
-{
-    return 2.0 * 3e-7 * h + exp_tol(h * (1.0 + 3e-7));
-}
+static double roundtrip_exp_log_tol(double h) { return 2.0 * 3e-7 * h + exp_tol(h * (1.0 + 3e-7)); }
 /* log(exp v) vs v, relative to h = |v| (h < pi): exp's rotation-angle error d
  * is a sphere distance d / 2, which log maps with Lipschitz constant
  * L = h' / sin h' (h' = h + d / 2, the tangential stretch of log); then log's
@@ -894,7 +914,8 @@ static double roundtrip_log_exp_rel_tol(double h)
 {
     double d = exp_tol(h), hp = h + d / 2.0, L = hp / sin(hp);
     double a = L * d / 2.0;
-    if (h >= 1e-8 && h < 1e-3) a = fmin(a, (3e-7 + 0x1.0p-22) * h);
+    if (h >= 1e-8 && h < 1e-3)
+        a = fmin(a, (3e-7 + 0x1.0p-22) * h);
     return (a + 3e-7 * (h + a)) / h;
 }
 
@@ -923,7 +944,8 @@ Test(primitives, exp_log_round_trips)
         double ang = rq_angle_between(a, b);
         /* also the sign: exp(log q) = q/|q| (same hemisphere) */
         double ratio = ang / roundtrip_exp_log_tol(rv3_norm(rq_log(a)));
-        if (rq_dot(a, b) <= 0.0 && fabs(a.w) > 1e-3) ratio = INFINITY;
+        if (rq_dot(a, b) <= 0.0 && fabs(a.w) > 1e-3)
+            ratio = INFINITY;
         if (rt_add(&t1, i, ang, ratio))
             rt_note(&t1, "q=" RQ_FMT " exp(log q)=" RQ_FMT " angle %.3g", RQ_ARG(a), RQ_ARG(b),
                     ang);
@@ -950,7 +972,8 @@ Test(primitives, scaled_angle_axis_round_trip)
     rng_t r = rng_seed(17);
     pb_quats q = fq_alloc(n), qa = fq_alloc(n), back = fq_alloc(n);
     pb_vec3s s = fv_alloc(n);
-    for (size_t i = 0; i < n; i++) fq_set(q, i, rq_round(rng_quat(&r)));
+    for (size_t i = 0; i < n; i++)
+        fq_set(q, i, rq_round(rng_quat(&r)));
     cr_assert_eq(pb_quat_abs(n, pb_cq(q), qa), PB_OK);
     cr_assert_eq(pb_quat_to_scaled_angle_axis(n, pb_cq(qa), s), PB_OK);
     cr_assert_eq(pb_quat_from_scaled_angle_axis(n, pb_cv(s), back), PB_OK);
@@ -960,7 +983,8 @@ Test(primitives, scaled_angle_axis_round_trip)
         rq a = fq_get(qa, i), b = fq_get(back, i);
         double ang = rq_angle_between(a, b);
         double ratio = ang / roundtrip_exp_log_tol(rv3_norm(rq_log(a)));
-        if (rq_dot(a, b) <= 0.0 && fabs(a.w) > 1e-3) ratio = INFINITY;
+        if (rq_dot(a, b) <= 0.0 && fabs(a.w) > 1e-3)
+            ratio = INFINITY;
         if (rt_add(&t, i, ang, ratio))
             rt_note(&t, "q=" RQ_FMT " back=" RQ_FMT, RQ_ARG(a), RQ_ARG(b));
     }
@@ -988,16 +1012,20 @@ static void check_unroll(size_t frames, size_t tracks, pb_quats in, pb_quats out
             int neg = fbits_eq(out.w[i], -in.w[i]) && fbits_eq(out.x[i], -in.x[i]) &&
                       fbits_eq(out.y[i], -in.y[i]) && fbits_eq(out.z[i], -in.z[i]);
             double bad = 0.0, dot = 1.0;
-            if (!same && !neg) bad = 1.0;
-            if (f == 0 && !same) bad = 1.0;
+            if (!same && !neg)
+                bad = 1.0;
+            if (f == 0 && !same)
+                bad = 1.0;
             if (f > 0) {
                 dot = rq_dot(fq_get(out, i - tracks), fq_get(out, i));
-                if (dot < -1e-6) bad = 1.0;
-                if (dot < 0.0 && dot >= -1e-6 && !same && !neg) bad = 1.0;
+                if (dot < -1e-6)
+                    bad = 1.0;
+                if (dot < 0.0 && dot >= -1e-6 && !same && !neg)
+                    bad = 1.0;
             }
             if (rt_add(t, i, bad, bad * 2.0))
-                rt_note(t, "frame %zu track %zu in=" RQ_FMT " out=" RQ_FMT " dot(prev)=%.3g", f,
-                        j, RQ_ARG(fq_get(in, i)), RQ_ARG(fq_get(out, i)), dot);
+                rt_note(t, "frame %zu track %zu in=" RQ_FMT " out=" RQ_FMT " dot(prev)=%.3g", f, j,
+                        RQ_ARG(fq_get(in, i)), RQ_ARG(fq_get(out, i)), dot);
         }
 }
 
@@ -1026,7 +1054,8 @@ Test(primitives, unroll_random_tracks)
     rng_t r = rng_seed(18);
     pb_quats in = fq_alloc(n), out = gq_alloc(n), inplace = fq_alloc(n);
     fill_unroll(&r, in, frames, tracks);
-    for (size_t i = 0; i < n; i++) fq_set(inplace, i, fq_get(in, i));
+    for (size_t i = 0; i < n; i++)
+        fq_set(inplace, i, fq_get(in, i));
     cr_assert_eq(pb_quat_unroll(frames, tracks, pb_cq(in), out), PB_OK);
     cr_expect(gq_guard_ok(out, n), "unroll wrote past n");
     ref_track t;
@@ -1039,7 +1068,8 @@ Test(primitives, unroll_random_tracks)
     for (size_t i = 0; i < n; i++)
         if (!(fbits_eq(inplace.w[i], out.w[i]) && fbits_eq(inplace.x[i], out.x[i]) &&
               fbits_eq(inplace.y[i], out.y[i]) && fbits_eq(inplace.z[i], out.z[i])))
-            if (diff++ == 0) first = i;
+            if (diff++ == 0)
+                first = i;
     cr_expect(diff == 0, "unroll in place differs from out of place at %zu elements (first %zu)",
               diff, first);
     fq_free(in);
@@ -1050,8 +1080,8 @@ Test(primitives, unroll_random_tracks)
 Test(primitives, unroll_shapes)
 {
     /* frames x tracks with odd sizes, single frame (copy), single track */
-    static const size_t shapes[][2] = {{1, 1}, {1, 17}, {2, 1}, {3, 5}, {17, 3}, {1001, 1},
-                                       {1, 1001}, {7, 33}, {64, 9}};
+    static const size_t shapes[][2] = {{1, 1},    {1, 17},   {2, 1},  {3, 5}, {17, 3},
+                                       {1001, 1}, {1, 1001}, {7, 33}, {64, 9}};
     rng_t r = rng_seed(19);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         size_t frames = shapes[s][0], tracks = shapes[s][1], n = frames * tracks;
@@ -1120,7 +1150,8 @@ Test(primitives, delta_to_angular_velocity_random_and_tangent)
     ref_track t2;
     rt_init(&t2, "delta_to_angular_velocity(tangent) vs omega [vel err/tol]");
     for (size_t i = 0; i < n; i++) {
-        if (i % 5 == 0) continue;
+        if (i % 5 == 0)
+            continue;
         rv3 om = fv_get(w, i), got = fv_get(out, i);
         /* the float rounding of ref and delta perturbs omega by ~u |omega| */
         double e = ref_vel_err(got, om);

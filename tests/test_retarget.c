@@ -17,7 +17,9 @@
 
 #define PI 3.14159265358979323846
 
-typedef struct { double w, x, y, z; } q4;
+typedef struct {
+    double w, x, y, z;
+} q4;
 
 static q4 qm(q4 a, q4 b)
 {
@@ -163,8 +165,10 @@ static void round_trip(const char *other)
     read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
     size_t compared;
     double worst = round_trip_error(&cmu, &tgt, &compared);
-    fprintf(stderr, "retarget round trip cmu_01_03 -> %s -> cmu: %zu joints compared, largest "
-            "global rotation error %.3g degrees\n", other, compared, worst);
+    fprintf(stderr,
+            "retarget round trip cmu_01_03 -> %s -> cmu: %zu joints compared, largest "
+            "global rotation error %.3g degrees\n",
+            other, compared, worst);
     cr_expect_geq(compared, 15, "only %zu joints matched both ways", compared);
     cr_expect_lt(worst, 0.01, "round trip error %g degrees", worst);
     pb_bvh_free(&cmu);
@@ -283,8 +287,10 @@ static void make_apose(pb_bvh *b)
 /* largest angle (degrees) between the world directions of the arm bones */
 static double arm_direction_error(const pb_bvh *a, const pb_bvh *b)
 {
-    const char *bones[4][2] = {{"LeftArm", "LeftForeArm"}, {"LeftForeArm", "LeftHand"},
-                               {"RightArm", "RightForeArm"}, {"RightForeArm", "RightHand"}};
+    const char *bones[4][2] = {{"LeftArm", "LeftForeArm"},
+                               {"LeftForeArm", "LeftHand"},
+                               {"RightArm", "RightForeArm"},
+                               {"RightForeArm", "RightHand"}};
     q4 *ga = malloc(a->num_joints * sizeof *ga), *gb = malloc(b->num_joints * sizeof *gb);
     double(*pa)[3] = malloc(a->num_joints * sizeof *pa);
     double(*pb)[3] = malloc(b->num_joints * sizeof *pb);
@@ -322,8 +328,10 @@ Test(retarget, apose_target_keeps_world_arm_directions)
     /* the A-pose skeleton played with the T-pose clip's raw rotations would
      * hold its arms 45 degrees off; retargeted, the directions agree */
     double raw = arm_direction_error(&t, &a), err = arm_direction_error(&t, &onto_a);
-    fprintf(stderr, "retarget T-pose -> A-pose: arm directions off by %.3g degrees (raw "
-            "rotations: %.3g)\n", err, raw);
+    fprintf(stderr,
+            "retarget T-pose -> A-pose: arm directions off by %.3g degrees (raw "
+            "rotations: %.3g)\n",
+            err, raw);
     cr_expect_gt(raw, 40.0);
     cr_expect_lt(err, 1e-3, "arm directions off by %g degrees", err);
     /* and back onto the T-pose skeleton */
@@ -340,9 +348,9 @@ Test(retarget, apose_target_keeps_world_arm_directions)
 
 static double dir_angle(const double u[3], const double v[3])
 {
-    double d = (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) /
-               sqrt((u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) *
-                    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+    double d =
+        (u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) /
+        sqrt((u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
     return acos(d > 1 ? 1 : d < -1 ? -1 : d) * 180.0 / PI;
 }
 
@@ -360,8 +368,9 @@ static int path_at_rest(const pb_bvh *b, size_t f, long u, long s)
 
 static int side_of(const char *name)
 {
-    return strstr(name, "Left") || strstr(name, "_L") ? 'L'
-           : strstr(name, "Right") || strstr(name, "_R") ? 'R' : 0;
+    return strstr(name, "Left") || strstr(name, "_L")    ? 'L'
+           : strstr(name, "Right") || strstr(name, "_R") ? 'R'
+                                                         : 0;
 }
 
 /* rest positions (OFFSETs summed) */
@@ -386,9 +395,8 @@ static double dist3(const double a[3], const double b[3])
  * joints whose nearest matched ancestor is `from`, with their match below
  * t's; one at zero rest distance from t (in either skeleton) is replaced by
  * its own. Appends to chains[n..], returns the new count. */
-static int collect_chains(const pb_bvh *src, const pb_bvh *out, const long *match,
-                          double (*rs)[3], double (*rt)[3], long t, long from, long *chains,
-                          int n)
+static int collect_chains(const pb_bvh *src, const pb_bvh *out, const long *match, double (*rs)[3],
+                          double (*rt)[3], long t, long from, long *chains, int n)
 {
     for (size_t u = (size_t)from + 1; u < out->num_joints && n < 64; u++) {
         if (match[u] < 0 || !is_under(out, (long)u, from))
@@ -495,8 +503,10 @@ static void directions(const char *other)
     cr_assert_eq(pb_bvh_retarget_match(&cmu, &tgt, NULL, match, &err), PB_IO_OK);
     size_t checked;
     double worst = world_directions(&cmu, &out, match, 600, &checked);
-    fprintf(stderr, "retarget cmu_01_03 -> %s: %zu world bone directions per frame over 600 "
-            "frames, largest difference %.3g degrees\n", other, checked / 600, worst);
+    fprintf(stderr,
+            "retarget cmu_01_03 -> %s: %zu world bone directions per frame over 600 "
+            "frames, largest difference %.3g degrees\n",
+            other, checked / 600, worst);
     cr_expect_geq(checked / 600, 12);
     cr_expect_lt(worst, 1e-3, "world directions off by %g degrees", worst);
     free(match);
@@ -526,8 +536,10 @@ Test(retarget, world_directions_turned_skeleton)
     cr_assert_eq(pb_bvh_retarget_match(&cmu, &turned, NULL, match, &err), PB_IO_OK);
     size_t checked;
     double worst = world_directions(&cmu, &out, match, 600, &checked);
-    fprintf(stderr, "retarget cmu_01_03 -> its skeleton turned 90 degrees: %zu world "
-            "directions per frame, largest difference %.3g degrees\n", checked / 600, worst);
+    fprintf(stderr,
+            "retarget cmu_01_03 -> its skeleton turned 90 degrees: %zu world "
+            "directions per frame, largest difference %.3g degrees\n",
+            checked / 600, worst);
     cr_expect_geq(checked / 600, 12);
     cr_expect_lt(worst, 1e-3, "world directions off by %g degrees", worst);
     /* the hips (whose chains start with bones of zero length: LHipJoint,
@@ -579,8 +591,8 @@ Test(retarget, names_match_by_family)
         {"mixamorig:Hips", "mixamorig:LeftUpLeg", "mixamorig:LeftLeg", "mixamorig:LeftFoot",
          "mixamorig:Spine"},
         {"Bip01 Pelvis", "Bip01 L Thigh", "Bip01 L Calf", "Bip01 L Foot", "Bip01 Spine"},
-        {"Character1_Hips", "Character1_LeftUpLeg", "Character1_LeftLeg",
-         "Character1_LeftFoot", "Character1_Spine"},
+        {"Character1_Hips", "Character1_LeftUpLeg", "Character1_LeftLeg", "Character1_LeftFoot",
+         "Character1_Spine"},
         {"root", "l_hip", "l_knee", "l_ankle", "spine"},
         {"pelvis", "LHip", "LeftKnee", "LeftAnkle", "SPINE"},
         {"Hips", "UpperLeg_L", "LowerLeg_L", "Foot_L", "Spine"},
@@ -591,8 +603,8 @@ Test(retarget, names_match_by_family)
         make_skel(&b, sets[k][0], sets[k][1], sets[k][2], sets[k][3], sets[k][4]);
         long match[5];
         pb_io_error err;
-        cr_assert_eq(pb_bvh_retarget_match(&cmu, &b, NULL, match, &err), PB_IO_OK, "set %zu: %s",
-                     k, err.message);
+        cr_assert_eq(pb_bvh_retarget_match(&cmu, &b, NULL, match, &err), PB_IO_OK, "set %zu: %s", k,
+                     err.message);
         for (int j = 0; j < 5; j++)
             cr_expect(match[j] >= 0 && strcmp(cmu.joints[match[j]].name, want[j]) == 0,
                       "set %zu: '%s' matched to '%s', want '%s'", k, sets[k][j],
@@ -614,8 +626,7 @@ Test(retarget, names_3dsmax_arm_chain)
     read_or_die(p, &max);
     long *match = malloc(max.num_joints * sizeof(long));
     pb_io_error err;
-    cr_assert_eq(pb_bvh_retarget_match(&cmu, &max, NULL, match, &err), PB_IO_OK, "%s",
-                 err.message);
+    cr_assert_eq(pb_bvh_retarget_match(&cmu, &max, NULL, match, &err), PB_IO_OK, "%s", err.message);
     const char *pairs[][2] = {{"LeftCollar", "LeftShoulder"}, {"LeftShoulder", "LeftArm"},
                               {"LeftElbow", "LeftForeArm"},   {"LeftWrist", "LeftHand"},
                               {"RightShoulder", "RightArm"},  {"LeftHip", "LeftUpLeg"},

@@ -70,13 +70,13 @@ static pb_cpose cview(const poses *s, int pos, int scl)
 /* track k (0..9) of a pose view */
 static float **track(pb_pose *p, int k)
 {
-    float **a[NT] = {&p->rot.w, &p->rot.x, &p->rot.y, &p->rot.z, &p->pos.x,
+    float **a[NT] = {&p->rot.w, &p->rot.x, &p->rot.y,   &p->rot.z,   &p->pos.x,
                      &p->pos.y, &p->pos.z, &p->scale.x, &p->scale.y, &p->scale.z};
     return a[k];
 }
 static const float **ctrack(pb_cpose *p, int k)
 {
-    const float **a[NT] = {&p->rot.w, &p->rot.x, &p->rot.y, &p->rot.z, &p->pos.x,
+    const float **a[NT] = {&p->rot.w, &p->rot.x, &p->rot.y,   &p->rot.z,   &p->pos.x,
                            &p->pos.y, &p->pos.z, &p->scale.x, &p->scale.y, &p->scale.z};
     return a[k];
 }
@@ -112,7 +112,9 @@ static void make_parents(rng_t *r, enum shape sh, size_t J, int32_t *par)
             case CHAIN: p = j % 200 == 0 ? -1 : (int32_t)j - 1; break;
             case WIDE: p = j == 1 ? 0 : (int32_t)(rng_next(r) % 2); break;
             case ROOTS:
-                p = rng_uniform(r) < 0.1 ? -1 : (int32_t)j - 1 - (int32_t)(rng_next(r) % (j < 4 ? j : 4));
+                p = rng_uniform(r) < 0.1
+                        ? -1
+                        : (int32_t)j - 1 - (int32_t)(rng_next(r) % (j < 4 ? j : 4));
                 break;
             default: p = (int32_t)(rng_next(r) % j); break;
             }
@@ -148,7 +150,10 @@ static void fill_local(rng_t *r, poses *s)
 
 /* worst errors seen, as multiples of the per-level unit: rotation angle /
  * depth (rad), position error / (depth x size), scale relative / depth */
-typedef struct { double rot, pos, scl, rot_abs, pos_abs; int depth; } worst;
+typedef struct {
+    double rot, pos, scl, rot_abs, pos_abs;
+    int depth;
+} worst;
 static void worst_print(const char *what, worst w)
 {
     fprintf(stderr,
@@ -182,16 +187,19 @@ static void check_pose(const char *what, size_t p, size_t J, const int *lvl, con
         w->rot = fmax(w->rot, er);
         w->rot_abs = fmax(w->rot_abs, er * d);
         w->depth = lvl[j] > w->depth ? lvl[j] : w->depth;
-        cr_assert(er <= PB_ACCURACY_ROTATION_RAD, "%s: pose %zu joint %zu (level %d): rotation off by %.3g rad",
-                  what, p, j, lvl[j], er * d);
+        cr_assert(er <= PB_ACCURACY_ROTATION_RAD,
+                  "%s: pose %zu joint %zu (level %d): rotation off by %.3g rad", what, p, j, lvl[j],
+                  er * d);
         if (pos) {
             double ep = rv3_dist(g.t, want[j].t) / (d * size);
             w->pos = fmax(w->pos, ep);
             w->pos_abs = fmax(w->pos_abs, ep * d);
-            cr_assert(ep * d <= PB_SK_POS_SIZE_REL, "%s: pose %zu joint %zu (level %d): position off by %.3g x size",
-                      what, p, j, lvl[j], ep * d);
-            cr_assert(ep <= PB_SK_POS_REL, "%s: pose %zu joint %zu (level %d): position off by %.3g x size %.3g",
-                      what, p, j, lvl[j], ep * d, size);
+            cr_assert(ep * d <= PB_SK_POS_SIZE_REL,
+                      "%s: pose %zu joint %zu (level %d): position off by %.3g x size", what, p, j,
+                      lvl[j], ep * d);
+            cr_assert(ep <= PB_SK_POS_REL,
+                      "%s: pose %zu joint %zu (level %d): position off by %.3g x size %.3g", what,
+                      p, j, lvl[j], ep * d, size);
         }
         if (scl) {
             double es = rel3(g.s, want[j].s) / d;
@@ -251,8 +259,8 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
             w->rot = fmax(w->rot, er);
             w->rot_abs = w->rot; /* one level */
             w->depth = 1;
-            cr_assert(er <= PB_ACCURACY_ROTATION_RAD, "%s: pose %zu joint %zu: rotation off by %.3g",
-                      what, p, j, er);
+            cr_assert(er <= PB_ACCURACY_ROTATION_RAD,
+                      "%s: pose %zu joint %zu: rotation off by %.3g", what, p, j, er);
             double smin = 1, span = rv3_norm(m[j].t);
             if (par[j] >= 0 && scl)
                 smin = fmin(m[par[j]].s.x, fmin(m[par[j]].s.y, m[par[j]].s.z));
@@ -262,14 +270,15 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
                 double d = rv3_dist(g.t, l[j].t), ep = d == 0 ? 0 : d * smin / span;
                 w->pos = fmax(w->pos, ep);
                 w->pos_abs = w->pos;
-                cr_assert(ep <= PB_SK_INV_POS_REL, "%s: pose %zu joint %zu: position off by %.3g x (|T_j| + |T_a|) / S_a",
+                cr_assert(ep <= PB_SK_INV_POS_REL,
+                          "%s: pose %zu joint %zu: position off by %.3g x (|T_j| + |T_a|) / S_a",
                           what, p, j, ep);
             }
             if (scl_out) {
                 double es = rel3(g.s, l[j].s);
                 w->scl = fmax(w->scl, es);
-                cr_assert(es <= PB_SK_SCALE_REL, "%s: pose %zu joint %zu: scale off by %.3g",
-                          what, p, j, es);
+                cr_assert(es <= PB_SK_SCALE_REL, "%s: pose %zu joint %zu: scale off by %.3g", what,
+                          p, j, es);
             }
         }
     }
@@ -314,7 +323,8 @@ Test(skeleton, local_to_model_random, .timeout = 300)
                 /* scales asked for without input scales: ones */
                 check_l2m("ones", par, &local, 1, 0, &model, 1, &w);
                 for (size_t i = 0; i < local.n; i++)
-                    cr_assert(model.t[7][i] == 1.0f && model.t[8][i] == 1.0f && model.t[9][i] == 1.0f);
+                    cr_assert(model.t[7][i] == 1.0f && model.t[8][i] == 1.0f &&
+                              model.t[9][i] == 1.0f);
                 poses_free(&local);
                 poses_free(&model);
             }
@@ -415,8 +425,10 @@ Test(skeleton, round_trip, .timeout = 300)
         poses_free(&model);
         poses_free(&back);
     }
-    fprintf(stderr, "skeleton round trip worst: rot %.3g rad/level, pos %.3g size/level, scale %.3g /level\n",
-            wr, wp, ws);
+    fprintf(
+        stderr,
+        "skeleton round trip worst: rot %.3g rad/level, pos %.3g size/level, scale %.3g /level\n",
+        wr, wp, ws);
 }
 
 /* in place (each output the same arrays as the input's track) gives the
@@ -444,13 +456,13 @@ Test(skeleton, in_place)
                     memcpy(work.t[k], local.t[k], local.n * sizeof(float));
                 cr_assert_eq(pb_pose_local_to_model(P, J, par, &wc, &wo), PB_OK);
                 for (int k = 0; k < NT; k++)
-                    cr_assert(!written(k, pos, scl) || same_bits(&work, &model, k), "local->model in place J=%zu P=%zu track %d",
-                              J, P, k);
+                    cr_assert(!written(k, pos, scl) || same_bits(&work, &model, k),
+                              "local->model in place J=%zu P=%zu track %d", J, P, k);
                 cr_assert_eq(pb_pose_model_to_local(P, J, par, &m, &bo), PB_OK);
                 cr_assert_eq(pb_pose_model_to_local(P, J, par, &wc, &wo), PB_OK);
                 for (int k = 0; k < NT; k++)
-                    cr_assert(!written(k, pos, scl) || same_bits(&work, &back, k), "model->local in place J=%zu P=%zu track %d",
-                              J, P, k);
+                    cr_assert(!written(k, pos, scl) || same_bits(&work, &back, k),
+                              "model->local in place J=%zu P=%zu track %d", J, P, k);
             }
             poses_free(&local);
             poses_free(&model);
@@ -583,8 +595,8 @@ Test(skeleton, errors_parents_and_sizes)
     fix_init(&f);
     pb_cpose in = cview(&f.in, 1, 1);
     pb_pose out = view(&f.out, 1, 1);
-    static const int32_t bad[][2] = {{0, 0}, {3, 3}, {3, 4}, {7, 100}, {5, -2}, {2, INT32_MIN},
-                                     {1, INT32_MAX}};
+    static const int32_t bad[][2] = {{0, 0},  {3, 3},         {3, 4},        {7, 100},
+                                     {5, -2}, {2, INT32_MIN}, {1, INT32_MAX}};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         int32_t par[8];
         memcpy(par, f.par, sizeof par);

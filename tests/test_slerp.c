@@ -29,7 +29,6 @@
 #define AMBIG 1e-6
 #define UNIT_TOL 0x1.0p-21
 
-
 static int rq_isfinite(rq q)
 {
     return isfinite(q.w) && isfinite(q.x) && isfinite(q.y) && isfinite(q.z);
@@ -41,9 +40,12 @@ static double qratio(rq out, rq ref, double tol, double *ang)
     *ang = rq_angle_between(out, ref);
     double r = *ang / tol;
     double un = fabs(rq_norm(out) - 1.0) / UNIT_TOL;
-    if (un > r) r = un;
-    if (rq_dot(out, ref) <= 0.0) r = INFINITY; /* wrong sign (or orthogonal) */
-    if (!rq_isfinite(out)) r = INFINITY;
+    if (un > r)
+        r = un;
+    if (rq_dot(out, ref) <= 0.0)
+        r = INFINITY; /* wrong sign (or orthogonal) */
+    if (!rq_isfinite(out))
+        r = INFINITY;
     return r;
 }
 
@@ -89,10 +91,12 @@ static void gen_pair(rng_t *r, int slerp_long, rq *a, rq *b)
             *b = rng_quat_near(r, *a, rng_logrange(r, 1e-6, REF_PI));
         else
             *b = rng_quat(r);
-        if (rng_uniform(r) < 0.5) *b = rq_neg(*b);
+        if (rng_uniform(r) < 0.5)
+            *b = rq_neg(*b);
         /* after rounding to float: the header's exclusion is about the
          * inputs as given */
-        if (!slerp_long || rq_angle_between(rq_round(*a), rq_round(*b)) >= 4e-6) break;
+        if (!slerp_long || rq_angle_between(rq_round(*a), rq_round(*b)) >= 4e-6)
+            break;
     }
     *a = rq_round(*a);
     *b = rq_round(*b);
@@ -109,9 +113,12 @@ static void random_test(int nl, int long_path, double tlo, double thi, uint64_t 
     rt_init(&tr, name);
     for (int round = 0; round < ROUNDS; round++) {
         float t = (float)rng_range(&r, tlo, thi);
-        if (round == 0) t = 0.0f;
-        if (round == 1) t = 1.0f;
-        if (round == 2) t = 0.5f;
+        if (round == 0)
+            t = 0.0f;
+        if (round == 1)
+            t = 1.0f;
+        if (round == 2)
+            t = 0.5f;
         for (size_t i = 0; i < BATCH; i++) {
             rq qa, qb;
             gen_pair(&r, long_path && !nl, &qa, &qb);
@@ -121,13 +128,14 @@ static void random_test(int nl, int long_path, double tlo, double thi, uint64_t 
         cr_assert_eq(call(nl, BATCH, t, a, b, long_path ? PB_LONG_PATH : 0u, out), PB_OK);
         for (size_t i = 0; i < BATCH; i++) {
             rq qa = fq_get(a, i), qb = fq_get(b, i), o = fq_get(out, i), ref;
-            double ang, ratio = check1(nl, qa, qb, t, long_path, o, PB_ACCURACY_ROTATION_RAD,
-                                       &ang, &ref);
+            double ang,
+                ratio = check1(nl, qa, qb, t, long_path, o, PB_ACCURACY_ROTATION_RAD, &ang, &ref);
             if (rt_add(&tr, (size_t)round * BATCH + i, ang, ratio))
-                rt_note(&tr, "t=%.9g a=" RQ_FMT " b=" RQ_FMT " (dot %.3g, angle %.3g) out=" RQ_FMT
+                rt_note(&tr,
+                        "t=%.9g a=" RQ_FMT " b=" RQ_FMT " (dot %.3g, angle %.3g) out=" RQ_FMT
                         " ref=" RQ_FMT " err %.3g",
-                        (double)t, RQ_ARG(qa), RQ_ARG(qb), rq_dot(qa, qb),
-                        rq_angle_between(qa, qb), RQ_ARG(o), RQ_ARG(ref), ang);
+                        (double)t, RQ_ARG(qa), RQ_ARG(qb), rq_dot(qa, qb), rq_angle_between(qa, qb),
+                        RQ_ARG(o), RQ_ARG(ref), ang);
         }
     }
     RT_EXPECT(tr);
@@ -179,8 +187,10 @@ Test(slerp, dot_exactly_zero_takes_b_as_given)
 {
     /* exact float pairs whose dot is exactly 0 even with FMA */
     static const float P[][8] = {
-        {1, 0, 0, 0, 0, 1, 0, 0},           {1, 0, 0, 0, 0, 0, -1, 0},
-        {0, 0, 0, 1, -1, 0, 0, 0},          {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, -0.5f, 0.5f, -0.5f},
+        {1, 0, 0, 0, 0, 1, 0, 0},
+        {1, 0, 0, 0, 0, 0, -1, 0},
+        {0, 0, 0, 1, -1, 0, 0, 0},
+        {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, -0.5f, 0.5f, -0.5f},
         {0.5f, 0.5f, 0.5f, 0.5f, -0.5f, 0.5f, 0.5f, -0.5f},
         {-0.5f, 0.5f, -0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f},
         {0.6f, 0.0f, 0.8f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f},
@@ -201,7 +211,8 @@ Test(slerp, dot_exactly_zero_takes_b_as_given)
                 cr_assert_eq(call(nl, NP, ts[k], a, b, lp ? PB_LONG_PATH : 0u, o), PB_OK);
                 for (int i = 0; i < NP; i++) {
                     rq qa = fq_get(a, (size_t)i), qb = fq_get(b, (size_t)i);
-                    if (rq_dot(qa, qb) != 0.0) continue; /* 0.6/0.8 products need not cancel */
+                    if (rq_dot(qa, qb) != 0.0)
+                        continue; /* 0.6/0.8 products need not cancel */
                     rq out = fq_get(o, (size_t)i);
                     rq ref = nl ? ref_nlerp(qa, qb, ts[k], lp) : ref_slerp(qa, qb, ts[k], lp);
                     /* explicitly: b as given, out = cos(t pi/2) a + sin(t pi/2) b for slerp */
@@ -209,8 +220,8 @@ Test(slerp, dot_exactly_zero_takes_b_as_given)
                     cr_expect(ratio <= 1.0,
                               "%s%s dot==0: t=%g a=" RQ_FMT " b=" RQ_FMT " out=" RQ_FMT
                               " ref=" RQ_FMT " err %.3g",
-                              nl ? "nlerp" : "slerp", lp ? " long" : "", (double)ts[k],
-                              RQ_ARG(qa), RQ_ARG(qb), RQ_ARG(out), RQ_ARG(ref), ang);
+                              nl ? "nlerp" : "slerp", lp ? " long" : "", (double)ts[k], RQ_ARG(qa),
+                              RQ_ARG(qb), RQ_ARG(out), RQ_ARG(ref), ang);
                 }
             }
 }
@@ -224,9 +235,12 @@ Test(slerp, equal_and_opposite_inputs)
     pb_quats a = fq_alloc(n), b = fq_alloc(n), out = fq_alloc(n);
     for (size_t i = 0; i < n; i++) {
         rq q = rq_round(rng_quat(&r));
-        if (i == 0) q = rq_identity();
-        if (i == 1) q = rq_make(0, 0, 0, 1);
-        if (i == 2) q = rq_make(0.5, -0.5, 0.5, 0.5);
+        if (i == 0)
+            q = rq_identity();
+        if (i == 1)
+            q = rq_make(0, 0, 0, 1);
+        if (i == 2)
+            q = rq_make(0.5, -0.5, 0.5, 0.5);
         fq_set(a, i, q);
         fq_set(b, i, i % 2 ? rq_neg(q) : q);
     }
@@ -283,12 +297,15 @@ Test(slerp, near_zero_angles_keep_precision)
     rt_init(&tn, "nlerp near-0 angles");
     for (int round = 0; round < 400; round++) {
         float t = (float)rng_range(&r, -0.5, 1.5);
-        if (round % 4 == 0) t = 1.0f;
-        if (round % 4 == 1) t = 0.5f;
+        if (round % 4 == 0)
+            t = 1.0f;
+        if (round % 4 == 1)
+            t = 0.5f;
         for (size_t i = 0; i < BATCH; i++) {
             rq qa = rq_round(rng_quat(&r));
             rq qb = rq_round(rng_quat_near(&r, qa, rng_logrange(&r, 1e-8, 1e-3)));
-            if (i % 3 == 0) qb = rq_neg(qb); /* through the shortest-path flip */
+            if (i % 3 == 0)
+                qb = rq_neg(qb); /* through the shortest-path flip */
             fq_set(a, i, qa);
             fq_set(b, i, qb);
         }
@@ -302,7 +319,8 @@ Test(slerp, near_zero_angles_keep_precision)
                 double ang, ratio = qratio(o, ref, tol, &ang);
                 ref_track *tr = nl ? &tn : &ts;
                 if (rt_add(tr, (size_t)round * BATCH + i, ang, ratio))
-                    rt_note(tr, "t=%.9g a=" RQ_FMT " b=" RQ_FMT " angle(a,b)=%.3g out=" RQ_FMT
+                    rt_note(tr,
+                            "t=%.9g a=" RQ_FMT " b=" RQ_FMT " angle(a,b)=%.3g out=" RQ_FMT
                             " ref=" RQ_FMT " err %.3g (tol %.3g)",
                             (double)t, RQ_ARG(qa), RQ_ARG(qb), theta, RQ_ARG(o), RQ_ARG(ref), ang,
                             tol);
@@ -370,7 +388,10 @@ Test(slerp, slerp_endpoints_exact)
         case 0: qb = qa; break;
         case 1: qb = rq_neg(qa); break;
         case 2: qb = rq_round(rng_quat_near(&r, qa, rng_logrange(&r, 1e-8, 1e-3))); break;
-        case 3: qa = rq_make(1, 0, 0, 0); qb = rq_make(0, 0, -1, 0); break; /* dot == 0 */
+        case 3:
+            qa = rq_make(1, 0, 0, 0);
+            qb = rq_make(0, 0, -1, 0);
+            break; /* dot == 0 */
         default: break;
         }
         fq_set(a, i, qa);
@@ -378,9 +399,9 @@ Test(slerp, slerp_endpoints_exact)
     }
     for (int lp = 0; lp < 2; lp++)
         for (int end = 0; end < 2; end++) {
-            cr_assert_eq(pb_quat_slerp(n, end ? 1.0f : 0.0f, pb_cq(a), pb_cq(b),
-                                       lp ? PB_LONG_PATH : 0u, o),
-                         PB_OK);
+            cr_assert_eq(
+                pb_quat_slerp(n, end ? 1.0f : 0.0f, pb_cq(a), pb_cq(b), lp ? PB_LONG_PATH : 0u, o),
+                PB_OK);
             pb_quats want = end ? b : a;
             size_t bad = 0, first = 0;
             for (size_t i = 0; i < n; i++) {
@@ -388,14 +409,14 @@ Test(slerp, slerp_endpoints_exact)
                            fbits_eq(o.y[i], want.y[i]) && fbits_eq(o.z[i], want.z[i]);
                 int neg = fbits_eq(o.w[i], -want.w[i]) && fbits_eq(o.x[i], -want.x[i]) &&
                           fbits_eq(o.y[i], -want.y[i]) && fbits_eq(o.z[i], -want.z[i]);
-                if (!(same || (end && neg)) && bad++ == 0) first = i;
+                if (!(same || (end && neg)) && bad++ == 0)
+                    first = i;
             }
             cr_expect(bad == 0,
                       "slerp%s t=%d: %zu of %zu outputs not exactly %s; first i=%zu a=" RQ_FMT
                       " b=" RQ_FMT " out=" RQ_FMT,
                       lp ? " long path" : "", end, bad, n, end ? "+-b" : "a", first,
-                      RQ_ARG(fq_get(a, first)), RQ_ARG(fq_get(b, first)),
-                      RQ_ARG(fq_get(o, first)));
+                      RQ_ARG(fq_get(a, first)), RQ_ARG(fq_get(b, first)), RQ_ARG(fq_get(o, first)));
         }
     fq_free(a);
     fq_free(b);
@@ -476,7 +497,8 @@ Test(slerp, reference_matches_sine_formula)
         int lp = i % 2;
         rq bp = (lp ? rq_dot(a, b) > 0 : rq_dot(a, b) < 0) ? rq_neg(b) : b;
         double th = acos(fmax(-1.0, fmin(1.0, rq_dot(a, bp))));
-        if (sin(th) < 1e-3) continue;
+        if (sin(th) < 1e-3)
+            continue;
         rq s = rq_scale(rq_add(rq_scale(a, sin((1 - t) * th)), rq_scale(bp, sin(t * th))),
                         1.0 / sin(th));
         rq ref = ref_slerp(a, b, t, lp);

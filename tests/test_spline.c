@@ -90,14 +90,19 @@ Test(spline, notebook_values_double_reference)
     rq oe = rq_mul(ra_pow(k.q_in, 1.0 / 6.0), ra_pow(k.q_out, 1.0 / 6.0)); /* NOTES.md: 1/6 */
     rq ol = nb_offset_l(k), of = nb_offset_f(k);
     rq oh = nb_offset_scaled(k, 10), oj = nb_offset_scaled(k, 100);
-    double v[7] = {ra_max_abs_diff(ob, oc), ra_max_abs_diff(oe, od), ra_max_abs_diff(ol, of),
-                   ra_max_abs_diff(ol, oh), ra_max_abs_diff(ol, oj), 0, 0};
+    double v[7] = {ra_max_abs_diff(ob, oc),
+                   ra_max_abs_diff(oe, od),
+                   ra_max_abs_diff(ol, of),
+                   ra_max_abs_diff(ol, oh),
+                   ra_max_abs_diff(ol, oj),
+                   0,
+                   0};
     rq a, b;
     ra_shoemake_controls(k.q3, k.q4, k.q5, &b, &a);
     v[5] = ra_max_abs_diff(a, rq_mul(ol, k.q4));
     v[6] = ra_max_abs_diff(b, rq_mul(rq_conj(ol), k.q4));
     const double want[7] = {NB_BC, NB_ED, NB_LF, NB_LH, NB_LJ, NB_SA, NB_SB};
-    static const char *const names[7] = {"|b-c|", "|e-d|", "|l-f|", "|l-h|",
+    static const char *const names[7] = {"|b-c|", "|e-d|",      "|l-f|",     "|l-h|",
                                          "|l-j|", "shoemake a", "shoemake b"};
     for (int i = 0; i < 7; i++)
         cr_expect(fabs(v[i] - want[i]) <= 1e-12, "notebook %s: reference %.17g printed %.17g",
@@ -136,14 +141,16 @@ Test(spline, notebook_tangent_offset_float)
             double lh = ra_max_abs_diff(l, nb_offset_scaled(kd, 10));
             double lj = ra_max_abs_diff(l, nb_offset_scaled(kd, 100));
             double e = rq_angle_between(ra_tangent_offset(kf.q3, kf.q4, kf.q5), l);
-            cr_expect(fabs(lf - NB_LF) <= TOL_NB, "n=%zu i=%zu: |l-f| = %.12g, printed %.12g", n,
-                      i, lf, NB_LF);
-            cr_expect(fabs(lh - NB_LH) <= TOL_NB, "n=%zu i=%zu: |l-h| = %.12g, printed %.12g", n,
-                      i, lh, NB_LH);
-            cr_expect(fabs(lj - NB_LJ) <= TOL_NB, "n=%zu i=%zu: |l-j| = %.12g, printed %.12g", n,
-                      i, lj, NB_LJ);
-            cr_expect(e <= TOL_ROT, "n=%zu i=%zu: offset (%.9g, %.9g, %.9g, %.9g) %.3g rad from "
-                                    "the double reference", n, i, l.w, l.x, l.y, l.z, e);
+            cr_expect(fabs(lf - NB_LF) <= TOL_NB, "n=%zu i=%zu: |l-f| = %.12g, printed %.12g", n, i,
+                      lf, NB_LF);
+            cr_expect(fabs(lh - NB_LH) <= TOL_NB, "n=%zu i=%zu: |l-h| = %.12g, printed %.12g", n, i,
+                      lh, NB_LH);
+            cr_expect(fabs(lj - NB_LJ) <= TOL_NB, "n=%zu i=%zu: |l-j| = %.12g, printed %.12g", n, i,
+                      lj, NB_LJ);
+            cr_expect(e <= TOL_ROT,
+                      "n=%zu i=%zu: offset (%.9g, %.9g, %.9g, %.9g) %.3g rad from "
+                      "the double reference",
+                      n, i, l.w, l.x, l.y, l.z, e);
             cr_expect(l.w > 0, "offset_l sign: w = %.9g", l.w);
             if (stats_on() && i == 0 && n == 1)
                 fprintf(stderr,
@@ -176,10 +183,11 @@ Test(spline, notebook_shoemake_float)
         for (size_t i = 0; i < n; i++) {
             rq a = fq_get(oa, i), b = fq_get(ob, i);
             double da = ra_max_abs_diff(a, a_nb), db = ra_max_abs_diff(b, b_nb);
-            double da_s = ra_max_abs_diff_signless(a, a_nb), db_s = ra_max_abs_diff_signless(b, b_nb);
+            double da_s = ra_max_abs_diff_signless(a, a_nb),
+                   db_s = ra_max_abs_diff_signless(b, b_nb);
             cr_expect(fabs(da_s - NB_SA) <= TOL_NB,
-                      "n=%zu i=%zu: max |a - offset_l q4| = %.12g (modulo sign), printed %.12g",
-                      n, i, da_s, NB_SA);
+                      "n=%zu i=%zu: max |a - offset_l q4| = %.12g (modulo sign), printed %.12g", n,
+                      i, da_s, NB_SA);
             cr_expect(fabs(db_s - NB_SB) <= TOL_NB,
                       "n=%zu i=%zu: max |b - offset_l^-1 q4| = %.12g (modulo sign), printed %.12g",
                       n, i, db_s, NB_SB);
@@ -192,8 +200,9 @@ Test(spline, notebook_shoemake_float)
                       "n=%zu i=%zu: Shoemake a %.3g rad, b %.3g rad from the double reference", n,
                       i, ea, eb);
             if (stats_on() && i == 0 && n == 1)
-                fprintf(stderr, "[stat] notebook shoemake: a %.12g (printed %.12g) b %.12g (%.12g)\n",
-                        da, NB_SA, db, NB_SB);
+                fprintf(stderr,
+                        "[stat] notebook shoemake: a %.12g (printed %.12g) b %.12g (%.12g)\n", da,
+                        NB_SA, db, NB_SB);
         }
         fq_free(p);
         fq_free(c);
@@ -246,8 +255,10 @@ static unsigned tangent_ambiguous(rq p, rq q, rq s)
 static rq tangent_offset_flip(rq p, rq q, rq s, unsigned flip)
 {
     rq cin = rq_abs(rq_mul_inv(q, p)), cout = rq_abs(rq_mul_inv(s, q));
-    if (flip & 1u) cin = rq_neg(cin);
-    if (flip & 2u) cout = rq_neg(cout);
+    if (flip & 1u)
+        cin = rq_neg(cin);
+    if (flip & 2u)
+        cout = rq_neg(cout);
     return rq_exp(rv3_scale(rv3_add(rq_log(cin), rq_log(cout)), 0.5));
 }
 static void bezier_controls_flip(rq p, rq q, rq s, unsigned flip, rq *before, rq *after)
@@ -320,9 +331,12 @@ Test(spline, tangent_offset_and_bezier_controls_random)
                 bezier_controls_flip(qp, qc, qs, fl, &tb, &ta);
                 double e1 = rq_angle_between(to, go), e2 = rq_angle_between(tb, gb),
                        e3 = rq_angle_between(ta, ga);
-                if (!(e1 >= eo)) eo = e1, wo = to;
-                if (!(e2 >= eb)) eb = e2;
-                if (!(e3 >= ea)) ea = e3;
+                if (!(e1 >= eo))
+                    eo = e1, wo = to;
+                if (!(e2 >= eb))
+                    eb = e2;
+                if (!(e3 >= ea))
+                    ea = e3;
             }
             if (amb)
                 so.skipped++; /* counts the ambiguous (both-branch) cases */
@@ -380,8 +394,8 @@ static void shoemake_run(tri_mode m, uint64_t seed, const char *what)
             double ea = rq_angle_between(wa, ga), eb = rq_angle_between(wb, gb);
             /* conditioning of Bisect's sum D + next: (|D| + |next|) / |D + next| */
             double kappa = (rq_norm(d) + rq_norm(qs)) / rq_norm(a0);
-            double tol = m == TRI_NEAR_SAME_SIGN ? TOL_ROT
-                                                 : fmax(TOL_ROT, SHOEMAKE_KAPPA_COEF * kappa);
+            double tol =
+                m == TRI_NEAR_SAME_SIGN ? TOL_ROT : fmax(TOL_ROT, SHOEMAKE_KAPPA_COEF * kappa);
             int kb = kappa < 4 ? 0 : (kappa < 16 ? 1 : (kappa < 64 ? 2 : 3));
             double ee = ea > eb ? ea : eb;
             if (!(ee <= kmax[kb]))
@@ -400,9 +414,9 @@ static void shoemake_run(tri_mode m, uint64_t seed, const char *what)
                           "want (%.9g, %.9g, %.9g, %.9g) err %.3g rad; b got (%.9g, %.9g, %.9g, "
                           "%.9g) want (%.9g, %.9g, %.9g, %.9g) err %.3g rad; conditioning of "
                           "D + next %.3g, tol %.3g rad%s",
-                          what, i, qp.w, qp.x, qp.y, qp.z, qc.w, qc.x, qc.y, qc.z, qs.w, qs.x,
-                          qs.y, qs.z, ga.w, ga.x, ga.y, ga.z, wa.w, wa.x, wa.y, wa.z, ea, gb.w,
-                          gb.x, gb.y, gb.z, wb.w, wb.x, wb.y, wb.z, eb, kappa, tol,
+                          what, i, qp.w, qp.x, qp.y, qp.z, qc.w, qc.x, qc.y, qc.z, qs.w, qs.x, qs.y,
+                          qs.z, ga.w, ga.x, ga.y, ga.z, wa.w, wa.x, wa.y, wa.z, ea, gb.w, gb.x,
+                          gb.y, gb.z, wb.w, wb.x, wb.y, wb.z, eb, kappa, tol,
                           sgn ? " [4D sign differs]" : "");
         }
     }
@@ -415,11 +429,12 @@ static void shoemake_run(tri_mode m, uint64_t seed, const char *what)
     char kb[512];
     snprintf(kb, sizeof kb,
              "shoemake %s by conditioning k = (|D| + |next|)/|D + next| (tol %s): k<4: %zu "
-             "cases, %zu fail, max %.3g rad; 4<=k<16: %zu, %zu, %.3g; 16<=k<64: %zu, %zu, %.3g; k>=64: %zu, "
+             "cases, %zu fail, max %.3g rad; 4<=k<16: %zu, %zu, %.3g; 16<=k<64: %zu, %zu, %.3g; "
+             "k>=64: %zu, "
              "%zu, %.3g",
              what, m == TRI_NEAR_SAME_SIGN ? "2e-6" : "max(2e-6, 5e-7 k)", kcount[0], kfail[0],
-             kmax[0], kcount[1], kfail[1], kmax[1], kcount[2],
-             kfail[2], kmax[2], kcount[3], kfail[3], kmax[3]);
+             kmax[0], kcount[1], kfail[1], kmax[1], kcount[2], kfail[2], kmax[2], kcount[3],
+             kfail[3], kmax[3]);
     if (stats_on())
         fprintf(stderr, "[stat] %s\n", kb);
     cr_expect(kfail[0] + kfail[1] + kfail[2] + kfail[3] == 0, "%s", kb);
@@ -491,8 +506,8 @@ static double de_casteljau_err(rq q0, rq q1, rq q2, rq q3, double t, rq got, rq 
 
 Test(spline, de_casteljau_random)
 {
-    static const float ts[] = {0.0f, 0.1f, 0.25f, 1.0f / 3.0f, 0.5f, 0.6180339f, 0.75f, 0.9f,
-                               0.999f, 1.0f};
+    static const float ts[] = {0.0f,       0.1f,  0.25f, 1.0f / 3.0f, 0.5f,
+                               0.6180339f, 0.75f, 0.9f,  0.999f,      1.0f};
     const size_t n = 6000;
     rng_t r = rng_seed(1985);
     pb_quats q[4], out = fq_alloc(n);
@@ -512,9 +527,9 @@ Test(spline, de_casteljau_random)
             }
             float t = ts[ti];
             fq_fill_nan(out, n);
-            cr_assert_eq(pb_quat_de_casteljau(n, t, pb_cq(q[0]), pb_cq(q[1]), pb_cq(q[2]),
-                                              pb_cq(q[3]), out),
-                         PB_OK);
+            cr_assert_eq(
+                pb_quat_de_casteljau(n, t, pb_cq(q[0]), pb_cq(q[1]), pb_cq(q[2]), pb_cq(q[3]), out),
+                PB_OK);
             for (size_t j = 0; j < n; j++) {
                 rq k0 = fq_get(q[0], j), k1 = fq_get(q[1], j), k2 = fq_get(q[2], j),
                    k3 = fq_get(q[3], j);
@@ -566,9 +581,9 @@ Test(spline, de_casteljau_endpoints_exact)
     for (int end = 0; end < 2; end++) {
         float t = end ? 1.0f : 0.0f;
         pb_quats want = q[end ? 3 : 0];
-        cr_assert_eq(pb_quat_de_casteljau(n, t, pb_cq(q[0]), pb_cq(q[1]), pb_cq(q[2]),
-                                          pb_cq(q[3]), out),
-                     PB_OK);
+        cr_assert_eq(
+            pb_quat_de_casteljau(n, t, pb_cq(q[0]), pb_cq(q[1]), pb_cq(q[2]), pb_cq(q[3]), out),
+            PB_OK);
         size_t bad = 0;
         double maxe = 0;
         for (size_t j = 0; j < n; j++) {
@@ -584,8 +599,7 @@ Test(spline, de_casteljau_endpoints_exact)
                 cr_expect(0,
                           "de_casteljau t=%g j=%zu: got (%.9g, %.9g, %.9g, %.9g), want exactly "
                           "%s(%.9g, %.9g, %.9g, %.9g) (%.3g rad off)",
-                          (double)t, j, g.w, g.x, g.y, g.z, end ? "+-" : "", w.w, w.x, w.y, w.z,
-                          e);
+                          (double)t, j, g.w, g.x, g.y, g.z, end ? "+-" : "", w.w, w.x, w.y, w.z, e);
         }
         cr_expect(bad == 0, "de_casteljau t=%g: %zu of %zu not exactly the end key (max %.3g rad)",
                   (double)t, bad, n, maxe);
@@ -625,15 +639,15 @@ static void get_keys(pb_quats tr, size_t keys, size_t n, size_t j, rq *out)
         out[f] = fq_get(tr, f * n + j);
 }
 
-static void report_spline(const char *what, size_t keys, int closed, float t, size_t j,
-                          const rq *k, rq got, rq want, double e)
+static void report_spline(const char *what, size_t keys, int closed, float t, size_t j, const rq *k,
+                          rq got, rq want, double e)
 {
     char buf[2048];
     int o = snprintf(buf, sizeof buf, "%s keys=%zu %s t=%.9g joint %zu: keys", what, keys,
                      closed ? "closed" : "open", (double)t, j);
     for (size_t f = 0; f < keys && o < 1700; f++)
-        o += snprintf(buf + o, sizeof buf - (size_t)o, " (%.9g, %.9g, %.9g, %.9g)", k[f].w,
-                      k[f].x, k[f].y, k[f].z);
+        o += snprintf(buf + o, sizeof buf - (size_t)o, " (%.9g, %.9g, %.9g, %.9g)", k[f].w, k[f].x,
+                      k[f].y, k[f].z);
     snprintf(buf + o, sizeof buf - (size_t)o,
              "; got (%.9g, %.9g, %.9g, %.9g) want (%.9g, %.9g, %.9g, %.9g) err %.3g rad", got.w,
              got.x, got.y, got.z, want.w, want.x, want.y, want.z, e);
@@ -708,9 +722,8 @@ Test(spline, spline_eval_keys_wrap_clamp)
         }
     }
     /* closed: pairs of t that must give the same pose */
-    static const float pairs[][2] = {{5.0f, 0.0f},    {-0.25f, 4.75f}, {6.5f, 1.5f},
-                                     {-5.0f, 0.0f},   {10.0f, 0.0f},   {12.375f, 2.375f},
-                                     {-7.5f, 2.5f}};
+    static const float pairs[][2] = {{5.0f, 0.0f},  {-0.25f, 4.75f},   {6.5f, 1.5f}, {-5.0f, 0.0f},
+                                     {10.0f, 0.0f}, {12.375f, 2.375f}, {-7.5f, 2.5f}};
     for (size_t pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++) {
         cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), pairs[pi][0], PB_CLOSED, o1), PB_OK);
         cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), pairs[pi][1], PB_CLOSED, o2), PB_OK);
@@ -730,14 +743,13 @@ Test(spline, spline_eval_keys_wrap_clamp)
             cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), t, 0, o1), PB_OK);
             for (size_t j = 0; j < n; j++) {
                 double e = rq_angle_between(fq_get(tr, f * n + j), fq_get(o1, j));
-                cr_expect(e <= TOL_ROT, "open t=%g joint %zu: %.3g rad from key %zu", (double)t,
-                          j, e, f);
+                cr_expect(e <= TOL_ROT, "open t=%g joint %zu: %.3g rad from key %zu", (double)t, j,
+                          e, f);
             }
         }
     /* NaN t gives NaN */
     for (int closed = 0; closed < 2; closed++) {
-        cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), NAN, closed ? PB_CLOSED : 0u, o1),
-                     PB_OK);
+        cr_assert_eq(pb_quat_spline_eval(K, n, pb_cq(tr), NAN, closed ? PB_CLOSED : 0u, o1), PB_OK);
         for (size_t j = 0; j < n; j++) {
             rq g = fq_get(o1, j);
             cr_expect(isnan(g.w) || isnan(g.x) || isnan(g.y) || isnan(g.z),

@@ -186,8 +186,8 @@ PB_API void pb_euler_from_quat_n(pb_euler_order order, int n, const double q[4],
 /* BVH                                                                      */
 /* ------------------------------------------------------------------------ */
 
-#define PB_BVH_MAX_DEPTH 256          /* joint nesting depth (ROOT = 1) */
-#define PB_BVH_MAX_JOINTS 65536       /* joints per file */
+#define PB_BVH_MAX_DEPTH 256                    /* joint nesting depth (ROOT = 1) */
+#define PB_BVH_MAX_JOINTS 65536                 /* joints per file */
 #define PB_BVH_MAX_FILE_BYTES ((size_t)1 << 31) /* largest file read or written */
 
 typedef enum pb_bvh_channel {
@@ -215,7 +215,7 @@ typedef enum pb_io_code {
 
 typedef struct pb_io_error {
     pb_io_code code;
-    long line;         /* 1-based line of the problem, 0 if not about a line */
+    long line; /* 1-based line of the problem, 0 if not about a line */
     /* "line N: ..." (or "PATH: reason" for I/O errors). Room for a PATH_MAX
      * path and the text after it; an I/O message whose path would not fit
      * with its reason leaves the path out rather than cut the reason. */
@@ -236,14 +236,14 @@ typedef pb_io_error pb_bvh_error;
 #define PB_BVH_ERR_ARG PB_IO_ERR_ARG
 
 typedef struct pb_bvh_joint {
-    const char *name;      /* NUL-terminated, owned by the pb_bvh */
-    long line;             /* line of its ROOT / JOINT keyword (0: not read from text) */
-    int32_t parent;        /* index of the parent joint; -1 for a ROOT */
-    float offset[3];       /* OFFSET x y z */
-    uint8_t num_channels;  /* 0..6 */
-    uint8_t channels[6];   /* pb_bvh_channel, in file order */
-    uint8_t num_rot;       /* rotation channels, 0..3 */
-    uint8_t rot_order;     /* pb_euler_order; its first num_rot axes are the
+    const char *name;       /* NUL-terminated, owned by the pb_bvh */
+    long line;              /* line of its ROOT / JOINT keyword (0: not read from text) */
+    int32_t parent;         /* index of the parent joint; -1 for a ROOT */
+    float offset[3];        /* OFFSET x y z */
+    uint8_t num_channels;   /* 0..6 */
+    uint8_t channels[6];    /* pb_bvh_channel, in file order */
+    uint8_t num_rot;        /* rotation channels, 0..3 */
+    uint8_t rot_order;      /* pb_euler_order; its first num_rot axes are the
                               rotation channels in file order */
     uint32_t first_channel; /* index of this joint's first value on a data line */
 } pb_bvh_joint;
@@ -265,7 +265,7 @@ typedef struct pb_bvh {
     size_t num_channels; /* values per data line = sum of num_channels */
     /* motion */
     size_t num_frames;
-    double frame_time; /* seconds, > 0 */
+    double frame_time;                    /* seconds, > 0 */
     float *rot_w, *rot_x, *rot_y, *rot_z; /* num_frames * num_joints each */
     float *pos_x, *pos_y, *pos_z;         /* num_frames * num_joints each */
     /* Optional, NULL when absent: the rotation channels' values in degrees as
@@ -337,17 +337,16 @@ typedef struct pb_bvh_write_opts {
  * error returns the code, fills *err (if err != NULL) and leaves *out zeroed
  * (nothing to free). */
 PB_API pb_io_code pb_bvh_read_file(const char *path, pb_bvh *out, pb_io_error *err);
-PB_API pb_io_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out,
-                                      pb_io_error *err);
+PB_API pb_io_code pb_bvh_read_memory(const char *data, size_t size, pb_bvh *out, pb_io_error *err);
 /* The same with options (opts may be NULL). read_stream reads f to its end
  * (name is used in messages; f is not closed). */
-PB_API pb_io_code pb_bvh_read_file_with(const char *path, const pb_bvh_read_opts *opts,
-                                         pb_bvh *out, pb_io_error *err);
+PB_API pb_io_code pb_bvh_read_file_with(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                                        pb_io_error *err);
 PB_API pb_io_code pb_bvh_read_memory_with(const char *data, size_t size,
-                                           const pb_bvh_read_opts *opts, pb_bvh *out,
-                                           pb_io_error *err);
+                                          const pb_bvh_read_opts *opts, pb_bvh *out,
+                                          pb_io_error *err);
 PB_API pb_io_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts *opts,
-                                      pb_bvh *out, pb_io_error *err);
+                                     pb_bvh *out, pb_io_error *err);
 
 /* Writes bvh to path atomically: the text goes to a temporary file in the
  * same directory, which is flushed, fsync'ed and closed (each checked) and
@@ -390,17 +389,17 @@ PB_API pb_io_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_io_e
 PB_API pb_io_code pb_bvh_write_stream(FILE *f, const pb_bvh *bvh, pb_io_error *err);
 /* The same with options (opts may be NULL). */
 PB_API pb_io_code pb_bvh_write_file_with(const char *path, const pb_bvh *bvh,
-                                          const pb_bvh_write_opts *opts, pb_io_error *err);
+                                         const pb_bvh_write_opts *opts, pb_io_error *err);
 PB_API pb_io_code pb_bvh_write_stream_with(FILE *f, const pb_bvh *bvh,
-                                            const pb_bvh_write_opts *opts, pb_io_error *err);
+                                           const pb_bvh_write_opts *opts, pb_io_error *err);
 
 /* The bytes of the text the writer would produce for a clip of `frames`
  * frames like bvh's (its header, and its longest line among up to 16 frames
  * spread over it, times frames), without writing: for refusing an output
  * before computing it. bvh needs at least one frame (PB_IO_ERR_ARG). */
 PB_API pb_io_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
-                                         const pb_bvh_write_opts *opts, double *bytes,
-                                         pb_io_error *err);
+                                        const pb_bvh_write_opts *opts, double *bytes,
+                                        pb_io_error *err);
 
 /* The motion of bvh as a pb_clip (rotations and positions, no scales): both
  * are frame-major structure of arrays, so the clip points into bvh (writing
@@ -416,7 +415,7 @@ PB_API pb_clip pb_bvh_clip(const pb_bvh *bvh);
  * untouched): PB_IO_ERR_ARG (NULL, frame_time not finite and > 0),
  * PB_IO_ERR_LIMIT (frames x joints above 2^28), PB_IO_ERR_NOMEM. */
 PB_API pb_io_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
-                                     pb_bvh *out, pb_io_error *err);
+                                    pb_bvh *out, pb_io_error *err);
 
 /* pb_bvh_resample flag, with PB_CLIP_LOOP: each ROOT's travel per cycle
  * (D = p[F-1] + v - p[0], v the mean of the first and last frame steps) is
@@ -437,7 +436,7 @@ PB_API pb_io_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, doubl
  * flags, PB_BVH_LOOP_TRAVEL without PB_CLIP_LOOP), PB_IO_ERR_LIMIT (more
  * than 2^28 frames x joints), PB_IO_ERR_NOMEM. */
 PB_API pb_io_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
-                                   pb_io_error *err);
+                                  pb_io_error *err);
 
 /* Source angles and decimals for a resampled clip: dst->euler_deg and
  * dst->decimals (replaced) get, for each of its frames at time
@@ -449,7 +448,7 @@ PB_API pb_io_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags,
  * frame. Each is left NULL when src has none. Same skeleton required
  * (PB_IO_ERR_ARG). */
 PB_API pb_io_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst,
-                                          pb_io_error *err);
+                                         pb_io_error *err);
 
 /* pb_bvh_resample then pb_bvh_write_file_with(path, ..., opts), without the
  * resampled clip in memory: frames are resampled, converted to Euler angles,
@@ -501,7 +500,6 @@ PB_API pb_io_code pb_io_write_file(const char *path, pb_io_write_fn fn, void *ct
  * process: async-signal-safe, keeps errno. Returns how many were removed. */
 PB_API int pb_io_unlink_temporaries(void);
 
-
 /* ------------------------------------------------------------------------ */
 /* glTF 2.0 (.gltf with .bin files or data: URIs, and .glb)                 */
 /* ------------------------------------------------------------------------ */
@@ -552,10 +550,10 @@ typedef enum pb_gltf_interp {
 } pb_gltf_interp;
 
 typedef struct pb_gltf_node {
-    const char *name;   /* "" when the node has none; owned by the pb_gltf */
-    int32_t parent;     /* index of the node listing it as a child, -1: none */
+    const char *name; /* "" when the node has none; owned by the pb_gltf */
+    int32_t parent;   /* index of the node listing it as a child, -1: none */
     float translation[3];
-    float rotation[4];  /* (w, x, y, z) like every posebatch quaternion */
+    float rotation[4]; /* (w, x, y, z) like every posebatch quaternion */
     float scale[3];
     int32_t mesh, skin; /* -1: none */
     size_t num_children;
@@ -570,10 +568,10 @@ typedef struct pb_gltf_skin {
 
 typedef struct pb_gltf_sampler {
     pb_gltf_interp interpolation;
-    size_t count;        /* keys */
-    float *input;        /* count key times (seconds), strictly increasing;
+    size_t count;      /* keys */
+    float *input;      /* count key times (seconds), strictly increasing;
                             samplers with the same input accessor share it */
-    size_t components;   /* values per key: 3, 4 (rotation) or the morph
+    size_t components; /* values per key: 3, 4 (rotation) or the morph
                             target count (weights) */
     /* count * components values (x 3 for CUBICSPLINE: in-tangent, value,
      * out-tangent per key, as glTF stores them), dequantised to float;
@@ -584,8 +582,8 @@ typedef struct pb_gltf_sampler {
 typedef struct pb_gltf_channel {
     int32_t node;
     pb_gltf_path path;
-    uint32_t sampler;    /* index into the animation's samplers */
-    size_t offset;       /* first of its `components` values in a pb_gltf_sample pose */
+    uint32_t sampler; /* index into the animation's samplers */
+    size_t offset;    /* first of its `components` values in a pb_gltf_sample pose */
 } pb_gltf_channel;
 
 typedef struct pb_gltf_animation {
@@ -594,8 +592,8 @@ typedef struct pb_gltf_animation {
     pb_gltf_channel *channels;
     size_t num_samplers;
     pb_gltf_sampler *samplers;
-    size_t num_values;   /* floats of one pose (sum of the channels' components) */
-    float t_min, t_max;  /* first and last key time over its samplers */
+    size_t num_values;  /* floats of one pose (sum of the channels' components) */
+    float t_min, t_max; /* first and last key time over its samplers */
 } pb_gltf_animation;
 
 /* A glTF document in memory. Zero-initialise, fill by a reader (or
@@ -626,7 +624,7 @@ PB_API pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error 
 /* The same from memory; base_dir (NULL: ".") is the asset's directory, in
  * which relative buffer URIs are resolved and must stay. */
 PB_API pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
-                                       pb_gltf *out, pb_io_error *err);
+                                      pb_gltf *out, pb_io_error *err);
 PB_API void pb_gltf_free(pb_gltf *g);
 
 /* Samples every channel of animation `anim` at `num_times` times: pose i is
@@ -634,7 +632,7 @@ PB_API void pb_gltf_free(pb_gltf *g);
  * (rotations (x, y, z, w), unit). PB_IO_ERR_ARG for a bad index, NULL or a
  * non-finite time; PB_IO_ERR_NOMEM. */
 PB_API pb_io_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times,
-                                  const float *times, float *values, pb_io_error *err);
+                                 const float *times, float *values, pb_io_error *err);
 
 enum {
     PB_GLTF_RESAMPLE_CUBIC = 1u << 0 /* CUBICSPLINE keys, Catmull-Rom tangents */
@@ -650,7 +648,7 @@ enum {
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends
  * the end key repeated). Everything else is src's. */
 PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
-                                    pb_io_error *err);
+                                   pb_io_error *err);
 
 /* Writes g: its JSON tree with each animation sampler's input and output
  * replaced by g's data (the old accessors reused in place where only
@@ -662,8 +660,7 @@ PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flag
  * that overshoots float range) is PB_IO_ERR_ARG, and nothing is written. */
 PB_API pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err);
 /* The same to a stream; binary: 1 for GLB, 0 for .gltf JSON. */
-PB_API pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary,
-                                        pb_io_error *err);
+PB_API pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err);
 
 /* A glTF of a BVH clip: one node per joint (names kept, OFFSET as
  * translation), End Sites as leaf nodes named "<parent>_End" with extras
@@ -687,7 +684,7 @@ PB_API pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error 
  * in BVH and are dropped. Node names are made BVH-safe (braces and control
  * characters become '_', outer blanks dropped, an empty name "node<i>"). */
 PB_API pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
-                                  pb_bvh *out, pb_io_error *err);
+                                 pb_bvh *out, pb_io_error *err);
 /* The skin to convert: 0 for a file with one skin, -1 for none or several. */
 PB_API long pb_gltf_default_skin(const pb_gltf *g);
 
@@ -723,12 +720,12 @@ PB_API const char *pb_io_format_name(pb_io_format f);
  * time (a file with several skins: PB_IO_ERR_ARG naming them; convert one
  * with pb_gltf_to_bvh). Errors as those functions'. */
 PB_API pb_io_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                                   pb_io_error *err);
+                                  pb_io_error *err);
 /* Writes a clip in the format its name asks for (pb_io_format_of_name): BVH
  * by pb_bvh_write_file_with(path, clip, opts); glTF or GLB by
  * pb_gltf_from_bvh and pb_gltf_write_file (opts unused). */
 PB_API pb_io_code pb_io_write_clip(const char *path, const pb_bvh *clip,
-                                    const pb_bvh_write_opts *opts, pb_io_error *err);
+                                   const pb_bvh_write_opts *opts, pb_io_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Retargeting: a clip onto another skeleton                                */
@@ -853,11 +850,11 @@ typedef struct pb_retarget_opts {
  * on line M"), PB_IO_ERR_LIMIT (more than PB_BVH_MAX_JOINTS pairs, a text
  * over 16 MiB), PB_IO_ERR_NOMEM. Release with pb_retarget_map_free. */
 PB_API pb_io_code pb_retarget_map_parse(const char *text, size_t size, pb_retarget_map *out,
-                                         pb_io_error *err);
+                                        pb_io_error *err);
 /* The same from a file (PB_IO_ERR_IO "PATH: reason"; text errors "line N:
  * ..." without the path). */
 PB_API pb_io_code pb_retarget_map_read_file(const char *path, pb_retarget_map *out,
-                                             pb_io_error *err);
+                                            pb_io_error *err);
 /* Releases a parsed map and zeroes it; NULL and zeroed are fine. */
 PB_API void pb_retarget_map_free(pb_retarget_map *map);
 
@@ -865,14 +862,14 @@ PB_API void pb_retarget_map_free(pb_retarget_map *map);
  * target joint t, or -1 (target->num_joints entries). Errors as
  * pb_bvh_retarget's (match untouched); src needs no frames here. */
 PB_API pb_io_code pb_bvh_retarget_match(const pb_bvh *src, const pb_bvh *target,
-                                         const pb_retarget_opts *opts, long *match,
-                                         pb_io_error *err);
+                                        const pb_retarget_opts *opts, long *match,
+                                        pb_io_error *err);
 
 /* src's motion on target's skeleton into a new *out (release with
  * pb_bvh_free): a copy of target's skeleton, src's frame count and frame
  * time, motion by the rules above. opts may be NULL. */
 PB_API pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target,
-                                   const pb_retarget_opts *opts, pb_bvh *out, pb_io_error *err);
+                                  const pb_retarget_opts *opts, pb_bvh *out, pb_io_error *err);
 /* Mirroring a clip (src/io/mirror.c; name families: src/io/joint_names.c)  */
 /* ------------------------------------------------------------------------ */
 /*
@@ -899,17 +896,19 @@ PB_API pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target,
  * is an involution (checked: a family counterpart that is already paired
  * otherwise is PB_IO_ERR_ARG).
  */
-typedef struct pb_joint_pair { const char *a, *b; } pb_joint_pair;
+typedef struct pb_joint_pair {
+    const char *a, *b;
+} pb_joint_pair;
 
 /* The mirror table (mirror[j], n entries written; see pb_clip_mirror) of n
  * joint names. Errors (mirror untouched): PB_IO_ERR_ARG (NULL, a name NULL,
  * the problems above, each message naming the joints). */
 PB_API pb_io_code pb_joint_mirror_table(size_t n, const char *const *names,
-                                         const pb_joint_pair *pairs, size_t num_pairs,
-                                         int32_t *mirror, pb_io_error *err);
+                                        const pb_joint_pair *pairs, size_t num_pairs,
+                                        int32_t *mirror, pb_io_error *err);
 /* The same for a BVH's joints (num_joints entries). */
 PB_API pb_io_code pb_bvh_mirror_table(const pb_bvh *bvh, const pb_joint_pair *pairs,
-                                       size_t num_pairs, int32_t *mirror, pb_io_error *err);
+                                      size_t num_pairs, int32_t *mirror, pb_io_error *err);
 
 /* src reflected in `plane` with its left and right swapped, into a new *out
  * (release with pb_bvh_free): the same joints (names, channels, order); joint
@@ -930,7 +929,7 @@ PB_API pb_io_code pb_bvh_mirror_table(const pb_bvh *bvh, const pb_joint_pair *pa
  * joints with different channel lists or End Site counts; each message names
  * the joints), PB_IO_ERR_NOMEM. */
 PB_API pb_io_code pb_bvh_mirror(const pb_bvh *src, const int32_t *mirror, pb_mirror_plane plane,
-                                 pb_bvh *out, pb_io_error *err);
+                                pb_bvh *out, pb_io_error *err);
 
 #ifdef __cplusplus
 }

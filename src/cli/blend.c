@@ -44,8 +44,7 @@ static const char usage[] =
     "                     accurate (one pose for the clip: the eigenvector\n"
     "                     average of every frame of every input, mean positions)\n"
     "      --fps N        common rate, 0.001 <= N <= 100000 (default: the first\n"
-    "                     input's, 1 / Frame Time)\n"
-    CLI_HELP_STRICT_EULER
+    "                     input's, 1 / Frame Time)\n" CLI_HELP_STRICT_EULER
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -h, --help         this help\n"
     "\n"
@@ -54,8 +53,8 @@ static const char usage[] =
 
 enum ref_kind { REF_HEAVIEST, REF_REST, REF_FIRST, REF_ACCURATE };
 
-static const char *const method_names[PB_BLEND_METHOD_COUNT] = {"log_ref", "raw_ref", "log",
-                                                                "raw", "accurate"};
+static const char *const method_names[PB_BLEND_METHOD_COUNT] = {"log_ref", "raw_ref", "log", "raw",
+                                                                "accurate"};
 static const char *const ref_names[] = {"heaviest", "rest", "first", "accurate"};
 
 typedef struct blend_job {
@@ -65,8 +64,8 @@ typedef struct blend_job {
     pb_blend_method method;
     enum ref_kind ref;
     double fps;
-    pb_bvh *src; /* k inputs as read */
-    pb_bvh *res; /* k inputs resampled (skeletons shared with src) */
+    pb_bvh *src;    /* k inputs as read */
+    pb_bvh *res;    /* k inputs resampled (skeletons shared with src) */
     float *ref_mem; /* REF_HEAVIEST / REF_REST / REF_ACCURATE: one pose, 7 arrays of J */
     long heavy;     /* REF_HEAVIEST: the input of the largest weight (-1: none > 0) */
 } blend_job;
@@ -121,8 +120,7 @@ static int parse_weights(const cli_opts *o, float *w)
         count += *c == ',';
     if (count != o->num_inputs)
         return cli_usage_error(o->cmd, "--weights: %zu weight%s for %zu input%s", count,
-                               count == 1 ? "" : "s", o->num_inputs,
-                               o->num_inputs == 1 ? "" : "s");
+                               count == 1 ? "" : "s", o->num_inputs, o->num_inputs == 1 ? "" : "s");
     double *v = malloc(count * sizeof *v);
     if (!v) {
         cli_error("out of memory");
@@ -133,8 +131,9 @@ static int parse_weights(const cli_opts *o, float *w)
     for (size_t i = 0; i < count && rc == CLI_OK; i++) {
         size_t len = strcspn(s, ",");
         if (parse_weight(s, len, &v[i]))
-            rc = cli_usage_error(o->cmd, "--weights: '%.*s' is not a decimal number that "
-                                         "is finite as a float",
+            rc = cli_usage_error(o->cmd,
+                                 "--weights: '%.*s' is not a decimal number that "
+                                 "is finite as a float",
                                  (int)(len < 60 ? len : 60), s);
         s += len + 1;
     }
@@ -149,10 +148,13 @@ static int parse_names(const cli_opts *o, blend_job *b)
     int m = o->method ? lookup(o->method, method_names, PB_BLEND_METHOD_COUNT) : 0;
     int r = o->ref ? lookup(o->ref, ref_names, 4) : 0;
     if (m < 0)
-        return cli_usage_error(o->cmd, "--method: unknown '%s' (log_ref, raw_ref, log, raw, "
-                                       "accurate)", o->method);
+        return cli_usage_error(o->cmd,
+                               "--method: unknown '%s' (log_ref, raw_ref, log, raw, "
+                               "accurate)",
+                               o->method);
     if (r < 0)
-        return cli_usage_error(o->cmd, "--ref: unknown '%s' (heaviest, rest, first, accurate)", o->ref);
+        return cli_usage_error(o->cmd, "--ref: unknown '%s' (heaviest, rest, first, accurate)",
+                               o->ref);
     b->method = (pb_blend_method)m;
     b->ref = (enum ref_kind)r;
     return CLI_OK;
@@ -374,8 +376,8 @@ static int blend_frames(const blend_job *b, pb_bvh *out, pb_cquats *rot, pb_cvec
             rot[i] = p.rot;
             pos[i] = p.pos;
         }
-        pb_cpose ref = const_pose(b->ref_mem ? pose_in_block(b->ref_mem, J)
-                                             : frame_pose(&b->res[0], f));
+        pb_cpose ref =
+            const_pose(b->ref_mem ? pose_in_block(b->ref_mem, J) : frame_pose(&b->res[0], f));
         if (b->ref == REF_HEAVIEST && b->heavy >= 0)
             ref.rot = const_pose(frame_pose(&b->res[b->heavy], f)).rot;
         pb_pose op = frame_pose(out, f);
@@ -408,8 +410,8 @@ static int blend_and_write(const blend_job *b, const char *path)
             cli_report_bvh(path, &err);
         else {
             cli_file_progress fp = {1, 1, path, -1};
-            pb_bvh_write_opts wo = {.euler = cli_euler_mode, .progress = cli_progress_frames,
-                                    .progress_ctx = &fp};
+            pb_bvh_write_opts wo = {
+                .euler = cli_euler_mode, .progress = cli_progress_frames, .progress_ctx = &fp};
             rc = cli_write_clip(path, &out, &wo);
             cli_progress_end();
         }

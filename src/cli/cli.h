@@ -10,8 +10,8 @@
 
 /* Exit codes (documented in --help and docs/cli.md). */
 #define CLI_OK 0
-#define CLI_FAILED 1 /* some input could not be read, processed or written */
-#define CLI_USAGE 2  /* bad option, missing argument, bad number */
+#define CLI_FAILED 1  /* some input could not be read, processed or written */
+#define CLI_USAGE 2   /* bad option, missing argument, bad number */
 #define CLI_DONE (-1) /* not an exit code: --help was answered */
 
 #define CLI_MAX_FPS 100000.0
@@ -19,13 +19,13 @@
 #define CLI_MAX_JOBS 256
 
 /* The --help lines of --strict and --euler (resample and blend). */
-#define CLI_HELP_STRICT_EULER                                                              \
-    "      --strict       a 'Frames:' count that disagrees with the data lines is\n" \
-    "                     an error (default: a warning; the data lines count)\n" \
-    "      --euler MODE   which of the equivalent Euler triples is written:\n" \
-    "                     source (default: the source's own angles where the\n" \
-    "                     rotation is the source's, else the triple nearest to\n" \
-    "                     them), continuous (nearest to the previous frame's),\n" \
+#define CLI_HELP_STRICT_EULER                                                                      \
+    "      --strict       a 'Frames:' count that disagrees with the data lines is\n"               \
+    "                     an error (default: a warning; the data lines count)\n"                   \
+    "      --euler MODE   which of the equivalent Euler triples is written:\n"                     \
+    "                     source (default: the source's own angles where the\n"                    \
+    "                     rotation is the source's, else the triple nearest to\n"                  \
+    "                     them), continuous (nearest to the previous frame's),\n"                  \
     "                     principal (middle angle in [-90, 90])\n"
 
 /* Options a command accepts (bit set passed to cli_parse). */
@@ -38,12 +38,12 @@ enum {
     OPT_WEIGHTS = 1u << 5,
     OPT_METHOD = 1u << 6,
     OPT_REF = 1u << 7,
-    OPT_JSON = 1u << 8, /* info --json */
-    OPT_STRICT = 1u << 9, /* --strict: header counts that disagree are errors */
-    OPT_EULER = 1u << 10, /* --euler source|continuous|principal */
+    OPT_JSON = 1u << 8,      /* info --json */
+    OPT_STRICT = 1u << 9,    /* --strict: header counts that disagree are errors */
+    OPT_EULER = 1u << 10,    /* --euler source|continuous|principal */
     OPT_VELOCITY = 1u << 11, /* resample --velocity-csv FILE */
-    OPT_CUBIC = 1u << 12,   /* resample --cubic (glTF CUBICSPLINE keys) */
-    OPT_SKIN = 1u << 13     /* convert --skin N --animation N */
+    OPT_CUBIC = 1u << 12,    /* resample --cubic (glTF CUBICSPLINE keys) */
+    OPT_SKIN = 1u << 13      /* convert --skin N --animation N */
 };
 
 typedef struct cli_opts {
@@ -52,7 +52,7 @@ typedef struct cli_opts {
     double fps; /* 0 when not given */
     int loop;
     int jobs;
-    const char *weights; /* unparsed: the command knows how many it needs */
+    const char *weights;  /* unparsed: the command knows how many it needs */
     int weights_as_given; /* --weights-as-given (allowed with OPT_WEIGHTS) */
     int json;             /* --json */
     const char *method;
@@ -60,7 +60,7 @@ typedef struct cli_opts {
     int cubic;      /* --cubic */
     long skin;      /* --skin N; -1 when not given */
     long animation; /* --animation N; -1 when not given */
-    char **inputs; /* positional arguments */
+    char **inputs;  /* positional arguments */
     size_t num_inputs;
 } cli_opts;
 
@@ -200,7 +200,7 @@ int cmd_info(int argc, char **argv);
 int cmd_cpu(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_positions(int argc, char **argv);
-int cmd_retarget(int argc, char **argv);  /* retarget.c */
+int cmd_retarget(int argc, char **argv);    /* retarget.c */
 int cmd_mirror(int argc, char **argv);      /* mirror.c */
 int cmd_root_motion(int argc, char **argv); /* root_motion.c */
 

@@ -45,10 +45,7 @@ static int has_ext(const char *path, const char *ext)
     return n > e && strcasecmp(path + n - e, ext) == 0;
 }
 
-int cli_is_gltf(const char *path)
-{
-    return pb_io_format_of_file(path) != PB_IO_FORMAT_BVH;
-}
+int cli_is_gltf(const char *path) { return pb_io_format_of_file(path) != PB_IO_FORMAT_BVH; }
 
 static int load_gltf(const char *path, pb_gltf *g)
 {
@@ -118,8 +115,7 @@ int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
     int rc = -1;
     if (g.num_animations == 0)
         cli_error("%s: the file has no animations", in);
-    else if (pb_gltf_resample(&g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r, &err) !=
-             PB_IO_OK)
+    else if (pb_gltf_resample(&g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r, &err) != PB_IO_OK)
         cli_report_bvh(in, &err);
     else {
         rc = write_gltf(out, &r, pb_io_format_of_file(in) == PB_IO_FORMAT_GLB);
@@ -159,8 +155,7 @@ int cli_gltf_info(const char *path, int json)
     if (json) {
         fputs("{\"file\":", stdout);
         json_s(path);
-        printf(",\"format\":\"%s\",\"nodes\":%zu,\"skins\":[", glb ? "glb" : "gltf",
-               g.num_nodes);
+        printf(",\"format\":\"%s\",\"nodes\":%zu,\"skins\":[", glb ? "glb" : "gltf", g.num_nodes);
         for (size_t s = 0; s < g.num_skins; s++) {
             fputs(s ? ",{\"name\":" : "{\"name\":", stdout);
             json_s(g.skins[s].name);
@@ -168,8 +163,8 @@ int cli_gltf_info(const char *path, int json)
         }
         fputs("],\"animations\":[", stdout);
     } else {
-        printf("%s\n  %-12sglTF 2.0 (%s)\n  %-12s%zu\n", path, "format:",
-               glb ? "GLB" : "JSON", "nodes:", g.num_nodes);
+        printf("%s\n  %-12sglTF 2.0 (%s)\n  %-12s%zu\n", path, "format:", glb ? "GLB" : "JSON",
+               "nodes:", g.num_nodes);
         for (size_t s = 0; s < g.num_skins; s++)
             printf("  %-12s%zu: '%s', %zu joints\n", s ? "" : "skins:", s, g.skins[s].name,
                    g.skins[s].num_joints);
@@ -188,8 +183,7 @@ int cli_gltf_info(const char *path, int json)
             json_s(an->name);
             printf(",\"channels\":%zu,\"samplers\":%zu,\"max_keys\":%zu,\"start\":%.9g,"
                    "\"end\":%.9g,\"interpolation\":[",
-                   an->num_channels, an->num_samplers, keys, (double)an->t_min,
-                   (double)an->t_max);
+                   an->num_channels, an->num_samplers, keys, (double)an->t_min, (double)an->t_max);
         } else
             printf("    %zu: '%s', %zu channels, up to %zu keys, %.7g .. %.7g s,", a, an->name,
                    an->num_channels, keys, (double)an->t_min, (double)an->t_max);
@@ -214,8 +208,7 @@ int cli_gltf_info(const char *path, int json)
 int cmd_convert(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, OPT_FPS | OPT_SKIN | OPT_STRICT | OPT_EULER, convert_usage,
-                       &o);
+    int rc = cli_parse(argc, argv, OPT_FPS | OPT_SKIN | OPT_STRICT | OPT_EULER, convert_usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
     if (o.num_inputs != 2)
@@ -272,8 +265,7 @@ int cmd_convert(int argc, char **argv)
         pb_bvh b;
         pb_io_error err;
         size_t anim = o.animation >= 0 ? (size_t)o.animation : 0;
-        if (pb_gltf_to_bvh(&g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b, &err) !=
-            PB_IO_OK) {
+        if (pb_gltf_to_bvh(&g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b, &err) != PB_IO_OK) {
             cli_report_bvh(in, &err);
             rc = CLI_FAILED;
         } else {

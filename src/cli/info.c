@@ -120,8 +120,11 @@ static int print_info(const char *path, const pb_bvh *b)
 static size_t utf8_len(const unsigned char *s)
 {
     unsigned c = s[0];
-    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                             : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    size_t n = c < 0x80                 ? 1
+               : c >= 0xC2 && c <= 0xDF ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
     if (n < 2)
         return n;
     for (size_t k = 1; k < n; k++)
@@ -245,8 +248,8 @@ static void print_json(const char *path, const pb_bvh *b, const warnings *w)
         }
         fputs("]}", stdout);
     }
-    printf("],\"end_sites\":%zu,\"channels\":%zu,\"frames\":%zu,\"frame_time\":",
-           b->num_end_sites, b->num_channels, b->num_frames);
+    printf("],\"end_sites\":%zu,\"channels\":%zu,\"frames\":%zu,\"frame_time\":", b->num_end_sites,
+           b->num_channels, b->num_frames);
     json_num(ft);
     fputs(",\"fps\":", stdout);
     json_num(1.0 / ft);
@@ -272,7 +275,7 @@ static int info_json(const char *path)
     const char *name = dash ? "(stdin)" : path;
     pb_bvh_read_opts ro = {cli_read_flags | PB_BVH_READ_HEADER_ONLY, 0, collect_warning, &w};
     pb_io_code code = dash ? pb_bvh_read_stream(stdin, name, &ro, &b, &err)
-                            : pb_bvh_read_file_with(path, &ro, &b, &err);
+                           : pb_bvh_read_file_with(path, &ro, &b, &err);
     int rc = 0;
     if (code != PB_IO_OK) {
         cli_report_bvh(name, &err);

@@ -14,7 +14,7 @@
 
 #include "cli.h"
 
-#define SEAM_FACTOR 3.0   /* the seam may turn up to this many times the largest step */
+#define SEAM_FACTOR 3.0    /* the seam may turn up to this many times the largest step */
 #define SEAM_FLOOR_DEG 5.0 /* and always this much */
 
 /* Rotation angle, in degrees, between two quaternions (either sign):

@@ -29,7 +29,8 @@ static void usage(FILE *f)
 {
     fputs("usage: posebatch COMMAND [ARGS...]\n"
           "       posebatch --help | --version\n"
-          "\ncommands:\n", f);
+          "\ncommands:\n",
+          f);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'posebatch COMMAND --help' describes a command and its options.\n"
@@ -40,7 +41,8 @@ static void usage(FILE *f)
           "  1  some input failed (read, parse, process or write error; reported as\n"
           "     'posebatch: FILE: message', the other inputs are still processed,\n"
           "     and no partial output is left behind)\n"
-          "  2  usage error (unknown option, missing argument, bad number)\n", f);
+          "  2  usage error (unknown option, missing argument, bad number)\n",
+          f);
 }
 
 /* The library falls back to scalar on a bad $POSEBATCH_BACKEND; say so,
@@ -73,6 +75,8 @@ int main(int argc, char **argv)
             check_env_backend();
             return commands[i].run(argc - 1, argv + 1);
         }
-    return cli_usage_error(NULL, "unknown command '%s' (resample, blend, info, convert, positions, "
-                                 "retarget, mirror, root-motion, cpu)", cmd);
+    return cli_usage_error(NULL,
+                           "unknown command '%s' (resample, blend, info, convert, positions, "
+                           "retarget, mirror, root-motion, cpu)",
+                           cmd);
 }

@@ -28,9 +28,7 @@ static const char usage[] =
     "      --pair A=B     pair joints A and B explicitly (A=A: a centre\n"
     "                     joint); repeatable; overrides the name families\n"
     "      --print-pairs  print the pairs found ('A=B' per line) on standard\n"
-    "                     error\n"
-    CLI_HELP_STRICT_EULER
-    "  -h, --help         this help\n"
+    "                     error\n" CLI_HELP_STRICT_EULER "  -h, --help         this help\n"
     "\n"
     "An output that would replace the input is refused; outputs are written\n"
     "atomically. Exit status: 0 written, 1 the input failed, 2 usage error.\n";
@@ -130,8 +128,7 @@ int cmd_mirror(int argc, char **argv)
     else if (!cli_is_dash(o.out) && cli_is_dir(o.out))
         rc = cli_usage_error(o.cmd, "-o %s is a directory; give the output file", o.out);
     else if (cli_same_output(o.out, o.inputs[0])) {
-        cli_error("%s: output is the input file %s; refusing to overwrite it", o.out,
-                  o.inputs[0]);
+        cli_error("%s: output is the input file %s; refusing to overwrite it", o.out, o.inputs[0]);
         rc = CLI_FAILED;
     } else
         rc = mirror_file(o.inputs[0], o.out, m);

@@ -29,8 +29,10 @@ enum {
 };
 
 static const struct option long_opts[] = {
-    {"output", required_argument, NULL, 'o'},    {"jobs", required_argument, NULL, 'j'},
-    {"fps", required_argument, NULL, LO_FPS},    {"loop", no_argument, NULL, LO_LOOP},
+    {"output", required_argument, NULL, 'o'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"fps", required_argument, NULL, LO_FPS},
+    {"loop", no_argument, NULL, LO_LOOP},
     {"backend", required_argument, NULL, LO_BACKEND},
     {"weights", required_argument, NULL, LO_WEIGHTS},
     {"method", required_argument, NULL, LO_METHOD},
@@ -42,7 +44,8 @@ static const struct option long_opts[] = {
     {"velocity-csv", required_argument, NULL, LO_VELOCITY},
     {"cubic", no_argument, NULL, LO_CUBIC},
     {"skin", required_argument, NULL, LO_SKIN},
-    {"animation", required_argument, NULL, LO_ANIMATION},        {"help", no_argument, NULL, 'h'},
+    {"animation", required_argument, NULL, LO_ANIMATION},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
 /* Length of a plain decimal number at s: [+-] digits [. digits] [e [+-]
@@ -161,8 +164,8 @@ static int take_option(int c, const char *arg, cli_opts *o)
         break;
     case LO_FPS:
         if (cli_parse_fps(arg, &o->fps))
-            return cli_usage_error(o->cmd, "--fps: '%s' is not a decimal number in [%g, %g]",
-                                   arg, CLI_MIN_FPS, CLI_MAX_FPS);
+            return cli_usage_error(o->cmd, "--fps: '%s' is not a decimal number in [%g, %g]", arg,
+                                   CLI_MIN_FPS, CLI_MAX_FPS);
         break;
     case LO_LOOP: o->loop = 1; break;
     case LO_BACKEND: return force_backend(o->cmd, arg);
@@ -302,7 +305,8 @@ int cli_take_own(const char *cmd, int *argc, char **argv, const char *const *nam
         if (which < 0) {
             argv[n++] = a;
             if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                 strcmp(a, "--backend") == 0) && i + 1 < *argc)
+                 strcmp(a, "--backend") == 0) &&
+                i + 1 < *argc)
                 argv[n++] = argv[++i];
             continue;
         }

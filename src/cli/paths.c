@@ -7,10 +7,7 @@
 
 #include "cli.h"
 
-int cli_is_dash(const char *path)
-{
-    return path && strcmp(path, "-") == 0;
-}
+int cli_is_dash(const char *path) { return path && strcmp(path, "-") == 0; }
 
 int cli_check_dash(const cli_opts *o, int several_outputs_ok)
 {

@@ -156,8 +156,7 @@ static int select_joints(pos_job *p)
             cli_error("%s: no joint named '%s' (see 'posebatch info %s')", p->in, name, p->in);
             rc = -1;
         } else if (hits > 1) {
-            cli_error("%s: %zu joints are named '%s'; --joints cannot choose", p->in, hits,
-                      name);
+            cli_error("%s: %zu joints are named '%s'; --joints cannot choose", p->in, hits, name);
             rc = -1;
         } else {
             for (size_t k = 0; k < p->num_sel; k++)
@@ -204,16 +203,14 @@ static int compute(pos_job *p)
             for (int c = 0; c < 3; c++)
                 for (size_t f = 0; f < F; f++) {
                     size_t i = f * J + j;
-                    three_pos[(size_t)c * n + i] =
-                        chan[c] ? jt->offset[c] + src[c][i] : src[c][i];
+                    three_pos[(size_t)c * n + i] = chan[c] ? jt->offset[c] + src[c][i] : src[c][i];
                 }
         }
         local.pos = (pb_cvec3s){three_pos, three_pos + n, three_pos + 2 * n};
     }
     float *m = p->mem;
-    pb_pose model = {{m, m + n, m + 2 * n, m + 3 * n},
-                     {m + 4 * n, m + 5 * n, m + 6 * n},
-                     {NULL, NULL, NULL}};
+    pb_pose model = {
+        {m, m + n, m + 2 * n, m + 3 * n}, {m + 4 * n, m + 5 * n, m + 6 * n}, {NULL, NULL, NULL}};
     pb_status st = pb_pose_local_to_model(F, J, parents, &local, &model);
     free(parents);
     free(three_pos);
@@ -311,7 +308,15 @@ static int write_npy(FILE *f, const pos_job *p)
     size_t total = 10 + (size_t)dl + 1;
     size_t pad = (64 - total % 64) % 64;
     size_t hlen = (size_t)dl + pad + 1;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 255),
+    unsigned char pre[10] = {0x93,
+                             'N',
+                             'U',
+                             'M',
+                             'P',
+                             'Y',
+                             1,
+                             0,
+                             (unsigned char)(hlen & 255),
                              (unsigned char)(hlen >> 8)};
     fwrite(pre, 1, sizeof pre, f);
     fwrite(dict, 1, (size_t)dl, f);

@@ -38,8 +38,7 @@ static const char usage[] =
     "      --velocity-csv FILE\n"
     "                     also write FILE: 'frame,time,<joint>...' then, per\n"
     "                     output frame, each joint's angular speed (degrees per\n"
-    "                     second) of the resampled curve (one input only)\n"
-    CLI_HELP_STRICT_EULER
+    "                     second) of the resampled curve (one input only)\n" CLI_HELP_STRICT_EULER
     "      --backend NAME force a SIMD backend (see 'posebatch cpu')\n"
     "  -j, --jobs N       process N inputs at a time, 1..256 (default 1)\n"
     "      --cubic        glTF inputs: CUBICSPLINE keys with Catmull-Rom tangents\n"
@@ -77,8 +76,8 @@ typedef struct pool {
     pthread_mutex_t lock;
 } pool;
 
-static int cubic_keys;          /* --cubic: glTF outputs get CUBICSPLINE keys */
-static unsigned frame_threads;  /* threads formatting one file's frames */
+static int cubic_keys;         /* --cubic: glTF outputs get CUBICSPLINE keys */
+static unsigned frame_threads; /* threads formatting one file's frames */
 
 static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned flags,
                          cli_file_progress *fp)
@@ -114,8 +113,6 @@ static int resample_into(const pb_bvh *src, const job *jb, double fps, unsigned 
     pb_bvh_free(&dst);
     return rc;
 }
-
-
 
 static int run_job(const job *jb, double fps, unsigned flags, cli_file_progress *fp)
 {
@@ -278,8 +275,8 @@ static int refuse_clashes(job *jobs, size_t n)
             continue;
         jobs[i].failed = 1;
         if (c >= n)
-            cli_error("%s: output %s is also the output of %s; skipped", jobs[i].in,
-                      jobs[i].out, jobs[c - n].in);
+            cli_error("%s: output %s is also the output of %s; skipped", jobs[i].in, jobs[i].out,
+                      jobs[c - n].in);
         else if (c == i || cli_same_output(jobs[i].out, jobs[i].in))
             cli_error("%s: the output would overwrite this input; refused", jobs[i].in);
         else
@@ -306,8 +303,7 @@ static int plan_outputs(const cli_opts *o, job *jobs)
     int dir = want_dir(o);
     struct stat st;
     if (dir && stat(o->out, &st) == 0 && !S_ISDIR(st.st_mode))
-        return cli_usage_error(o->cmd, "-o %s: with several inputs -o must be a directory",
-                               o->out);
+        return cli_usage_error(o->cmd, "-o %s: with several inputs -o must be a directory", o->out);
     if (dir && !cli_is_dir(o->out) && mkdir(o->out, 0777) != 0) {
         cli_error("%s: cannot create directory: %s", o->out, strerror(errno));
         return CLI_FAILED;
@@ -340,8 +336,8 @@ int cmd_resample(int argc, char **argv)
 {
     cli_opts o;
     int rc = cli_parse(argc, argv,
-                       OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS | OPT_STRICT | OPT_EULER |
-                           OPT_VELOCITY | OPT_CUBIC,
+                       OPT_OUT | OPT_FPS | OPT_LOOP | OPT_BACKEND | OPT_JOBS | OPT_STRICT |
+                           OPT_EULER | OPT_VELOCITY | OPT_CUBIC,
                        usage, &o);
     if (rc != CLI_OK || (rc = check_args(&o)) != CLI_OK)
         return CLI_EXIT(rc);
@@ -353,8 +349,8 @@ int cmd_resample(int argc, char **argv)
     }
     rc = plan_outputs(&o, jobs);
     if (rc == CLI_OK) {
-        pool p = {.jobs = jobs, .n = o.num_inputs, .fps = o.fps,
-                  .flags = o.loop ? PB_CLIP_LOOP : 0u};
+        pool p = {
+            .jobs = jobs, .n = o.num_inputs, .fps = o.fps, .flags = o.loop ? PB_CLIP_LOOP : 0u};
         size_t threads = (size_t)o.jobs < o.num_inputs ? (size_t)o.jobs : o.num_inputs;
         /* -j N beyond the inputs: the writer formats each file's frames on
          * the threads left over */

@@ -28,9 +28,7 @@ static const char usage[] =
     "      --map-only     match only the map's pairs\n"
     "  -v, --verbose      report the matching on stderr: each target joint and the\n"
     "                     source joint it plays (or '(rest)'), then the source\n"
-    "                     joints left unused\n"
-    CLI_HELP_STRICT_EULER
-    "\n"
+    "                     joints left unused\n" CLI_HELP_STRICT_EULER "\n"
     "Errors (exit 1): no joint matched, no root match (the matched joints must hang\n"
     "under one matched pair: match the hips), fewer than min(4, joints) matches,\n"
     "a map naming a joint that is not in its skeleton or naming one twice.\n";
@@ -111,9 +109,8 @@ static int parse(int argc, char **argv, rt_args *a)
             else if (strcmp(val, "principal") == 0)
                 cli_euler_mode = PB_BVH_EULER_PRINCIPAL;
             else
-                return cli_usage_error("retarget",
-                                       "--euler: unknown '%s' (source, continuous, principal)",
-                                       val);
+                return cli_usage_error(
+                    "retarget", "--euler: unknown '%s' (source, continuous, principal)", val);
             continue;
         }
         if (a->in)

@@ -35,8 +35,7 @@ static const char usage[] =
     "                     ground, heading or ground,heading (default both)\n"
     "      --up AXIS      x, y (default, as in BVH) or z\n"
     "      --joint NAME   the measured joint (default: the first ROOT); a\n"
-    "                     joint below the root is measured in model space\n"
-    CLI_HELP_STRICT_EULER
+    "                     joint below the root is measured in model space\n" CLI_HELP_STRICT_EULER
     "  -h, --help         this help\n"
     "\n"
     "An output (or CSV) that would replace the input is refused; the clip is\n"
@@ -74,8 +73,8 @@ static int parse_components(const char *v, unsigned *out)
 }
 
 /* This command's own options (cli_take_own) */
-static const char *const own_names[] = {"--root-csv=", "--apply=", "--components=", "--up=",
-                                        "--joint="};
+static const char *const own_names[] = {
+    "--root-csv=", "--apply=", "--components=", "--up=", "--joint="};
 static int take_own(void *ctx, int which, char *val)
 {
     root_opts *r = ctx;
@@ -114,10 +113,9 @@ static int write_csv(FILE *f, void *ctx)
     const pb_root_track *t = ((const track_csv *)ctx)->t;
     fputs("frame,time,x,y,z,qw,qx,qy,qz\n", f);
     for (size_t g = 0; g < b->num_frames; g++)
-        fprintf(f, "%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g,
-                (double)g * b->frame_time, (double)t->pos.x[g], (double)t->pos.y[g],
-                (double)t->pos.z[g], (double)t->rot.w[g], (double)t->rot.x[g],
-                (double)t->rot.y[g], (double)t->rot.z[g]);
+        fprintf(f, "%zu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", g, (double)g * b->frame_time,
+                (double)t->pos.x[g], (double)t->pos.y[g], (double)t->pos.z[g], (double)t->rot.w[g],
+                (double)t->rot.x[g], (double)t->rot.y[g], (double)t->rot.z[g]);
     return 0; /* the stream's errors: cli_write_text */
 }
 
@@ -143,7 +141,8 @@ static int read_csv(const char *path, size_t frames, const pb_root_track *t)
         if (ln == 1) {
             if (strncmp(line, "frame,time,x,y,z,qw,qx,qy,qz", 28) != 0) {
                 cli_error("%s: line 1: not a root track (header "
-                          "'frame,time,x,y,z,qw,qx,qy,qz')", path);
+                          "'frame,time,x,y,z,qw,qx,qy,qz')",
+                          path);
                 rc = -1;
             }
             continue;
@@ -165,7 +164,8 @@ static int read_csv(const char *path, size_t frames, const pb_root_track *t)
             rc = -1;
         } else if (g >= frames || v[0] != (double)g) {
             cli_error("%s: line %ld: frame %g where frame %zu was expected (the clip has %zu "
-                      "frames)", path, ln, v[0], g, frames);
+                      "frames)",
+                      path, ln, v[0], g, frames);
             rc = -1;
         } else {
             t->pos.x[g] = (float)v[2];
@@ -215,8 +215,8 @@ static int run(const char *in, const char *out, root_opts *r)
         }
         r->o.joint = (size_t)j;
     }
-    pb_root_track t = {{mem, mem + F, mem + 2 * F}, {mem + 3 * F, mem + 4 * F, mem + 5 * F,
-                                                     mem + 6 * F}};
+    pb_root_track t = {{mem, mem + F, mem + 2 * F},
+                       {mem + 3 * F, mem + 4 * F, mem + 5 * F, mem + 6 * F}};
     pb_clip c = pb_bvh_clip(&b);
     pb_status st;
     if (r->apply) {
@@ -266,8 +266,7 @@ int cmd_root_motion(int argc, char **argv)
         return cli_usage_error(o.cmd, "--root-csv and --apply do not go together");
     const char *in = o.inputs[0];
     if (r.csv && (cli_is_dash(r.csv) || strcmp(r.csv, o.out) == 0))
-        return cli_usage_error(o.cmd, "--root-csv %s: give a file other than the output",
-                               r.csv);
+        return cli_usage_error(o.cmd, "--root-csv %s: give a file other than the output", r.csv);
     if (cli_same_output(o.out, in) || (r.csv && cli_same_output(r.csv, in)) ||
         (r.csv && r.apply == NULL && cli_same_output(r.csv, o.out))) {
         cli_error("%s: an output is the input file %s; refusing to overwrite it",

@@ -89,8 +89,7 @@ int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char
     int rc = -1;
     if (st != PB_OK)
         cli_report_status(path, "velocity", st);
-    else
-    {
+    else {
         vel_csv v = {src, frames, dc.frame_time, a[7], a[8], a[9]};
         rc = cli_write_text(cli_velocity_csv, path, write_csv, &v);
     }

@@ -121,10 +121,7 @@ unsigned char *io_read_whole(const char *path, size_t max,
     return buf;
 }
 
-static void say(char *why, size_t size, const char *text)
-{
-    snprintf(why, size, "%s", text);
-}
+static void say(char *why, size_t size, const char *text) { snprintf(why, size, "%s", text); }
 
 unsigned char *io_read_inside(const char *dir, const char *rel, size_t rel_len, size_t want,
                               size_t *got, char *why, size_t why_size, int *errno_out)
@@ -196,8 +193,8 @@ unsigned char *io_read_inside(const char *dir, const char *rel, size_t rel_len, 
         return NULL;
     }
     const char *refused = NULL;
-    size_t hint = (unsigned long long)st.st_size < (unsigned long long)want ? (size_t)st.st_size
-                                                                             : want;
+    size_t hint =
+        (unsigned long long)st.st_size < (unsigned long long)want ? (size_t)st.st_size : want;
     unsigned char *buf = read_fd(fd, want, hint ? hint : 1, NULL, &refused, got);
     if (!buf) {
         *errno_out = errno;

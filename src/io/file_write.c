@@ -55,7 +55,7 @@ enum target_kind { T_NEW, T_REGULAR, T_STREAM };
 typedef struct target {
     char *path; /* the file to write, symbolic links resolved (malloc'd) */
     enum target_kind kind;
-    int via_link; /* path is the target of a symbolic link */
+    int via_link;   /* path is the target of a symbolic link */
     struct stat st; /* T_REGULAR, T_STREAM */
 } target;
 
@@ -143,7 +143,7 @@ static pb_io_code resolve(const char *path, target *t, pb_io_error *err)
                 return PB_IO_OK;
             }
             pb_io_code rc = hops ? io_err(err, path, "symbolic link to %s: %s", cur, strerror(e))
-                                  : io_err(err, path, "%s", strerror(e));
+                                 : io_err(err, path, "%s", strerror(e));
             free(cur);
             return rc;
         }
@@ -158,8 +158,8 @@ static pb_io_code resolve(const char *path, target *t, pb_io_error *err)
             int e = errno;
             free(text);
             if (!next) {
-                pb_io_code rc = io_err(err, path, "cannot read the symbolic link %s: %s", cur,
-                                        strerror(e));
+                pb_io_code rc =
+                    io_err(err, path, "cannot read the symbolic link %s: %s", cur, strerror(e));
                 free(cur);
                 return rc;
             }
@@ -174,8 +174,8 @@ static pb_io_code resolve(const char *path, target *t, pb_io_error *err)
             return PB_IO_OK;
         }
         pb_io_code rc = hops ? io_err(err, path, "its symbolic link target %s is %s; not replaced",
-                                       cur, kind_name(m))
-                              : io_err(err, path, "is %s; not replaced", kind_name(m));
+                                      cur, kind_name(m))
+                             : io_err(err, path, "is %s; not replaced", kind_name(m));
         free(cur);
         return rc;
     }
@@ -183,7 +183,7 @@ static pb_io_code resolve(const char *path, target *t, pb_io_error *err)
 
 /* A character device or FIFO: written through, no temporary, no rename. */
 static pb_io_code write_through(const char *path, const target *t, pb_io_writer fn, void *ctx,
-                                 pb_io_error *err)
+                                pb_io_error *err)
 {
     int fd = open(t->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
@@ -244,13 +244,15 @@ static void tmp_name(char *out, size_t size, const char *base, unsigned n)
 static pb_io_code tmp_err(pb_io_error *err, const char *path, const target *t, int e)
 {
     if (t->via_link)
-        return io_err(err, path, "cannot create a temporary file next to its symbolic link "
-                                 "target %s: %s", t->path, strerror(e));
+        return io_err(err, path,
+                      "cannot create a temporary file next to its symbolic link "
+                      "target %s: %s",
+                      t->path, strerror(e));
     return io_err(err, path, "cannot create a temporary file next to it: %s", strerror(e));
 }
 
 static pb_io_code write_atomic(const char *path, const target *t, pb_io_writer fn, void *ctx,
-                                pb_io_error *err)
+                               pb_io_error *err)
 {
     if (t->kind == T_REGULAR && faccessat(AT_FDCWD, t->path, W_OK, AT_EACCESS) != 0)
         return io_err(err, path, "cannot write to it: %s; not replaced", strerror(errno));

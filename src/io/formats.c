@@ -15,10 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int is_glb(const unsigned char *h, size_t n)
-{
-    return n >= 4 && memcmp(h, "glTF", 4) == 0;
-}
+static int is_glb(const unsigned char *h, size_t n) { return n >= 4 && memcmp(h, "glTF", 4) == 0; }
 
 static int is_json(const unsigned char *h, size_t n)
 {
@@ -34,19 +31,19 @@ static int always(const unsigned char *h, size_t n)
 }
 
 static pb_io_code read_bvh_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                                 pb_io_error *err)
+                                pb_io_error *err)
 {
     return pb_bvh_read_file_with(path, opts, out, err);
 }
 
 static pb_io_code write_bvh_clip(const char *path, const pb_bvh *clip,
-                                  const pb_bvh_write_opts *opts, pb_io_error *err)
+                                 const pb_bvh_write_opts *opts, pb_io_error *err)
 {
     return pb_bvh_write_file_with(path, clip, opts, err);
 }
 
 static pb_io_code read_gltf_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                                  pb_io_error *err)
+                                 pb_io_error *err)
 {
     (void)opts;
     pb_gltf g;
@@ -66,7 +63,7 @@ static pb_io_code read_gltf_clip(const char *path, const pb_bvh_read_opts *opts,
 }
 
 static pb_io_code write_gltf_clip(const char *path, const pb_bvh *clip,
-                                   const pb_bvh_write_opts *opts, pb_io_error *err)
+                                  const pb_bvh_write_opts *opts, pb_io_error *err)
 {
     (void)opts;
     pb_gltf g;
@@ -81,12 +78,12 @@ static pb_io_code write_gltf_clip(const char *path, const pb_bvh *clip,
 typedef struct format_row {
     pb_io_format format;
     const char *name;
-    const char *ext;  /* an output name ending so asks for it (NULL: none) */
+    const char *ext; /* an output name ending so asks for it (NULL: none) */
     int (*head)(const unsigned char *h, size_t n); /* recognised by its first bytes */
     pb_io_code (*read_clip)(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
+                            pb_io_error *err);
+    pb_io_code (*write_clip)(const char *path, const pb_bvh *clip, const pb_bvh_write_opts *opts,
                              pb_io_error *err);
-    pb_io_code (*write_clip)(const char *path, const pb_bvh *clip,
-                              const pb_bvh_write_opts *opts, pb_io_error *err);
 } format_row;
 
 /* Tried in order by their first bytes; BVH, the last, takes the rest. */
@@ -158,7 +155,7 @@ const char *pb_io_format_name(pb_io_format f)
 }
 
 pb_io_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bvh *out,
-                            pb_io_error *err)
+                           pb_io_error *err)
 {
     io_clear_err(err);
     if (!path || !out) {
@@ -170,7 +167,7 @@ pb_io_code pb_io_read_clip(const char *path, const pb_bvh_read_opts *opts, pb_bv
 }
 
 pb_io_code pb_io_write_clip(const char *path, const pb_bvh *clip, const pb_bvh_write_opts *opts,
-                             pb_io_error *err)
+                            pb_io_error *err)
 {
     io_clear_err(err);
     if (!path || !clip)

@@ -26,8 +26,7 @@ pb_io_code io_set_err(pb_io_error *err, pb_io_code code, long line, const char *
     return code;
 }
 
-pb_io_code io_path_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt,
-                         ...)
+pb_io_code io_path_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt, ...)
 {
     char why[512];
     va_list ap;

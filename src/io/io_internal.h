@@ -24,8 +24,8 @@ pb_io_code io_set_err(pb_io_error *err, pb_io_code code, long line, const char *
 void io_clear_err(pb_io_error *err);
 /* "path: reason" (line 0), or only the reason when the path would not leave
  * room for it: a message never cuts the reason. */
-pb_io_code io_path_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt,
-                        ...) PB_PRINTF(4, 5);
+pb_io_code io_path_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt, ...)
+    PB_PRINTF(4, 5);
 
 /* Where a JSON text starts: after a UTF-8 byte order mark and blanks
  * (formats.c; the glTF reader and the format table's test share it). */

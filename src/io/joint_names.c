@@ -63,9 +63,8 @@ jn_side_kind jn_counterpart(const char *name, char *buf, size_t size)
     /* "_l" / "_r", ".l" / ".r" endings: Hand_L, hand.R */
     if (len >= 3 && (lo[len - 2] == '_' || lo[len - 2] == '.') &&
         (lo[len - 1] == 'l' || lo[len - 1] == 'r'))
-        return splice(lo, len, len - 1, 1, lo[len - 1] == 'l' ? "r" : "l", buf, size)
-                   ? JN_STRONG
-                   : JN_NONE;
+        return splice(lo, len, len - 1, 1, lo[len - 1] == 'l' ? "r" : "l", buf, size) ? JN_STRONG
+                                                                                      : JN_NONE;
     /* "l_" / "r_" starts: L_Hip */
     if (len >= 3 && lo[1] == '_' && (lo[0] == 'l' || lo[0] == 'r'))
         return splice(lo, len, 0, 1, lo[0] == 'l' ? "r" : "l", buf, size) ? JN_STRONG : JN_NONE;

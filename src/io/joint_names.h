@@ -8,10 +8,10 @@
 
 /* How strongly a name says it is on one side. */
 typedef enum jn_side_kind {
-    JN_NONE = 0,   /* no family: a centre joint */
-    JN_WEAK = 1,   /* a bare l/r first letter (lhip, RThumb): a side only when
+    JN_NONE = 0,  /* no family: a centre joint */
+    JN_WEAK = 1,  /* a bare l/r first letter (lhip, RThumb): a side only when
                       the counterpart exists ("lowerback" is not one) */
-    JN_STRONG = 2  /* left/right as a word part, _L/_R, .L/.R, L_/R_: the
+    JN_STRONG = 2 /* left/right as a word part, _L/_R, .L/.R, L_/R_: the
                       counterpart must exist */
 } jn_side_kind;
 

@@ -33,7 +33,9 @@ pb_io_code pb_joint_mirror_table(size_t n, const char *const *names, const pb_jo
     io_clear_err(err);
     if ((n && (!names || !mirror)) || (num_pairs && !pairs))
         return io_set_err(err, PB_IO_ERR_ARG, 0, "%s is NULL",
-                          !names ? "names" : !mirror ? "mirror" : "pairs");
+                          !names    ? "names"
+                          : !mirror ? "mirror"
+                                    : "pairs");
     if (n > (size_t)INT32_MAX)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "%zu joints: too many", n);
     for (size_t j = 0; j < n; j++)
@@ -83,8 +85,8 @@ pb_io_code pb_joint_mirror_table(size_t n, const char *const *names, const pb_jo
         }
         if (c == -2) {
             code = io_set_err(err, PB_IO_ERR_ARG, 0,
-                              "joint '%s': several joints are named '%s' (ignoring case)",
-                              names[j], cp);
+                              "joint '%s': several joints are named '%s' (ignoring case)", names[j],
+                              cp);
             break;
         }
         /* the counterpart's own family must lead back here */
@@ -131,10 +133,7 @@ pb_io_code pb_bvh_mirror_table(const pb_bvh *bvh, const pb_joint_pair *pairs, si
 
 /* ------------------------------------------------------------ the clip */
 
-static const char *jname(const pb_bvh *b, long j)
-{
-    return j < 0 ? "(none)" : b->joints[j].name;
-}
+static const char *jname(const pb_bvh *b, long j) { return j < 0 ? "(none)" : b->joints[j].name; }
 
 /* The table against src's skeleton: an involution that respects the
  * hierarchy, between joints with the same channels and End Site counts. */
@@ -159,8 +158,8 @@ static pb_io_code check_table(const pb_bvh *src, const int32_t *m, pb_io_error *
         int32_t p = src->end_sites[e].parent;
         if (p < 0 || (size_t)p >= J) {
             free(ends);
-            return io_set_err(err, PB_IO_ERR_ARG, 0, "End Site %zu: parent %ld is not a joint",
-                              e, (long)p);
+            return io_set_err(err, PB_IO_ERR_ARG, 0, "End Site %zu: parent %ld is not a joint", e,
+                              (long)p);
         }
         ends[p]++;
     }
@@ -177,8 +176,8 @@ static pb_io_code check_table(const pb_bvh *src, const int32_t *m, pb_io_error *
         else if (a->num_channels != b->num_channels ||
                  memcmp(a->channels, b->channels, a->num_channels) != 0)
             code = io_set_err(err, PB_IO_ERR_ARG, 0,
-                              "'%s' and '%s' are paired but have different channel lists",
-                              a->name, b->name);
+                              "'%s' and '%s' are paired but have different channel lists", a->name,
+                              b->name);
         else if (ends[j] != ends[m[j]])
             code = io_set_err(err, PB_IO_ERR_ARG, 0,
                               "'%s' and '%s' are paired but have %zu and %zu End Sites", a->name,

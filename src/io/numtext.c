@@ -126,8 +126,8 @@ static inline int ctz64(uint64_t x) /* x != 0 */
  * converted at once (SWAR). */
 static inline const char *scan_digits(const char *p, const char *end, uint64_t *wp)
 {
-    static const uint64_t pow10_8[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                        100000000};
+    static const uint64_t pow10_8[9] = {1,      10,      100,      1000,     10000,
+                                        100000, 1000000, 10000000, 100000000};
     uint64_t w = *wp;
     /* short runs (most numbers in motion files) digit by digit */
     for (int i = 0; i < 4; i++) {
@@ -142,8 +142,8 @@ static inline const char *scan_digits(const char *p, const char *end, uint64_t *
         const uint64_t x = load_le64(p);
         /* bit 7 of each byte that is not '0'..'9' (carries and borrows only
          * reach bytes after the first such byte) */
-        const uint64_t non = ((x + 0x4646464646464646ULL) | (x - 0x3030303030303030ULL)) &
-                             0x8080808080808080ULL;
+        const uint64_t non =
+            ((x + 0x4646464646464646ULL) | (x - 0x3030303030303030ULL)) & 0x8080808080808080ULL;
         const int count = non ? ctz64(non) >> 3 : 8;
         if (count == 0)
             break;
@@ -151,7 +151,8 @@ static inline const char *scan_digits(const char *p, const char *end, uint64_t *
         uint64_t d = (x - 0x3030303030303030ULL) << (8 * (8 - count));
         d = d * 10 + (d >> 8);
         d = (((d & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-             (((d >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+             (((d >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+            32;
         w = w * pow10_8[count] + d;
         p += count;
         if (count < 8) {
@@ -586,7 +587,7 @@ static size_t fixed_text(char *out, int neg, uint64_t m, int d, int *dec)
 {
     char tmp[48];
     char *end = tmp + 24;
-    memset(end, '0', 24); /* (copied along, never part of the text) */
+    memset(end, '0', 24);                  /* (copied along, never part of the text) */
     int n = put_digits_rev(end, m, d + 1); /* <= 20 digits */
     const char *dig = end - n;
     int keep = d; /* decimals kept */
@@ -707,12 +708,34 @@ size_t pb_nt_float_pos(char *out, float v, int decimals)
 /* ---- double, 15..17 significant digits ---- */
 
 /* 5^0 .. 5^27 (5^27 < 2^63). */
-static const uint64_t pow5_64[28] = {
-    1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
-    9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
-    152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL,
-    476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL,
-    298023223876953125ULL, 1490116119384765625ULL, 7450580596923828125ULL};
+static const uint64_t pow5_64[28] = {1ULL,
+                                     5ULL,
+                                     25ULL,
+                                     125ULL,
+                                     625ULL,
+                                     3125ULL,
+                                     15625ULL,
+                                     78125ULL,
+                                     390625ULL,
+                                     1953125ULL,
+                                     9765625ULL,
+                                     48828125ULL,
+                                     244140625ULL,
+                                     1220703125ULL,
+                                     6103515625ULL,
+                                     30517578125ULL,
+                                     152587890625ULL,
+                                     762939453125ULL,
+                                     3814697265625ULL,
+                                     19073486328125ULL,
+                                     95367431640625ULL,
+                                     476837158203125ULL,
+                                     2384185791015625ULL,
+                                     11920928955078125ULL,
+                                     59604644775390625ULL,
+                                     298023223876953125ULL,
+                                     1490116119384765625ULL,
+                                     7450580596923828125ULL};
 
 /* floor(e2 log10(2)) for |e2| < 1650. */
 static inline int floor_log10_pow2(int e2)

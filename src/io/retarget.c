@@ -118,8 +118,7 @@ static dq quat_of_matrix(double m[3][3])
 
 /* The rotation taking the target's frame (pt, st) to the source's (ps, ss);
  * the shortest rotation of the primaries where a frame is degenerate. */
-static dq frame_rot(const double pt[3], const double st[3], const double ps[3],
-                    const double ss[3])
+static dq frame_rot(const double pt[3], const double st[3], const double ps[3], const double ss[3])
 {
     if (same3(pt, ps) && same3(st, ss))
         return DQ_ID;
@@ -137,10 +136,10 @@ static dq frame_rot(const double pt[3], const double st[3], const double ps[3],
 typedef struct skel {
     size_t J;
     int32_t *parent;
-    double (*rest)[3];   /* rest model-space positions */
-    int *nchild;         /* joint children + End Sites */
-    double (*child)[3];  /* the offset of the first of them */
-    double extent;       /* largest distance of a rest position from the first joint */
+    double (*rest)[3];  /* rest model-space positions */
+    int *nchild;        /* joint children + End Sites */
+    double (*child)[3]; /* the offset of the first of them */
+    double extent;      /* largest distance of a rest position from the first joint */
 } skel;
 
 static void skel_free(skel *k)
@@ -208,8 +207,8 @@ static double hip_height(const skel *k, long hips)
 /* ------------------------------------------------------------ alignment */
 
 typedef struct plan {
-    long *match;   /* target -> source, -1 */
-    dq *align;     /* per target joint (identity where unmatched) */
+    long *match;           /* target -> source, -1 */
+    dq *align;             /* per target joint (identity where unmatched) */
     unsigned char *direct; /* local rotation straight from the source's */
     long t_root, s_root;   /* the root pair */
     long holder;           /* target joint taking the root translation, -1 */
@@ -237,12 +236,12 @@ static long push_chains(long *stack, long sp, long first, const long *next)
 }
 
 /* A[t] for each matched t, in file order (ancestors first). */
-static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *ks,
-                              const skel *kt, plan *pl)
+static int compute_alignments(const pb_bvh *src, const pb_bvh *tgt, const skel *ks, const skel *kt,
+                              plan *pl)
 {
     size_t Jt = kt->J;
-    long *nma = malloc(Jt * sizeof *nma);     /* nearest matched ancestor */
-    long *head = malloc(Jt * sizeof *head);   /* chains of t: a linked list */
+    long *nma = malloc(Jt * sizeof *nma);   /* nearest matched ancestor */
+    long *head = malloc(Jt * sizeof *head); /* chains of t: a linked list */
     long *next = malloc(Jt * sizeof *next);
     long *tail = malloc(Jt * sizeof *tail);
     long *stack = malloc(Jt * sizeof *stack);
@@ -391,8 +390,8 @@ static pb_io_code make_plan(const pb_bvh *src, const pb_bvh *tgt, const pb_retar
         long s = pl->match[t], p = kt->parent[t];
         if (s < 0)
             continue;
-        pl->direct[t] = p < 0 ? ks->parent[s] < 0
-                              : (pl->match[p] >= 0 && ks->parent[s] == pl->match[p]);
+        pl->direct[t] =
+            p < 0 ? ks->parent[s] < 0 : (pl->match[p] >= 0 && ks->parent[s] == pl->match[p]);
     }
     double hs = hip_height(ks, pl->s_root), ht = hip_height(kt, pl->t_root);
     pl->k = (hs > 1e-6 * ks->extent && ht > 1e-6 * kt->extent) ? ht / hs : 1.0;
@@ -413,7 +412,9 @@ pb_io_code pb_bvh_retarget_match(const pb_bvh *src, const pb_bvh *target,
     io_clear_err(err);
     if (!src || !target || !match)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "%s is NULL",
-                          !src ? "src" : !target ? "target" : "match");
+                          !src      ? "src"
+                          : !target ? "target"
+                                    : "match");
     if (opts && (opts->flags & ~(unsigned)PB_RETARGET_MAP_ONLY))
         return io_set_err(err, PB_IO_ERR_ARG, 0, "unknown flags 0x%x", opts->flags);
     return rt_match(src, target, opts ? opts->map : NULL,
@@ -461,7 +462,9 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
     io_clear_err(err);
     if (!src || !target || !out)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "%s is NULL",
-                          !src ? "src" : !target ? "target" : "out");
+                          !src      ? "src"
+                          : !target ? "target"
+                                    : "out");
     if (out == src || out == target)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "out is the %s", out == src ? "source" : "target");
     if (src->num_frames == 0 || !src->rot_w || !src->pos_x)
@@ -495,8 +498,8 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
     pb_pose sm = {{g[0], g[1], g[2], g[3]}, {g[4], g[5], g[6]}, {NULL, NULL, NULL}};
     pb_status st = pb_pose_local_to_model(F, Js, ks.parent, &sl, &sm);
     if (st != PB_OK) {
-        code = io_set_err(err, PB_IO_ERR_ARG, 0, "source forward kinematics: %s",
-                          pb_status_str(st));
+        code =
+            io_set_err(err, PB_IO_ERR_ARG, 0, "source forward kinematics: %s", pb_status_str(st));
         goto done;
     }
     /* target model rotations */
@@ -577,8 +580,8 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
             continue;
         const pb_bvh_joint *sj = &src->joints[s];
         dq api = dq_conj(pl.align[p]);
-        int copy = is_id(api) && pl.k == 1.0 &&
-                   memcmp(sj->offset, tj->offset, sizeof tj->offset) == 0;
+        int copy =
+            is_id(api) && pl.k == 1.0 && memcmp(sj->offset, tj->offset, sizeof tj->offset) == 0;
         const float *ps[3] = {src->pos_x, src->pos_y, src->pos_z};
         for (size_t f = 0; f < F; f++) {
             size_t i = f * Jt + t, si = f * Js + (size_t)s;
@@ -588,8 +591,7 @@ pb_io_code pb_bvh_retarget(const pb_bvh *src, const pb_bvh *target, const pb_ret
             dq_rot(api, d, r);
             for (int c = 0; c < 3; c++)
                 if (mask & (1u << c))
-                    pt[c][i] = copy ? ps[c][si]
-                                    : (float)((double)tj->offset[c] + pl.k * r[c]);
+                    pt[c][i] = copy ? ps[c][si] : (float)((double)tj->offset[c] + pl.k * r[c]);
         }
     }
     /* the same skeleton: the source's angles and digits */

@@ -225,12 +225,11 @@ pb_io_code pb_retarget_map_read_file(const char *path, pb_retarget_map *out, pb_
     int limit_hit = 0;
     const char *refused = NULL;
     errno = 0;
-    unsigned char *data = io_read_whole(path, MAP_MAX_BYTES, accept_text, &len, &limit_hit,
-                                        &refused);
+    unsigned char *data =
+        io_read_whole(path, MAP_MAX_BYTES, accept_text, &len, &limit_hit, &refused);
     if (!data) {
         if (limit_hit)
-            return io_path_err(err, PB_IO_ERR_LIMIT, path, "larger than %zu bytes",
-                               MAP_MAX_BYTES);
+            return io_path_err(err, PB_IO_ERR_LIMIT, path, "larger than %zu bytes", MAP_MAX_BYTES);
         if (errno == ENOMEM)
             return io_path_err(err, PB_IO_ERR_NOMEM, path, "out of memory");
         return io_path_err(err, PB_IO_ERR_IO, path, "%s",

@@ -16,12 +16,29 @@
 enum { SIDELESS = 0, SIDED = 1 };
 
 static const char *const family_names[] = {
-    "hips", "spine", "spine1", "spine2", "spine3", "chest", "upperchest", "neck", "neck1", "head",
-    "collar", "arm", "forearm", "hand", "upleg", "leg", "foot", "toe",
+    "hips", "spine",  "spine1", "spine2",  "spine3", "chest", "upperchest", "neck", "neck1",
+    "head", "collar", "arm",    "forearm", "hand",   "upleg", "leg",        "foot", "toe",
 };
 enum {
-    F_HIPS, F_SPINE, F_SPINE1, F_SPINE2, F_SPINE3, F_CHEST, F_UPPERCHEST, F_NECK, F_NECK1, F_HEAD,
-    F_COLLAR, F_ARM, F_FOREARM, F_HAND, F_UPLEG, F_LEG, F_FOOT, F_TOE, F_COUNT
+    F_HIPS,
+    F_SPINE,
+    F_SPINE1,
+    F_SPINE2,
+    F_SPINE3,
+    F_CHEST,
+    F_UPPERCHEST,
+    F_NECK,
+    F_NECK1,
+    F_HEAD,
+    F_COLLAR,
+    F_ARM,
+    F_FOREARM,
+    F_HAND,
+    F_UPLEG,
+    F_LEG,
+    F_FOOT,
+    F_TOE,
+    F_COUNT
 };
 
 typedef struct alias {
@@ -32,30 +49,47 @@ typedef struct alias {
 } alias;
 
 static const alias aliases[] = {
-    {"hips", SIDELESS, F_HIPS, -1},      {"hip", SIDELESS, F_HIPS, -1},
-    {"pelvis", SIDELESS, F_HIPS, -1},    {"root", SIDELESS, F_HIPS, -1},
-    {"spine", SIDELESS, F_SPINE, -1},    {"spine1", SIDELESS, F_SPINE1, -1},
-    {"spine2", SIDELESS, F_SPINE2, -1},  {"spine3", SIDELESS, F_SPINE3, -1},
-    {"chest", SIDELESS, F_CHEST, -1},    {"thorax", SIDELESS, F_CHEST, -1},
+    {"hips", SIDELESS, F_HIPS, -1},
+    {"hip", SIDELESS, F_HIPS, -1},
+    {"pelvis", SIDELESS, F_HIPS, -1},
+    {"root", SIDELESS, F_HIPS, -1},
+    {"spine", SIDELESS, F_SPINE, -1},
+    {"spine1", SIDELESS, F_SPINE1, -1},
+    {"spine2", SIDELESS, F_SPINE2, -1},
+    {"spine3", SIDELESS, F_SPINE3, -1},
+    {"chest", SIDELESS, F_CHEST, -1},
+    {"thorax", SIDELESS, F_CHEST, -1},
     {"upperchest", SIDELESS, F_UPPERCHEST, -1},
-    {"neck", SIDELESS, F_NECK, -1},      {"neck1", SIDELESS, F_NECK1, -1},
+    {"neck", SIDELESS, F_NECK, -1},
+    {"neck1", SIDELESS, F_NECK1, -1},
     {"head", SIDELESS, F_HEAD, -1},
-    {"collar", SIDED, F_COLLAR, -1},     {"clavicle", SIDED, F_COLLAR, -1},
+    {"collar", SIDED, F_COLLAR, -1},
+    {"clavicle", SIDED, F_COLLAR, -1},
     {"shoulder", SIDED, F_COLLAR, F_ARM},
-    {"arm", SIDED, F_ARM, -1},           {"upperarm", SIDED, F_ARM, -1},
+    {"arm", SIDED, F_ARM, -1},
+    {"upperarm", SIDED, F_ARM, -1},
     {"humerus", SIDED, F_ARM, -1},
-    {"forearm", SIDED, F_FOREARM, -1},   {"lowerarm", SIDED, F_FOREARM, -1},
+    {"forearm", SIDED, F_FOREARM, -1},
+    {"lowerarm", SIDED, F_FOREARM, -1},
     {"elbow", SIDED, F_FOREARM, -1},
-    {"hand", SIDED, F_HAND, -1},         {"wrist", SIDED, F_HAND, -1},
-    {"upleg", SIDED, F_UPLEG, -1},       {"upperleg", SIDED, F_UPLEG, -1},
-    {"thigh", SIDED, F_UPLEG, -1},       {"hip", SIDED, F_UPLEG, -1},
+    {"hand", SIDED, F_HAND, -1},
+    {"wrist", SIDED, F_HAND, -1},
+    {"upleg", SIDED, F_UPLEG, -1},
+    {"upperleg", SIDED, F_UPLEG, -1},
+    {"thigh", SIDED, F_UPLEG, -1},
+    {"hip", SIDED, F_UPLEG, -1},
     {"femur", SIDED, F_UPLEG, -1},
-    {"leg", SIDED, F_LEG, -1},           {"lowerleg", SIDED, F_LEG, -1},
-    {"knee", SIDED, F_LEG, -1},          {"shin", SIDED, F_LEG, -1},
+    {"leg", SIDED, F_LEG, -1},
+    {"lowerleg", SIDED, F_LEG, -1},
+    {"knee", SIDED, F_LEG, -1},
+    {"shin", SIDED, F_LEG, -1},
     {"calf", SIDED, F_LEG, -1},
-    {"foot", SIDED, F_FOOT, -1},         {"ankle", SIDED, F_FOOT, -1},
-    {"toebase", SIDED, F_TOE, -1},       {"toe", SIDED, F_TOE, -1},
-    {"toes", SIDED, F_TOE, -1},          {"ball", SIDED, F_TOE, -1},
+    {"foot", SIDED, F_FOOT, -1},
+    {"ankle", SIDED, F_FOOT, -1},
+    {"toebase", SIDED, F_TOE, -1},
+    {"toe", SIDED, F_TOE, -1},
+    {"toes", SIDED, F_TOE, -1},
+    {"ball", SIDED, F_TOE, -1},
 };
 
 const char *rt_family_name(int family)
@@ -133,8 +167,8 @@ static int is_number(const char *w) { return w[0] && isdigit((unsigned char)w[0]
 
 static int is_prefix_word(const char *w)
 {
-    static const char *const p[] = {"mixamorig", "bip", "biped", "character", "joint", "jnt",
-                                    "def"};
+    static const char *const p[] = {"mixamorig", "bip", "biped", "character",
+                                    "joint",     "jnt", "def"};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
         if (strcmp(w, p[i]) == 0)
             return 1;
@@ -182,7 +216,10 @@ void rt_name_key(const char *name, rt_key *k)
     k->core[len] = '\0';
     /* a lower-case name "leftarm", "armright" */
     if (!k->side) {
-        static const struct { const char *s; char side; } sw[] = {{"left", 'L'}, {"right", 'R'}};
+        static const struct {
+            const char *s;
+            char side;
+        } sw[] = {{"left", 'L'}, {"right", 'R'}};
         for (int i = 0; i < 2 && !k->side; i++) {
             size_t sl = strlen(sw[i].s);
             if (len > sl && strncmp(k->core, sw[i].s, sl) == 0) {
@@ -339,7 +376,8 @@ static pb_io_code check_skeleton(const pb_bvh *b, const char *which, pb_io_error
         if (p < -1 || (int64_t)p >= (int64_t)j)
             return io_set_err(err, PB_IO_ERR_ARG, 0,
                               "the %s skeleton's joint %zu has parent %ld (parents must come "
-                              "first)", which, j, (long)p);
+                              "first)",
+                              which, j, (long)p);
         if (!b->joints[j].name)
             return io_set_err(err, PB_IO_ERR_ARG, 0, "the %s skeleton's joint %zu has no name",
                               which, j);
@@ -364,23 +402,22 @@ static void line_prefix(const pb_retarget_map *map, size_t i, char *buf, size_t 
 }
 
 /* The name used twice by a matched joint's skeleton: fills err. */
-static pb_io_code ambiguous(pb_io_error *err, const char *which, const char *name, long a,
-                            long b)
+static pb_io_code ambiguous(pb_io_error *err, const char *which, const char *name, long a, long b)
 {
     return io_set_err(err, PB_IO_ERR_ARG, 0,
                       "the %s skeleton has two joints named '%s' (joints %ld and %ld): "
-                      "matching by name is ambiguous", which, name, a < b ? a : b, a < b ? b : a);
+                      "matching by name is ambiguous",
+                      which, name, a < b ? a : b, a < b ? b : a);
 }
 
-pb_io_code rt_match(const pb_bvh *src, const pb_bvh *tgt, const pb_retarget_map *map,
-                    int map_only, long *match_t, pb_io_error *err)
+pb_io_code rt_match(const pb_bvh *src, const pb_bvh *tgt, const pb_retarget_map *map, int map_only,
+                    long *match_t, pb_io_error *err)
 {
     pb_io_code code;
     if ((code = check_skeleton(src, "source", err)) || (code = check_skeleton(tgt, "target", err)))
         return code;
     if (map && map->count && (!map->source || !map->target))
-        return io_set_err(err, PB_IO_ERR_ARG, 0, "the map has %zu pairs but no names",
-                          map->count);
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "the map has %zu pairs but no names", map->count);
     const size_t Js = src->num_joints, Jt = tgt->num_joints;
     long *mt = malloc(Jt * sizeof *mt);
     long *ms = malloc(Js * sizeof *ms);

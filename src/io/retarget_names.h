@@ -28,7 +28,7 @@ const char *rt_family_name(int family);
 /* The pairing: match_t[t] = source joint or -1, for every target joint;
  * with the map, the name keys (unless map_only), the root pair and count
  * checks. Returns PB_IO_OK or an error in err. */
-pb_io_code rt_match(const pb_bvh *src, const pb_bvh *tgt, const pb_retarget_map *map,
-                    int map_only, long *match_t, pb_io_error *err);
+pb_io_code rt_match(const pb_bvh *src, const pb_bvh *tgt, const pb_retarget_map *map, int map_only,
+                    long *match_t, pb_io_error *err);
 
 #endif /* PB_IO_RETARGET_NAMES_H */

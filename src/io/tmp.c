@@ -66,7 +66,4 @@ int io_tmp_unlink_all(void)
     return count;
 }
 
-int pb_io_unlink_temporaries(void)
-{
-    return io_tmp_unlink_all();
-}
+int pb_io_unlink_temporaries(void) { return io_tmp_unlink_all(); }

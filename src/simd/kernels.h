@@ -16,7 +16,9 @@ PB_INLINE vf weight_at(const float *w, size_t i) { return vf_set(w ? w[i] : 1.0f
  * sums neither overflow (1e20 weights) nor underflow (denormal weights). The
  * factor is a power of two (exact), as two factors when 2^-E is outside the
  * float range. Weights all zero or not finite: no scaling. */
-typedef struct { float a, b; } pb_wscale;
+typedef struct {
+    float a, b;
+} pb_wscale;
 /* the running largest finite |w| */
 PB_INLINE float wscale_max(float mx, float w)
 {
@@ -89,8 +91,16 @@ PB_INLINE vf flip_sign(vm m) { return vf_sel(m, vf_set(-0.0f), vf_zero()); }
 PB_INLINE vq q_flip_if(vm m, vq q) { return q_xorsign(q, flip_sign(m)); }
 /* b brought into a's hemisphere */
 PB_INLINE vq q_align(vq a, vq b) { return q_flip_if(vm_lt(q_dot(a, b), vf_zero()), b); }
-PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o) { pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
-PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o}; return r; }
+PB_INLINE pb_cquats cq_offset(pb_cquats q, size_t o)
+{
+    pb_cquats r = {q.w + o, q.x + o, q.y + o, q.z + o};
+    return r;
+}
+PB_INLINE pb_quats q_offset(pb_quats q, size_t o)
+{
+    pb_quats r = {q.w + o, q.x + o, q.y + o, q.z + o};
+    return r;
+}
 /* Internal scratch (padded to a multiple of every lane count: the chunk sums
  * of the averages, the resampler's previous frame): whole vectors even in
  * the tail block, so a value stored is read back by a load of the same
@@ -100,10 +110,29 @@ PB_INLINE pb_quats q_offset(pb_quats q, size_t o) { pb_quats r = {q.w + o, q.x +
  * store of the block before's slot). */
 PB_INLINE vf ldb(const float *p, pb_blk b) { return vf_load(p + b.i + b.lo); }
 PB_INLINE void stb(float *p, vf v, pb_blk b) { vf_store(p + b.i + b.lo, v); }
-PB_INLINE vq q_ldb(pb_quats q, pb_blk b) { vq r = {ldb(q.w, b), ldb(q.x, b), ldb(q.y, b), ldb(q.z, b)}; return r; }
-PB_INLINE void q_stb(pb_quats q, vq v, pb_blk b) { stb(q.w, v.w, b); stb(q.x, v.x, b); stb(q.y, v.y, b); stb(q.z, v.z, b); }
-PB_INLINE v3 v3_ldb(pb_vec3s v, pb_blk b) { v3 r = {ldb(v.x, b), ldb(v.y, b), ldb(v.z, b)}; return r; }
-PB_INLINE void v3_stb(pb_vec3s v, v3 a, pb_blk b) { stb(v.x, a.x, b); stb(v.y, a.y, b); stb(v.z, a.z, b); }
+PB_INLINE vq q_ldb(pb_quats q, pb_blk b)
+{
+    vq r = {ldb(q.w, b), ldb(q.x, b), ldb(q.y, b), ldb(q.z, b)};
+    return r;
+}
+PB_INLINE void q_stb(pb_quats q, vq v, pb_blk b)
+{
+    stb(q.w, v.w, b);
+    stb(q.x, v.x, b);
+    stb(q.y, v.y, b);
+    stb(q.z, v.z, b);
+}
+PB_INLINE v3 v3_ldb(pb_vec3s v, pb_blk b)
+{
+    v3 r = {ldb(v.x, b), ldb(v.y, b), ldb(v.z, b)};
+    return r;
+}
+PB_INLINE void v3_stb(pb_vec3s v, v3 a, pb_blk b)
+{
+    stb(v.x, a.x, b);
+    stb(v.y, a.y, b);
+    stb(v.z, a.z, b);
+}
 /* log of the shortest rotation from a to b, log(abs(b a^-1)): half its scaled
  * angle-axis */
 PB_INLINE v3 q_sub_log(vq b, vq a) { return q_log_abs(q_mul_inv(b, a)); }
@@ -183,8 +212,9 @@ static void k_vec3_hermite(size_t n, float x, pb_cvec3s p0, pb_cvec3s p1, pb_cve
                            pb_cvec3s v1, pb_vec3s pos, pb_vec3s vel)
 {
     pb_hermite_basis h = hermite_basis(x);
-    PB_BLOCKS(n, blk, b_vec3_hermite(h, v3_ld(p0, blk), v3_ld(p1, blk), v3_ld(v0, blk),
-                                     v3_ld(v1, blk), pos, vel, blk));
+    PB_BLOCKS(n, blk,
+              b_vec3_hermite(h, v3_ld(p0, blk), v3_ld(p1, blk), v3_ld(v0, blk), v3_ld(v1, blk), pos,
+                             vel, blk));
 }
 /* Catmull-Rom's central-difference tangents from the differences of four
  * keys: (d01 + d12)/2 and (d12 + d23)/2 */
@@ -218,8 +248,8 @@ static void k_vec3_catmull_rom(size_t n, float x, float vscale, pb_cvec3s p0, pb
  * in the half form (hermite_basis_half): the offset as its log l = d/2, and
  * u/2 formed directly. */
 /* u' (or J_l(u) u' with PB_EXACT_VELOCITY); e = exp(u/2), sinc = sinc(|u|/2) */
-PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 uh, v3 l, v3 v0, v3 v1, unsigned flags,
-                              vq e, vf sinc)
+PB_INLINE v3 hermite_velocity(pb_hermite_basis h, v3 uh, v3 l, v3 v0, v3 v1, unsigned flags, vq e,
+                              vf sinc)
 {
     v3 du = hermite_deriv(h, l, v0, v1);
     return (flags & PB_EXACT_VELOCITY) ? jacobian_left_apply(v3_add(uh, uh), du, sinc, e.w) : du;
@@ -282,8 +312,16 @@ static void k_quat_catmull_rom(size_t n, float x, pb_cquats r0, pb_cquats r1, pb
  * tracks come out unrolled in the same pass. The tail block reads prev from
  * keep, scratch padded to whole blocks where each frame's tail is also kept:
  * a masked tail store cannot forward to the next frame's load. */
-PB_INLINE vq q_add(vq a, vq b) { vq r = {vf_add(a.w, b.w), vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
-PB_INLINE vq q_sub(vq a, vq b) { vq r = {vf_sub(a.w, b.w), vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)}; return r; }
+PB_INLINE vq q_add(vq a, vq b)
+{
+    vq r = {vf_add(a.w, b.w), vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)};
+    return r;
+}
+PB_INLINE vq q_sub(vq a, vq b)
+{
+    vq r = {vf_sub(a.w, b.w), vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)};
+    return r;
+}
 
 PB_INLINE void b_quat_raw_cubic(pb_hermite_basis h, pb_cquats r0, pb_cquats r1, pb_cquats r2,
                                 pb_cquats r3, unsigned flags, pb_quats rot, pb_quats vel4,
@@ -418,8 +456,8 @@ PB_INLINE vq q_slerp_path(vq a, vq b, float tf, unsigned flags)
     vf s2 = q_dot(e, e);
     vf th, th2;
     vf ratio = atan2_ratio(s2, d, &th, &th2);
-    vm opposite = vm_and(vm_lt(s2, vf_set(PB_SLERP_OPPOSITE * PB_SLERP_OPPOSITE)),
-                         vm_lt(d, vf_zero()));
+    vm opposite =
+        vm_and(vm_lt(s2, vf_set(PB_SLERP_OPPOSITE * PB_SLERP_OPPOSITE)), vm_lt(d, vf_zero()));
     if (vm_any(opposite)) {
         vq perp = {vf_neg(a.x), a.w, a.z, vf_neg(a.y)};
         e = q_sel(opposite, perp, e);
@@ -509,9 +547,12 @@ static void k_de_casteljau(size_t n, float t, pb_cquats q0, pb_cquats q1, pb_cqu
     PB_BLOCKS(n, blk, b_de_casteljau(t, q0, q1, q2, q3, out, blk));
 }
 /* Shoemake: Double(p, q) = 2 (p.q) q - p, Bisect(p, q) = (p + q)/|p + q| */
-PB_INLINE vq q_double(vq p, vq q) { return q_sub(q_scale(q, vf_mul(vf_set(2.0f), q_dot(p, q))), p); }
-static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next,
-                                pb_quats b, pb_quats a)
+PB_INLINE vq q_double(vq p, vq q)
+{
+    return q_sub(q_scale(q, vf_mul(vf_set(2.0f), q_dot(p, q))), p);
+}
+static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cquats next, pb_quats b,
+                                pb_quats a)
 {
     PB_BLOCKS(n, blk, {
         vq c = q_ld(cur, blk);
@@ -531,47 +572,44 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
 
 /* --------------------------------------------------------------- table */
 
-#define PB_DEFINE_KERNEL_TABLE(name)                                           \
-    const pb_kernels name = {                                                  \
-        .quat_mul = k_quat_mul,                                               \
-        .quat_mul_inv = k_quat_mul_inv,                                       \
-        .quat_inv_mul = k_quat_inv_mul,                                       \
-        .quat_abs = k_quat_abs,                                               \
-        .quat_normalize = k_quat_normalize,                                   \
-        .quat_log = k_quat_log,                                               \
-        .quat_exp = k_quat_exp,                                               \
-        .quat_unroll = k_quat_unroll,                                         \
-        .quat_delta_to_angular_velocity = k_quat_delta_to_angular_velocity,   \
-        .vec3_hermite = k_vec3_hermite,                                       \
-        .vec3_catmull_rom = k_vec3_catmull_rom,                               \
-        .quat_hermite = k_quat_hermite,                                       \
-        .quat_catmull_rom = k_quat_catmull_rom,                               \
-        .quat_raw_cubic = k_quat_raw_cubic,                                   \
-        .scale_hermite = k_scale_hermite,                                     \
-        .scale_catmull_rom = k_scale_catmull_rom,                             \
-        .quat_slerp = k_quat_slerp,                                           \
-        .quat_nlerp = k_quat_nlerp,                                           \
-        .average_raw = k_average_raw,                                         \
-        .average_log = k_average_log,                                         \
-        .average_accurate = k_average_accurate,                               \
-        .average_basic = k_average_basic,                                     \
-        .sin_half_angle = k_sin_half_angle,                                   \
-        .tangent_offset = k_tangent_offset,                                   \
-        .bezier_controls = k_bezier_controls,                                 \
-        .de_casteljau = k_de_casteljau,                                       \
-        .shoemake_controls = k_shoemake_controls,                             \
-        .quat_offset = k_quat_offset,                                         \
-        .quat_cr_run = k_quat_cr_run,                                         \
-        .vec3_cr_run = k_vec3_cr_run,                                         \
-        .scale_cr_run = k_scale_cr_run,                                       \
-        .vec3_blend = k_vec3_blend,                                           \
-        .pose_blend = k_pose_blend,                                           \
-        .layers_glance = k_layers_glance,                                     \
-        .euler_choose = k_euler_choose,                                       \
-        .euler_to_quat = k_euler_to_quat,                                     \
-        .angles_lerp = k_angles_lerp,                                         \
-        PB_LAYOUT_KERNELS                                                      \
-        PB_SKELETON_KERNELS                                                    \
-    }
+#define PB_DEFINE_KERNEL_TABLE(name)                                                               \
+    const pb_kernels name = {.quat_mul = k_quat_mul,                                               \
+                             .quat_mul_inv = k_quat_mul_inv,                                       \
+                             .quat_inv_mul = k_quat_inv_mul,                                       \
+                             .quat_abs = k_quat_abs,                                               \
+                             .quat_normalize = k_quat_normalize,                                   \
+                             .quat_log = k_quat_log,                                               \
+                             .quat_exp = k_quat_exp,                                               \
+                             .quat_unroll = k_quat_unroll,                                         \
+                             .quat_delta_to_angular_velocity = k_quat_delta_to_angular_velocity,   \
+                             .vec3_hermite = k_vec3_hermite,                                       \
+                             .vec3_catmull_rom = k_vec3_catmull_rom,                               \
+                             .quat_hermite = k_quat_hermite,                                       \
+                             .quat_catmull_rom = k_quat_catmull_rom,                               \
+                             .quat_raw_cubic = k_quat_raw_cubic,                                   \
+                             .scale_hermite = k_scale_hermite,                                     \
+                             .scale_catmull_rom = k_scale_catmull_rom,                             \
+                             .quat_slerp = k_quat_slerp,                                           \
+                             .quat_nlerp = k_quat_nlerp,                                           \
+                             .average_raw = k_average_raw,                                         \
+                             .average_log = k_average_log,                                         \
+                             .average_accurate = k_average_accurate,                               \
+                             .average_basic = k_average_basic,                                     \
+                             .sin_half_angle = k_sin_half_angle,                                   \
+                             .tangent_offset = k_tangent_offset,                                   \
+                             .bezier_controls = k_bezier_controls,                                 \
+                             .de_casteljau = k_de_casteljau,                                       \
+                             .shoemake_controls = k_shoemake_controls,                             \
+                             .quat_offset = k_quat_offset,                                         \
+                             .quat_cr_run = k_quat_cr_run,                                         \
+                             .vec3_cr_run = k_vec3_cr_run,                                         \
+                             .scale_cr_run = k_scale_cr_run,                                       \
+                             .vec3_blend = k_vec3_blend,                                           \
+                             .pose_blend = k_pose_blend,                                           \
+                             .layers_glance = k_layers_glance,                                     \
+                             .euler_choose = k_euler_choose,                                       \
+                             .euler_to_quat = k_euler_to_quat,                                     \
+                             .angles_lerp = k_angles_lerp,                                         \
+                             PB_LAYOUT_KERNELS PB_SKELETON_KERNELS}
 
 #endif

@@ -17,8 +17,16 @@
  * formed in the same order either way (same results). */
 #define PB_CHUNK 64
 PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
-PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o) { pb_cvec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
-PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o) { pb_vec3s r = {v.x + o, v.y + o, v.z + o}; return r; }
+PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o)
+{
+    pb_cvec3s r = {v.x + o, v.y + o, v.z + o};
+    return r;
+}
+PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o)
+{
+    pb_vec3s r = {v.x + o, v.y + o, v.z + o};
+    return r;
+}
 /* Whether a chunk of m elements sums k terms in registers, block by block,
  * rather than sample-major through scratch: on the 16-lane backends (32
  * registers), a chunk of at most two blocks and at most PB_SUM_BLOCK terms
@@ -53,41 +61,41 @@ PB_INLINE int v3_sums_in_regs(size_t m, size_t k, size_t blocks)
  * which sets v3 d, summed as v3_sum_step does; then for every block
  * FINISH, with the block's sum in v3 total. A chunk that sums_in_regs
  * takes the same sums in registers, block by block. */
-#define PB_SAMPLE_MAJOR_SUM(n, k, w, PREP, TERM, ...)                          \
-    do {                                                                       \
-        float pb_buf_[9][PB_CHUNK];                                            \
-        const pb_vec3s pb_acc_ = {pb_buf_[0], pb_buf_[1], pb_buf_[2]},         \
-                       pb_S_ = {pb_buf_[3], pb_buf_[4], pb_buf_[5]},           \
-                       pb_C_ = {pb_buf_[6], pb_buf_[7], pb_buf_[8]};           \
-        for (size_t c = 0; c < (n); c += PB_CHUNK) {                           \
-            size_t m = chunk_len((n), c);                                      \
-            PREP;                                                              \
-            if (sums_in_regs(m, (k), 1)) {                                     \
-                PB_BLOCKS(m, blk, {                                            \
-                    v3 total = v3_splat(0.0f);                                 \
-                    for (size_t i = 0; i < (k); i++) {                         \
-                        vf wi = weight_at((w), i);                             \
-                        v3 d;                                                  \
-                        TERM;                                                  \
-                        total = v3_fma(d, wi, total);                          \
-                    }                                                          \
-                    __VA_ARGS__;                                               \
-                });                                                            \
-                continue;                                                      \
-            }                                                                  \
-            for (size_t i = 0; i < (k); i++) {                                 \
-                vf wi = weight_at((w), i);                                     \
-                PB_BLOCKS(m, blk, {                                            \
-                    v3 d;                                                      \
-                    TERM;                                                      \
-                    v3_sum_step(pb_acc_, pb_S_, pb_C_, d, wi, i, (k), blk);    \
-                });                                                            \
-            }                                                                  \
-            PB_BLOCKS(m, blk, {                                                \
-                v3 total = v3_sum_total(pb_acc_, pb_S_, pb_C_, (k), blk);      \
-                __VA_ARGS__;                                                   \
-            });                                                                \
-        }                                                                      \
+#define PB_SAMPLE_MAJOR_SUM(n, k, w, PREP, TERM, ...)                                              \
+    do {                                                                                           \
+        float pb_buf_[9][PB_CHUNK];                                                                \
+        const pb_vec3s pb_acc_ = {pb_buf_[0], pb_buf_[1], pb_buf_[2]},                             \
+                       pb_S_ = {pb_buf_[3], pb_buf_[4], pb_buf_[5]},                               \
+                       pb_C_ = {pb_buf_[6], pb_buf_[7], pb_buf_[8]};                               \
+        for (size_t c = 0; c < (n); c += PB_CHUNK) {                                               \
+            size_t m = chunk_len((n), c);                                                          \
+            PREP;                                                                                  \
+            if (sums_in_regs(m, (k), 1)) {                                                         \
+                PB_BLOCKS(m, blk, {                                                                \
+                    v3 total = v3_splat(0.0f);                                                     \
+                    for (size_t i = 0; i < (k); i++) {                                             \
+                        vf wi = weight_at((w), i);                                                 \
+                        v3 d;                                                                      \
+                        TERM;                                                                      \
+                        total = v3_fma(d, wi, total);                                              \
+                    }                                                                              \
+                    __VA_ARGS__;                                                                   \
+                });                                                                                \
+                continue;                                                                          \
+            }                                                                                      \
+            for (size_t i = 0; i < (k); i++) {                                                     \
+                vf wi = weight_at((w), i);                                                         \
+                PB_BLOCKS(m, blk, {                                                                \
+                    v3 d;                                                                          \
+                    TERM;                                                                          \
+                    v3_sum_step(pb_acc_, pb_S_, pb_C_, d, wi, i, (k), blk);                        \
+                });                                                                                \
+            }                                                                                      \
+            PB_BLOCKS(m, blk, {                                                                    \
+                v3 total = v3_sum_total(pb_acc_, pb_S_, pb_C_, (k), blk);                          \
+                __VA_ARGS__;                                                                       \
+            });                                                                                    \
+        }                                                                                          \
     } while (0)
 
 /* acc + w s with the product rounded before the sum, not fused: samples that
@@ -134,7 +142,11 @@ PB_INLINE vq raw_finish(vq a, pb_cquats rc, pb_blk blk)
 /* Block-major, the sum in registers: nothing slow per sample to overlap
  * (the same sums in the same order as sample-major); blocks of PB_SUM_BLOCK
  * samples compensated (two_sum), weights scaled (wscale_of). */
-PB_INLINE vq q_zero(void) { vq z = {vf_zero(), vf_zero(), vf_zero(), vf_zero()}; return z; }
+PB_INLINE vq q_zero(void)
+{
+    vq z = {vf_zero(), vf_zero(), vf_zero(), vf_zero()};
+    return z;
+}
 PB_INLINE void q_two_sum(vq *s, vq *c, vq x)
 {
     two_sum(&s->w, &c->w, x.w);
@@ -253,7 +265,10 @@ static void k_average_basic(size_t n, size_t k, const pb_samples *s, const float
  * quadratic once the off-diagonal is small). */
 #define PB_JACOBI_SWEEPS 6
 
-typedef struct { vf a[4][4]; vf v[4][4]; } pb_sym4;
+typedef struct {
+    vf a[4][4];
+    vf v[4][4];
+} pb_sym4;
 
 PB_INLINE void jacobi_rotate(pb_sym4 *m, int p, int q)
 {
@@ -404,10 +419,13 @@ static void k_vec3_blend(size_t n, size_t k, pb_cvec3s ref, const pb_cvec3s *s, 
         PB_BLOCKS(n, blk, b_vec3_blend_linear(k, ref, s, w, out, blk));
         return;
     }
-    PB_SAMPLE_MAJOR_SUM(n, k, w, pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref, {
+    PB_SAMPLE_MAJOR_SUM(
+        n, k, w, pb_cvec3s rc = ref.x ? cv3_offset(ref, c) : ref,
+        {
             v3 p = v3_ld(cv3_offset(s[i], c), blk);
             d = rc.x ? v3_ln_ratio(p, v3_ld(rc, blk)) : v3_ln(p);
-        }, {
+        },
+        {
             v3 e = v3_exp(total);
             v3_st(v3_offset(out, c), rc.x ? v3_mul(e, v3_ld(rc, blk)) : e, blk);
         });

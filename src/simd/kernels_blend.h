@@ -255,8 +255,8 @@ PB_INLINE void blend_finish(size_t c, unsigned o, pb_cquats rc, pb_cquats rest, 
  * the sample-major order to hide, and its scratch traffic would dominate. */
 PB_INLINE blend_sums sums_zero(void)
 {
-    blend_sums z = {{vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f), v3_splat(0.0f),
-                    vf_zero()};
+    blend_sums z = {
+        {vf_zero(), vf_zero(), vf_zero(), vf_zero()}, v3_splat(0.0f), v3_splat(0.0f), vf_zero()};
     return z;
 }
 /* b into the compensated sums (S, C) */
@@ -349,8 +349,7 @@ PB_INLINE blend_sums block_sums(const pb_layer_set *bl, size_t c, unsigned o, in
 
 /* the block's log rotation sum over every layer in registers (k <=
  * PB_SUM_BLOCK: log_step's sum, the same operations in the same order) */
-PB_INLINE v3 log_sum_regs(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_wscale ws,
-                          pb_blk blk)
+PB_INLINE v3 log_sum_regs(const pb_layer_set *bl, size_t c, pb_cquats rc, pb_wscale ws, pb_blk blk)
 {
     v3 a = v3_splat(0.0f);
     for (size_t i = 0; i < bl->k; i++) {
@@ -393,21 +392,17 @@ PB_INLINE void heaviest(const pb_layer_set *bl, size_t c, size_t m, pb_wscale ws
 
 /* The whole blend for options o; instantiated with o constant for the
  * common option sets (k_pose_blend), so that no block tests them. */
-PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad,
-                               unsigned o, pb_wscale ws, float tu, pb_cpose ref,
-                               const pb_pose *out)
+PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_set *ad, unsigned o,
+                               pb_wscale ws, float tu, pb_cpose ref, const pb_pose *out)
 {
     const vf inv_u = vf_set(1.0f / tu);
     float rbuf[4][PB_CHUNK], sbuf[3][PB_CHUNK], ibuf[3][PB_CHUNK], cbuf[12][PB_CHUNK];
     float hbuf[4][PB_CHUNK];
     const pb_quats hq = {hbuf[0], hbuf[1], hbuf[2], hbuf[3]};
     const pb_cquats hcq = {hbuf[0], hbuf[1], hbuf[2], hbuf[3]};
-    const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]},
-                         {sbuf[0], sbuf[1], sbuf[2]},
-                         {ibuf[0], ibuf[1], ibuf[2]},
-                         {cbuf[0], cbuf[1], cbuf[2]},
-                         {cbuf[3], cbuf[4], cbuf[5]},
-                         {cbuf[6], cbuf[7], cbuf[8]},
+    const blend_acc a = {{rbuf[0], rbuf[1], rbuf[2], rbuf[3]}, {sbuf[0], sbuf[1], sbuf[2]},
+                         {ibuf[0], ibuf[1], ibuf[2]},          {cbuf[0], cbuf[1], cbuf[2]},
+                         {cbuf[3], cbuf[4], cbuf[5]},          {cbuf[6], cbuf[7], cbuf[8]},
                          {cbuf[9], cbuf[10], cbuf[11]}};
     const pb_cvec3s none = {0, 0, 0};
     const int log_rot = (o & PB_BL_LOG) != 0;
@@ -490,14 +485,13 @@ PB_INLINE void pose_blend_body(size_t n, const pb_layer_set *bl, const pb_layer_
  * register sums (sums_in_regs) had taken the AVX-512 linear instance to
  * 1.05-1.15x its time, and every instance a function of its own the linear
  * ones to 1.02-1.06x on AVX-512 at 16-32 joints (one more call). */
-#define PB_BL_BODY_FN(name, opts)                                              \
-    static __attribute__((noinline)) void name(size_t n, const pb_layer_set *bl, \
-                                               const pb_layer_set *ad, unsigned o, \
-                                               pb_wscale ws, float tu,          \
-                                               const pb_cpose *ref, const pb_pose *out) \
-    {                                                                          \
-        (void)o;                                                               \
-        pose_blend_body(n, bl, ad, (opts), ws, tu, *ref, out);                 \
+#define PB_BL_BODY_FN(name, opts)                                                                  \
+    static __attribute__((noinline)) void name(size_t n, const pb_layer_set *bl,                   \
+                                               const pb_layer_set *ad, unsigned o, pb_wscale ws,   \
+                                               float tu, const pb_cpose *ref, const pb_pose *out)  \
+    {                                                                                              \
+        (void)o;                                                                                   \
+        pose_blend_body(n, bl, ad, (opts), ws, tu, *ref, out);                                     \
     }
 PB_BL_BODY_FN(body_any_raw, PB_BL_TRACKS)
 PB_BL_BODY_FN(body_any_log, PB_BL_TRACKS | PB_BL_LOG)
@@ -509,13 +503,13 @@ PB_BL_BODY_FN(body_heavy_log, PB_BL_TRACKS | PB_BL_LOG | PB_BL_HEAVY)
 PB_BL_BODY_FN(body_uni_heavy_log, PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG | PB_BL_HEAVY)
 PB_BL_BODY_FN(body_opts, o)
 #undef PB_BL_BODY_FN
-#define PB_BL_BODY_CASE(opts, name)                                            \
-    case (opts):                                                               \
-        name(n, bl, ad, o, ws, tu, refp, out);                                 \
+#define PB_BL_BODY_CASE(opts, name)                                                                \
+    case (opts):                                                                                   \
+        name(n, bl, ad, o, ws, tu, refp, out);                                                     \
         return
-#define PB_BL_LINEAR_CASE(opts)                                                \
-    case (opts):                                                               \
-        pose_blend_body(n, bl, ad, (opts), ws, tu, *refp, out);                \
+#define PB_BL_LINEAR_CASE(opts)                                                                    \
+    case (opts):                                                                                   \
+        pose_blend_body(n, bl, ad, (opts), ws, tu, *refp, out);                                    \
         return
 #endif
 /* The blended layers' weight scale (as wscale_of over the layer weights)
@@ -570,8 +564,7 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
                         body_uni_log_lin);
         PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_LOG | PB_BL_HEAVY, body_heavy_log);
         PB_BL_BODY_CASE(PB_BL_TRACKS | PB_BL_UNIFORM | PB_BL_LOG | PB_BL_HEAVY, body_uni_heavy_log);
-    default:
-        body_opts(n, bl, ad, o, ws, tu, refp, out);
+    default: body_opts(n, bl, ad, o, ws, tu, refp, out);
     }
 #endif
 }

@@ -37,9 +37,9 @@ static void k_quat_offset(size_t n, pb_cquats a, pb_cquats b, pb_vec3s out)
  * the frame before the run; keep: the padded copy of its tail block). One
  * frame (large poses) keeps its basis in registers: the run's loop over
  * bases in memory cost 10% there. */
-static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1,
-                          pb_cvec3s l01, pb_cvec3s l12, pb_cvec3s l23, unsigned flags,
-                          pb_cquats prev, pb_quats keep, pb_quats rot, pb_vec3s vel)
+static void k_quat_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cquats r1, pb_cvec3s l01,
+                          pb_cvec3s l12, pb_cvec3s l23, unsigned flags, pb_cquats prev,
+                          pb_quats keep, pb_quats rot, pb_vec3s vel)
 {
     const pb_hermite_w *w = rw->half;
     if (m == 1) {

@@ -32,9 +32,9 @@
 #define PB_E_PI 3.14159265358979323846
 #define PB_E_RAD2DEG (180.0 / PB_E_PI)
 #define PB_E_HALF_DEG2RAD (0.5 * (PB_E_PI / 180.0))
-#define PB_E_LOCK_COS 1e-3            /* euler.c's LOCK_COS */
-#define PB_E_SAME_ROT_CHORD 1e-7      /* 2 sin(2e-7 / 4): bvh_angles.c's SAME_ROTATION_RAD */
-#define PB_E_MAX_DEG 1e7              /* larger angles: redo */
+#define PB_E_LOCK_COS 1e-3       /* euler.c's LOCK_COS */
+#define PB_E_SAME_ROT_CHORD 1e-7 /* 2 sin(2e-7 / 4): bvh_angles.c's SAME_ROTATION_RAD */
+#define PB_E_MAX_DEG 1e7         /* larger angles: redo */
 
 /* ------------------------------------------------------------- loads */
 PB_INLINE vd ldd(const double *p, size_t cnt)
@@ -126,10 +126,14 @@ PB_INLINE vqd qaxis_d(vmd a0, vmd a1, vd deg)
 PB_INLINE vqd qmul_d(vqd a, vqd b)
 {
     vqd r;
-    r.w = vd_sub(vd_sub(vd_sub(vd_mul(a.w, b.w), vd_mul(a.x, b.x)), vd_mul(a.y, b.y)), vd_mul(a.z, b.z));
-    r.x = vd_sub(vd_add(vd_add(vd_mul(a.w, b.x), vd_mul(a.x, b.w)), vd_mul(a.y, b.z)), vd_mul(a.z, b.y));
-    r.y = vd_add(vd_add(vd_sub(vd_mul(a.w, b.y), vd_mul(a.x, b.z)), vd_mul(a.y, b.w)), vd_mul(a.z, b.x));
-    r.z = vd_add(vd_sub(vd_add(vd_mul(a.w, b.z), vd_mul(a.x, b.y)), vd_mul(a.y, b.x)), vd_mul(a.z, b.w));
+    r.w = vd_sub(vd_sub(vd_sub(vd_mul(a.w, b.w), vd_mul(a.x, b.x)), vd_mul(a.y, b.y)),
+                 vd_mul(a.z, b.z));
+    r.x = vd_sub(vd_add(vd_add(vd_mul(a.w, b.x), vd_mul(a.x, b.w)), vd_mul(a.y, b.z)),
+                 vd_mul(a.z, b.y));
+    r.y = vd_add(vd_add(vd_sub(vd_mul(a.w, b.y), vd_mul(a.x, b.z)), vd_mul(a.y, b.w)),
+                 vd_mul(a.z, b.x));
+    r.z = vd_add(vd_sub(vd_add(vd_mul(a.w, b.z), vd_mul(a.x, b.y)), vd_mul(a.y, b.x)),
+                 vd_mul(a.z, b.w));
     return r;
 }
 
@@ -157,7 +161,10 @@ PB_INLINE vd sq_d(vd v) { return vd_mul(v, v); }
 /* atan2 in degrees, as euler.c: atan2(y, x) * RAD2DEG */
 PB_INLINE vd atan2_deg_d(vd y, vd x) { return vd_mul(atan2_d(y, x), vd_set(PB_E_RAD2DEG)); }
 /* twist_deg: 2 atan2(q_axis, w) * RAD2DEG */
-PB_INLINE vd twist_deg_d(vd qa, vd w) { return vd_mul(vd_mul(vd_set(2.0), atan2_d(qa, w)), vd_set(PB_E_RAD2DEG)); }
+PB_INLINE vd twist_deg_d(vd qa, vd w)
+{
+    return vd_mul(vd_mul(vd_set(2.0), atan2_d(qa, w)), vd_set(PB_E_RAD2DEG));
+}
 
 /* Where |v| (degrees) printed as round(|v| scale) might round otherwise
  * than the reference's value (a few ulps away) would */
@@ -206,7 +213,8 @@ PB_INLINE void from_quat_d(const eu_order *o, vd w, vd qi, vd qj, vd qk, vqd qn,
             vd A, B, G;
             if (have_prev) {
                 vd c0[3] = {a, b, g};
-                vd c1[3] = {vd_add(a, vd_set(180.0)), vd_sub(vd_set(180.0), b), vd_add(g, vd_set(180.0))};
+                vd c1[3] = {vd_add(a, vd_set(180.0)), vd_sub(vd_set(180.0), b),
+                            vd_add(g, vd_set(180.0))};
                 vd d0 = zero, d1 = zero, s0 = zero, s1 = zero, pm = zero;
                 /* an unwrapping at its margin matters in the branch taken
                  * only: either way a candidate is as far from P */
@@ -226,8 +234,9 @@ PB_INLINE void from_quat_d(const eu_order *o, vd w, vd qi, vd qj, vd qk, vqd qn,
                  * distance moves by at most 2 dc S_b + dc^2 for candidates
                  * dc apart, dc <= 1e-12 + |P| 2^-50 */
                 vd dc = vd_fma(pm, vd_set(0x1p-50), vd_set(1e-12));
-                vd tol = vd_fma(vd_add(d0, d1), vd_set(1e-9),
-                                vd_fma(vd_mul(vd_set(4.0), dc), vd_add(vd_add(s0, s1), dc), vd_set(1e-30)));
+                vd tol = vd_fma(
+                    vd_add(d0, d1), vd_set(1e-9),
+                    vd_fma(vd_mul(vd_set(4.0), dc), vd_add(vd_add(s0, s1), dc), vd_set(1e-30)));
                 r3 = vmd_or(r3, vmd_not(vmd_gt(vd_abs(vd_sub(d0, d1)), tol)));
                 vmd pick1 = vmd_lt(d1, d0);
                 r3 = vmd_or(r3, vd_sel_m(pick1, t1, t0));
@@ -309,8 +318,9 @@ PB_INLINE void euler_choose_block(size_t cnt, const uint8_t *order, const uint8_
         /* bvh_angles.c's rot_angle(q, qs) <= SAME_ROTATION_RAD, as the chord
          * between the normalised quaternions against 2 sin(2e-7 / 4) */
         vd na = vd_sqrt(nn);
-        vd nb = vd_sqrt(vd_add(vd_add(vd_add(vd_mul(qs.w, qs.w), vd_mul(qs.x, qs.x)), vd_mul(qs.y, qs.y)),
-                               vd_mul(qs.z, qs.z)));
+        vd nb = vd_sqrt(
+            vd_add(vd_add(vd_add(vd_mul(qs.w, qs.w), vd_mul(qs.x, qs.x)), vd_mul(qs.y, qs.y)),
+                   vd_mul(qs.z, qs.z)));
         vd qa[4] = {w, x, y, z}, qb[4] = {qs.w, qs.x, qs.y, qs.z};
         vd dp = zero, dm = zero, ia = vd_div(one, na), ib = vd_div(one, nb);
         for (int k = 0; k < 4; k++) {
@@ -367,8 +377,8 @@ static void k_euler_choose(size_t n, const uint8_t *order, const uint8_t *nrot, 
         euler_choose_block(PB_DLANES, order + i, nrot + i, q.w + i, q.x + i, q.y + i, q.z + i, src,
                            prev, i, print_scale, deg, state);
     if (i < n)
-        euler_choose_block(n - i, order + i, nrot + i, q.w + i, q.x + i, q.y + i, q.z + i, src, prev,
-                           i, print_scale, deg, state);
+        euler_choose_block(n - i, order + i, nrot + i, q.w + i, q.x + i, q.y + i, q.z + i, src,
+                           prev, i, print_scale, deg, state);
 }
 
 /* One block of euler_to_quat (internal.h) */
@@ -398,10 +408,15 @@ PB_INLINE void euler_to_quat_block(size_t cnt, const uint8_t *order, const uint8
         vqd e = qaxis_d(*ax[m][0], *ax[m][1], D[m]);
         vqd ea = {vd_abs(e.w), vd_abs(e.x), vd_abs(e.y), vd_abs(e.z)};
         vqd p = qmul_d(q, e);
-        vqd pm = {vd_add(vd_add(vd_add(vd_mul(mag.w, ea.w), vd_mul(mag.x, ea.x)), vd_mul(mag.y, ea.y)), vd_mul(mag.z, ea.z)),
-                  vd_add(vd_add(vd_add(vd_mul(mag.w, ea.x), vd_mul(mag.x, ea.w)), vd_mul(mag.y, ea.z)), vd_mul(mag.z, ea.y)),
-                  vd_add(vd_add(vd_add(vd_mul(mag.w, ea.y), vd_mul(mag.x, ea.z)), vd_mul(mag.y, ea.w)), vd_mul(mag.z, ea.x)),
-                  vd_add(vd_add(vd_add(vd_mul(mag.w, ea.z), vd_mul(mag.x, ea.y)), vd_mul(mag.y, ea.x)), vd_mul(mag.z, ea.w))};
+        vqd pm = {
+            vd_add(vd_add(vd_add(vd_mul(mag.w, ea.w), vd_mul(mag.x, ea.x)), vd_mul(mag.y, ea.y)),
+                   vd_mul(mag.z, ea.z)),
+            vd_add(vd_add(vd_add(vd_mul(mag.w, ea.x), vd_mul(mag.x, ea.w)), vd_mul(mag.y, ea.z)),
+                   vd_mul(mag.z, ea.y)),
+            vd_add(vd_add(vd_add(vd_mul(mag.w, ea.y), vd_mul(mag.x, ea.z)), vd_mul(mag.y, ea.w)),
+                   vd_mul(mag.z, ea.x)),
+            vd_add(vd_add(vd_add(vd_mul(mag.w, ea.z), vd_mul(mag.x, ea.y)), vd_mul(mag.y, ea.x)),
+                   vd_mul(mag.z, ea.w))};
         q.w = vd_sel(use[m], p.w, q.w), q.x = vd_sel(use[m], p.x, q.x);
         q.y = vd_sel(use[m], p.y, q.y), q.z = vd_sel(use[m], p.z, q.z);
         mag.w = vd_sel(use[m], pm.w, mag.w), mag.x = vd_sel(use[m], pm.x, mag.x);
@@ -414,7 +429,8 @@ PB_INLINE void euler_to_quat_block(size_t cnt, const uint8_t *order, const uint8
     float *dst[4] = {out.w, out.x, out.y, out.z};
     for (int k = 0; k < 4; k++) {
         vd tol = vd_mul(mg[k], vd_set(0x1p-46));
-        redo = vmd_or(redo, vmd_not(vmd_eq(vd_round_f32(vd_sub(c[k], tol)), vd_round_f32(vd_add(c[k], tol)))));
+        redo = vmd_or(redo, vmd_not(vmd_eq(vd_round_f32(vd_sub(c[k], tol)),
+                                           vd_round_f32(vd_add(c[k], tol)))));
         if (cnt == PB_DLANES)
             vd_store_f(dst[k] + off, c[k]);
         else

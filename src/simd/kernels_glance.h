@@ -55,8 +55,8 @@ _Static_assert(sizeof(pb_blend_layer) == 96 && offsetof(pb_blend_layer, weight) 
                    offsetof(pb_blend_layer, joint_weights) == 8 &&
                    offsetof(pb_blend_layer, pose) == 16,
                "k_layers_glance reads a pb_blend_layer as 12 words");
-_Static_assert(sizeof(pb_cpose) == 80 && sizeof(pb_pose) == 80 &&
-                   offsetof(pb_cpose, pos) == 32 && offsetof(pb_cpose, scale) == 56,
+_Static_assert(sizeof(pb_cpose) == 80 && sizeof(pb_pose) == 80 && offsetof(pb_cpose, pos) == 32 &&
+                   offsetof(pb_cpose, scale) == 56,
                "the glance reads a pose as 10 pointers: rot w x y z, pos x y z, scale x y z");
 /* a pb_blend_layer's 12 words in three groups of four */
 PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, pb_u64x4 *v2)
@@ -78,11 +78,11 @@ PB_INLINE void layer_words(const pb_blend_layer *l, pb_u64x4 *v0, pb_u64x4 *v1, 
  * input), the missing ones padded, branch-free: about 280 instructions
  * (callgrind), where the array-by-array pass had cost a 16-joint blend
  * 1.75x its time. */
-#define PB_GLANCE_CX(a, b)                                                     \
-    do {                                                                       \
-        const uintptr_t lo_ = w[a] < w[b] ? w[a] : w[b];                       \
-        w[b] = w[a] < w[b] ? w[b] : w[a];                                      \
-        w[a] = lo_;                                                            \
+#define PB_GLANCE_CX(a, b)                                                                         \
+    do {                                                                                           \
+        const uintptr_t lo_ = w[a] < w[b] ? w[a] : w[b];                                           \
+        w[b] = w[a] < w[b] ? w[b] : w[a];                                                          \
+        w[a] = lo_;                                                                                \
     } while (0)
 static __attribute__((noinline)) int outputs_apart(const float *const *p, int m, size_t bytes,
                                                    uintptr_t hull[2])
@@ -96,16 +96,38 @@ static __attribute__((noinline)) int outputs_apart(const float *const *p, int m,
          * with 32-bit words) and apart from the other pads, so that the pads
          * sort last; only the m - 1 gaps between the starts are tested */
         w[i] = i < m ? u
-                     : (sizeof(uintptr_t) == 8 ? (uintptr_t)(0x6000000000000000ull + ((uint64_t)i << 40))
-                                               : UINTPTR_MAX - 9 + (uintptr_t)i);
+                     : (sizeof(uintptr_t) == 8
+                            ? (uintptr_t)(0x6000000000000000ull + ((uint64_t)i << 40))
+                            : UINTPTR_MAX - 9 + (uintptr_t)i);
     }
-    PB_GLANCE_CX(0, 8); PB_GLANCE_CX(1, 9); PB_GLANCE_CX(2, 7); PB_GLANCE_CX(3, 5);
-    PB_GLANCE_CX(4, 6); PB_GLANCE_CX(0, 2); PB_GLANCE_CX(1, 4); PB_GLANCE_CX(5, 8);
-    PB_GLANCE_CX(7, 9); PB_GLANCE_CX(0, 3); PB_GLANCE_CX(2, 4); PB_GLANCE_CX(5, 7);
-    PB_GLANCE_CX(6, 9); PB_GLANCE_CX(0, 1); PB_GLANCE_CX(3, 6); PB_GLANCE_CX(8, 9);
-    PB_GLANCE_CX(1, 5); PB_GLANCE_CX(2, 3); PB_GLANCE_CX(4, 8); PB_GLANCE_CX(6, 7);
-    PB_GLANCE_CX(1, 2); PB_GLANCE_CX(3, 5); PB_GLANCE_CX(4, 6); PB_GLANCE_CX(7, 8);
-    PB_GLANCE_CX(2, 3); PB_GLANCE_CX(4, 5); PB_GLANCE_CX(6, 7); PB_GLANCE_CX(3, 4);
+    PB_GLANCE_CX(0, 8);
+    PB_GLANCE_CX(1, 9);
+    PB_GLANCE_CX(2, 7);
+    PB_GLANCE_CX(3, 5);
+    PB_GLANCE_CX(4, 6);
+    PB_GLANCE_CX(0, 2);
+    PB_GLANCE_CX(1, 4);
+    PB_GLANCE_CX(5, 8);
+    PB_GLANCE_CX(7, 9);
+    PB_GLANCE_CX(0, 3);
+    PB_GLANCE_CX(2, 4);
+    PB_GLANCE_CX(5, 7);
+    PB_GLANCE_CX(6, 9);
+    PB_GLANCE_CX(0, 1);
+    PB_GLANCE_CX(3, 6);
+    PB_GLANCE_CX(8, 9);
+    PB_GLANCE_CX(1, 5);
+    PB_GLANCE_CX(2, 3);
+    PB_GLANCE_CX(4, 8);
+    PB_GLANCE_CX(6, 7);
+    PB_GLANCE_CX(1, 2);
+    PB_GLANCE_CX(3, 5);
+    PB_GLANCE_CX(4, 6);
+    PB_GLANCE_CX(7, 8);
+    PB_GLANCE_CX(2, 3);
+    PB_GLANCE_CX(4, 5);
+    PB_GLANCE_CX(6, 7);
+    PB_GLANCE_CX(3, 4);
     PB_GLANCE_CX(5, 6);
     for (int i = 1; i < m; i++) /* below 2^62: no difference wraps */
         bad |= w[i] - w[i - 1] < bytes;
@@ -143,7 +165,7 @@ PB_INLINE int outputs_ascend(const pb_pose *out, size_t bytes, unsigned tracks, 
         return !glance_any_sign(neg | all | (all << 1)) && first != 0;
     }
 #endif
-    const float *p[10] = {out->rot.w, out->rot.x, out->rot.y, out->rot.z, out->pos.x,
+    const float *p[10] = {out->rot.w, out->rot.x, out->rot.y,   out->rot.z,   out->pos.x,
                           out->pos.y, out->pos.z, out->scale.x, out->scale.y, out->scale.z};
     uintptr_t end = 1; /* a NULL first output fails */
     int ok = 1;
@@ -198,9 +220,8 @@ PB_INLINE int outputs_glance(const pb_pose *out, size_t bytes, unsigned tracks, 
  * reference (ref may be NULL; its rotation if rtracks & 4, positions if
  * rtracks & 1, scales if rtracks & 2) neither NULL nor meeting the outputs'
  * hull, returned in hull[] (every input `bytes` long). */
-static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *ref,
-                           unsigned rtracks, const pb_pose *out, size_t bytes, unsigned tracks,
-                           uintptr_t hull[2])
+static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *ref, unsigned rtracks,
+                           const pb_pose *out, size_t bytes, unsigned tracks, uintptr_t hull[2])
 {
     if (!outputs_glance(out, bytes, tracks, hull))
         return 0;
@@ -242,8 +263,8 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
             memcpy(&v1, p + 32, 32);
             memcpy(&v2, p + 48, 32);
             if (rtracks == 7) { /* every track (the usual): no lane masked */
-                acc |= glance_every(v0, va, vh) | glance_every(v1, va, vh) |
-                       glance_every(v2, va, vh);
+                acc |=
+                    glance_every(v0, va, vh) | glance_every(v1, va, vh) | glance_every(v2, va, vh);
             } else {
                 const uint64_t R = (rtracks & 4) ? F : 0, RP = (rtracks & 1) ? F : 0,
                                RS = (rtracks & 2) ? F : 0;
@@ -261,8 +282,8 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
         unsigned t = i < k ? tracks | 4u : rtracks;
         if (!q)
             continue;
-        const float *p[10] = {q->rot.w,   q->rot.x,   q->rot.y,   q->rot.z,   q->pos.x,
-                              q->pos.y,   q->pos.z,   q->scale.x, q->scale.y, q->scale.z};
+        const float *p[10] = {q->rot.w, q->rot.x, q->rot.y,   q->rot.z,   q->pos.x,
+                              q->pos.y, q->pos.z, q->scale.x, q->scale.y, q->scale.z};
         for (int j = 0; j < 10; j++) {
             uintptr_t u = (uintptr_t)p[j];
             if (t & (j < 4 ? 4u : j < 7 ? 1u : 2u))

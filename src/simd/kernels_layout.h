@@ -31,8 +31,8 @@ PB_INLINE void deint_loop(size_t i0, size_t i1, const float *src, size_t stride,
             d[i] = s[i * stride];
     }
 }
-PB_INLINE void int_loop(size_t i0, size_t i1, const float *const src[4], int comps,
-                        size_t stride, float *dst)
+PB_INLINE void int_loop(size_t i0, size_t i1, const float *const src[4], int comps, size_t stride,
+                        float *dst)
 {
     for (int c = 0; c < comps; c++) {
         const float *s = src[c];
@@ -70,8 +70,7 @@ static void k_deinterleave(size_t n, const float *src, size_t stride, int comps,
 
 /* dst[i * stride + c] = src[c][i] for c < comps (3 or 4), i < n; the other
  * floats of each stride are not written. */
-static void k_interleave(size_t n, const float *const src[4], int comps, size_t stride,
-                         float *dst)
+static void k_interleave(size_t n, const float *const src[4], int comps, size_t stride, float *dst)
 {
     size_t i = 0;
 #if defined(PB_HAVE_AOS4)

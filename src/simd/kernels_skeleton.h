@@ -26,8 +26,12 @@
 
 /* the tracks in order w x y z, px py pz, sx sy sz (NULL: absent) */
 #define NT_SK 10
-typedef struct { const float *t[NT_SK]; } pb_sk_in;
-typedef struct { float *t[NT_SK]; } pb_sk_out;
+typedef struct {
+    const float *t[NT_SK];
+} pb_sk_in;
+typedef struct {
+    float *t[NT_SK];
+} pb_sk_out;
 
 PB_INLINE vf sk_ld(const float *p, size_t stride, size_t cnt)
 {
@@ -112,7 +116,8 @@ PB_INLINE v3 sk_ld3_m(pb_sk_scratch m, int k, size_t s)
 }
 PB_INLINE void sk_stq_m(pb_sk_scratch m, size_t s, vq v)
 {
-    vf_store(m[0] + s, v.w), vf_store(m[1] + s, v.x), vf_store(m[2] + s, v.y), vf_store(m[3] + s, v.z);
+    vf_store(m[0] + s, v.w), vf_store(m[1] + s, v.x), vf_store(m[2] + s, v.y),
+        vf_store(m[3] + s, v.z);
 }
 PB_INLINE void sk_st3_m(pb_sk_scratch m, int k, size_t s, v3 v)
 {
@@ -271,23 +276,23 @@ PB_INLINE void ik_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
     }
 }
 
-#define PB_SK_BLOCKS(F, poses, J, par, in, out, pos, scl, ones)                \
-    do {                                                                       \
-        size_t p_ = 0;                                                         \
-        for (; p_ + PB_LANES <= (poses); p_ += PB_LANES)                       \
-            F(J, par, in, out, p_ * (J), PB_LANES, pos, scl, ones);            \
-        if ((poses) - p_ == 1) /* one pose (a call a frame): its own  */     \
-            F(J, par, in, out, p_ * (J), 1, pos, scl, ones); /* instance */    \
-        else if (p_ < (poses))                                                 \
-            F(J, par, in, out, p_ * (J), (poses) - p_, pos, scl, ones);        \
+#define PB_SK_BLOCKS(F, poses, J, par, in, out, pos, scl, ones)                                    \
+    do {                                                                                           \
+        size_t p_ = 0;                                                                             \
+        for (; p_ + PB_LANES <= (poses); p_ += PB_LANES)                                           \
+            F(J, par, in, out, p_ *(J), PB_LANES, pos, scl, ones);                                 \
+        if ((poses)-p_ == 1) /* one pose (a call a frame): its own  */                             \
+            F(J, par, in, out, p_ *(J), 1, pos, scl, ones); /* instance */                         \
+        else if (p_ < (poses))                                                                     \
+            F(J, par, in, out, p_ *(J), (poses)-p_, pos, scl, ones);                               \
     } while (0)
 
 static void sk_tracks(const pb_cpose *in, const pb_pose *out, pb_sk_in *i, pb_sk_out *o)
 {
-    const float *a[10] = {in->rot.w,  in->rot.x,   in->rot.y,   in->rot.z,   in->pos.x,
-                          in->pos.y,  in->pos.z,   in->scale.x, in->scale.y, in->scale.z};
-    float *b[10] = {out->rot.w, out->rot.x,   out->rot.y,   out->rot.z,   out->pos.x,
-                    out->pos.y, out->pos.z,   out->scale.x, out->scale.y, out->scale.z};
+    const float *a[10] = {in->rot.w, in->rot.x, in->rot.y,   in->rot.z,   in->pos.x,
+                          in->pos.y, in->pos.z, in->scale.x, in->scale.y, in->scale.z};
+    float *b[10] = {out->rot.w, out->rot.x, out->rot.y,   out->rot.z,   out->pos.x,
+                    out->pos.y, out->pos.z, out->scale.x, out->scale.y, out->scale.z};
     for (int k = 0; k < 10; k++) {
         i->t[k] = a[k];
         o->t[k] = b[k];
@@ -296,18 +301,18 @@ static void sk_tracks(const pb_cpose *in, const pb_pose *out, pb_sk_in *i, pb_sk
 
 /* The variants: positions or not, input scales or not (each its own
  * instance, so a block does only its tracks' work). */
-#define PB_SK_VARIANTS(F, poses, J, par, in, out)                              \
-    do {                                                                       \
-        const int pos_ = out.t[4] != NULL, scl_ = in.t[7] != NULL;             \
-        const int ones_ = !scl_ && out.t[7] != NULL;                           \
-        if (pos_ && scl_)                                                      \
-            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 1, 1, 0);                \
-        else if (pos_)                                                         \
-            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 1, 0, ones_);            \
-        else if (scl_)                                                         \
-            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 0, 1, 0);                \
-        else                                                                   \
-            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 0, 0, ones_);            \
+#define PB_SK_VARIANTS(F, poses, J, par, in, out)                                                  \
+    do {                                                                                           \
+        const int pos_ = out.t[4] != NULL, scl_ = in.t[7] != NULL;                                 \
+        const int ones_ = !scl_ && out.t[7] != NULL;                                               \
+        if (pos_ && scl_)                                                                          \
+            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 1, 1, 0);                                    \
+        else if (pos_)                                                                             \
+            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 1, 0, ones_);                                \
+        else if (scl_)                                                                             \
+            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 0, 1, 0);                                    \
+        else                                                                                       \
+            PB_SK_BLOCKS(F, poses, J, par, &in, &out, 0, 0, ones_);                                \
     } while (0)
 
 static void k_local_to_model(size_t poses, size_t joints, const int32_t *parents,

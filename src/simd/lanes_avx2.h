@@ -85,9 +85,19 @@ PB_INLINE vf vf_max(vf a, vf b) { return simde_mm256_max_ps(a, b); }
 PB_INLINE vf vf_band(vf a, vf b) { return simde_mm256_and_ps(a, b); }
 PB_INLINE vf vf_bor(vf a, vf b) { return simde_mm256_or_ps(a, b); }
 PB_INLINE vf vf_bxor(vf a, vf b) { return simde_mm256_xor_ps(a, b); }
-PB_INLINE vf vf_shr23(vf a) { return simde_mm256_castsi256_ps(simde_mm256_srli_epi32(simde_mm256_castps_si256(a), 23)); }
-PB_INLINE vf vf_shl23(vf a) { return simde_mm256_castsi256_ps(simde_mm256_slli_epi32(simde_mm256_castps_si256(a), 23)); }
-PB_INLINE vf vf_iadd(vf a, vf b) { return simde_mm256_castsi256_ps(simde_mm256_add_epi32(simde_mm256_castps_si256(a), simde_mm256_castps_si256(b))); }
+PB_INLINE vf vf_shr23(vf a)
+{
+    return simde_mm256_castsi256_ps(simde_mm256_srli_epi32(simde_mm256_castps_si256(a), 23));
+}
+PB_INLINE vf vf_shl23(vf a)
+{
+    return simde_mm256_castsi256_ps(simde_mm256_slli_epi32(simde_mm256_castps_si256(a), 23));
+}
+PB_INLINE vf vf_iadd(vf a, vf b)
+{
+    return simde_mm256_castsi256_ps(
+        simde_mm256_add_epi32(simde_mm256_castps_si256(a), simde_mm256_castps_si256(b)));
+}
 
 PB_INLINE vm vm_lt(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LT_OQ); }
 PB_INLINE vm vm_le(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_LE_OQ); }
@@ -97,7 +107,10 @@ PB_INLINE vm vm_eq(vf a, vf b) { return simde_mm256_cmp_ps(a, b, SIMDE_CMP_EQ_OQ
 PB_INLINE vm vm_and(vm a, vm b) { return simde_mm256_and_ps(a, b); }
 PB_INLINE vm vm_or(vm a, vm b) { return simde_mm256_or_ps(a, b); }
 PB_INLINE vm vm_andnot(vm a, vm b) { return simde_mm256_andnot_ps(b, a); }
-PB_INLINE vm vm_not(vm a) { return simde_mm256_xor_ps(a, simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1))); }
+PB_INLINE vm vm_not(vm a)
+{
+    return simde_mm256_xor_ps(a, simde_mm256_castsi256_ps(simde_mm256_set1_epi32(-1)));
+}
 PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm256_blendv_ps(b, a, m); }
 PB_INLINE int vm_any(vm m) { return simde_mm256_movemask_ps(m) != 0; }
 PB_INLINE int vm_all(vm m) { return simde_mm256_movemask_ps(m) == 0xff; }
@@ -236,7 +249,10 @@ PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm256_add_pd(simde_mm256_mu
 #else
 PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm256_fmadd_pd(a, b, c); }
 #endif
-PB_INLINE vd vd_round(vd a) { return simde_mm256_round_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+PB_INLINE vd vd_round(vd a)
+{
+    return simde_mm256_round_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC);
+}
 PB_INLINE vd vd_band(vd a, vd b) { return simde_mm256_and_pd(a, b); }
 PB_INLINE vd vd_bor(vd a, vd b) { return simde_mm256_or_pd(a, b); }
 PB_INLINE vd vd_bxor(vd a, vd b) { return simde_mm256_xor_pd(a, b); }
@@ -248,7 +264,10 @@ PB_INLINE vmd vmd_eq(vd a, vd b) { return simde_mm256_cmp_pd(a, b, SIMDE_CMP_EQ_
 PB_INLINE vmd vmd_and(vmd a, vmd b) { return simde_mm256_and_pd(a, b); }
 PB_INLINE vmd vmd_or(vmd a, vmd b) { return simde_mm256_or_pd(a, b); }
 PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return simde_mm256_andnot_pd(b, a); }
-PB_INLINE vmd vmd_not(vmd a) { return simde_mm256_xor_pd(a, simde_mm256_castsi256_pd(simde_mm256_set1_epi32(-1))); }
+PB_INLINE vmd vmd_not(vmd a)
+{
+    return simde_mm256_xor_pd(a, simde_mm256_castsi256_pd(simde_mm256_set1_epi32(-1)));
+}
 PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm256_blendv_pd(b, a, m); }
 PB_INLINE int vmd_any(vmd m) { return simde_mm256_movemask_pd(m) != 0; }
 PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)simde_mm256_movemask_pd(m); }

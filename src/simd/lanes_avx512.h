@@ -21,10 +21,19 @@ PB_INLINE void vf_store(float *p, vf v) { simde_mm512_storeu_ps(p, v); }
 /* tails: masked loads and stores (SIMDe 0.7.4 has no emulation of them, so
  * the emulated backend keeps the buffered tails of lanes_common.h) */
 #define PB_HAVE_PART 1
-PB_INLINE vf vf_load_part(const float *p, size_t cnt) { return _mm512_mask_loadu_ps(_mm512_set1_ps(p[0]), (__mmask16)((1u << cnt) - 1u), p); }
-PB_INLINE void vf_store_part(float *p, vf v, size_t cnt) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << cnt) - 1u), v); }
+PB_INLINE vf vf_load_part(const float *p, size_t cnt)
+{
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(p[0]), (__mmask16)((1u << cnt) - 1u), p);
+}
+PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
+{
+    _mm512_mask_storeu_ps(p, (__mmask16)((1u << cnt) - 1u), v);
+}
 #define PB_HAVE_STORE_HIGH 1
-PB_INLINE void vf_store_high(float *p, vf v, size_t lo) { _mm512_mask_storeu_ps(p, (__mmask16)(0xffffu << lo), v); }
+PB_INLINE void vf_store_high(float *p, vf v, size_t lo)
+{
+    _mm512_mask_storeu_ps(p, (__mmask16)(0xffffu << lo), v);
+}
 #endif
 PB_INLINE vf vf_add(vf a, vf b) { return simde_mm512_add_ps(a, b); }
 PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm512_sub_ps(a, b); }
@@ -36,7 +45,7 @@ PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm512_add_ps(simde_mm512_mu
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm512_sub_ps(c, simde_mm512_mul_ps(a, b)); }
 #else
 #if !defined(PB_EMULATED) /* SIMDe's emulation need not fuse */
-#define PB_FUSED 1              /* vf_fma rounds once */
+#define PB_FUSED 1        /* vf_fma rounds once */
 #endif
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm512_fmadd_ps(a, b, c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm512_fnmadd_ps(a, b, c); }
@@ -76,8 +85,9 @@ PB_INLINE int vm_all(vm m) { return m == 0xffff; }
 #define PB_STRIDE_GATHER_MAX ((size_t)INT32_MAX / 16)
 PB_INLINE __m512i pb__stride_idx(size_t s)
 {
-    return _mm512_mullo_epi32(_mm512_set1_epi32((int32_t)s),
-                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    return _mm512_mullo_epi32(
+        _mm512_set1_epi32((int32_t)s),
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 }
 PB_INLINE vf vf_load_stride_part(const float *p, size_t s, size_t cnt)
 {
@@ -140,8 +150,10 @@ PB_INLINE void pb__t16(vf *r)
     /* s[4g + k]: columns k, k+4, k+8, k+12 of rows 4g..4g+3, a 128-bit lane
      * each */
     for (int k = 0; k < 4; k++) {
-        vf x0 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0x44), x1 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0xEE);
-        vf y0 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0x44), y1 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0xEE);
+        vf x0 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0x44),
+           x1 = _mm512_shuffle_f32x4(s[k], s[4 + k], 0xEE);
+        vf y0 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0x44),
+           y1 = _mm512_shuffle_f32x4(s[8 + k], s[12 + k], 0xEE);
         r[k] = _mm512_shuffle_f32x4(x0, y0, 0x88);
         r[k + 4] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
         r[k + 8] = _mm512_shuffle_f32x4(x1, y1, 0x88);
@@ -180,8 +192,9 @@ PB_INLINE void vd_store_f(float *p, vd v) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(
        * _mm512_cvtpd_ps (lane by lane) */
 PB_INLINE vd vd_load_f(const float *p)
 {
-    return simde_mm512_insertf64x4(simde_mm512_castpd256_pd512(simde_mm256_cvtps_pd(simde_mm_loadu_ps(p))),
-                                   simde_mm256_cvtps_pd(simde_mm_loadu_ps(p + 4)), 1);
+    return simde_mm512_insertf64x4(
+        simde_mm512_castpd256_pd512(simde_mm256_cvtps_pd(simde_mm_loadu_ps(p))),
+        simde_mm256_cvtps_pd(simde_mm_loadu_ps(p + 4)), 1);
 }
 PB_INLINE void vd_store_f(float *p, vd v)
 {
@@ -209,7 +222,10 @@ PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm512_add_pd(simde_mm512_mu
 #else
 PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm512_fmadd_pd(a, b, c); }
 #endif
-PB_INLINE vd vd_round(vd a) { return simde_mm512_roundscale_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+PB_INLINE vd vd_round(vd a)
+{
+    return simde_mm512_roundscale_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC);
+}
 PB_INLINE vd vd_band(vd a, vd b) { return simde_mm512_and_pd(a, b); }
 PB_INLINE vd vd_bor(vd a, vd b) { return simde_mm512_or_pd(a, b); }
 PB_INLINE vd vd_bxor(vd a, vd b) { return simde_mm512_xor_pd(a, b); }

@@ -8,7 +8,12 @@
 
 #include <string.h>
 
-PB_INLINE vf pb__bitconst(uint32_t u) { float f; memcpy(&f, &u, 4); return vf_set(f); }
+PB_INLINE vf pb__bitconst(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return vf_set(f);
+}
 
 /* Partial blocks (n < PB_LANES: lanes_math.h's blocks): a layer that
  * defines PB_HAVE_PART has its own vf_load_part / vf_store_part (masked or
@@ -67,7 +72,6 @@ PB_INLINE vf vf_pow2i(vf k)
     return vf_shl23(vf_band(biased, pb__bitconst(0xffu)));
 }
 
-
 /* Strided lanes (simd/kernels_skeleton.h: lanes are poses, J floats
  * apart): lane l <-> p[l * stride]. The _part forms move lanes 0 .. cnt-1
  * (0 < cnt < PB_LANES), unused lanes load as copies of p[0], and nothing
@@ -105,7 +109,6 @@ PB_INLINE void vf_store_stride(float *p, size_t stride, vf v)
 }
 #endif
 
-
 /* Tiles (simd/kernels_skeleton.h): PB_LANES rows of PB_LANES floats, row r
  * at p + r * stride, transposed: vf_load_tile gives c[k] with lane r =
  * p[r * stride + k]; vf_store_tile is its inverse (p[r * stride + k] = lane
@@ -132,12 +135,16 @@ PB_INLINE void vf_store_tile(float *p, size_t stride, const vf *c)
 }
 #endif
 
-
 /* Double lanes, built once from each layer's vd primitives. Partial blocks
  * (cnt < PB_DLANES elements) go through a small buffer; unused lanes load
  * copies of element 0 (like vf_load_part) and nothing past cnt is read or
  * written. */
-PB_INLINE vd pb__dbitconst(uint64_t u) { double d; memcpy(&d, &u, 8); return vd_set(d); }
+PB_INLINE vd pb__dbitconst(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return vd_set(d);
+}
 PB_INLINE vd vd_abs(vd a) { return vd_band(a, pb__dbitconst(0x7fffffffffffffffull)); }
 PB_INLINE vd vd_neg(vd a) { return vd_bxor(a, pb__dbitconst(0x8000000000000000ull)); }
 /* s's sign bit (-0 included), the rest zero */

@@ -9,8 +9,12 @@
 #error "include a lanes_<isa>.h first"
 #endif
 
-typedef struct { vf w, x, y, z; } vq;
-typedef struct { vf x, y, z; } v3;
+typedef struct {
+    vf w, x, y, z;
+} vq;
+typedef struct {
+    vf x, y, z;
+} v3;
 
 /* -------------------------------------------------------------- blocks */
 /* A block is PB_LANES consecutive elements starting at i; kernels are
@@ -24,7 +28,9 @@ typedef struct { vf x, y, z; } v3;
  * of their own gives, and the tail's loads are whole (a masked load costs
  * twice a whole one on Zen 4, a lane permutation as much). Only n <
  * PB_LANES takes partial loads (cnt < PB_LANES elements at i = 0, lo 0). */
-typedef struct { size_t i, cnt, lo; } pb_blk;
+typedef struct {
+    size_t i, cnt, lo;
+} pb_blk;
 
 PB_INLINE vf ld(const float *p, pb_blk b)
 {
@@ -56,39 +62,82 @@ PB_INLINE pb_blk whole_out(pb_blk b)
         b.lo = 0;
     return b;
 }
-#define PB_BLOCKS(n, blk, ...)                                                 \
-    do {                                                                       \
-        size_t pb_i_ = 0, pb_n_ = (n);                                         \
-        for (; pb_i_ + PB_LANES <= pb_n_; pb_i_ += PB_LANES) {                 \
-            const pb_blk blk = {pb_i_, PB_LANES, 0};                           \
-            __VA_ARGS__;                                                       \
-        }                                                                      \
-        if (PB_LANES > 1 && pb_i_ < pb_n_) { /* the back or partial tail */   \
-            const size_t pb_c_ = pb_n_ - pb_i_;                                \
-            const pb_blk blk = {pb_i_ ? pb_n_ - PB_LANES : 0,                  \
-                                pb_i_ ? PB_LANES : pb_c_,                      \
-                                pb_i_ ? PB_LANES - pb_c_ : 0};                 \
-            __VA_ARGS__;                                                       \
-        }                                                                      \
+#define PB_BLOCKS(n, blk, ...)                                                                     \
+    do {                                                                                           \
+        size_t pb_i_ = 0, pb_n_ = (n);                                                             \
+        for (; pb_i_ + PB_LANES <= pb_n_; pb_i_ += PB_LANES) {                                     \
+            const pb_blk blk = {pb_i_, PB_LANES, 0};                                               \
+            __VA_ARGS__;                                                                           \
+        }                                                                                          \
+        if (PB_LANES > 1 && pb_i_ < pb_n_) { /* the back or partial tail */                        \
+            const size_t pb_c_ = pb_n_ - pb_i_;                                                    \
+            const pb_blk blk = {pb_i_ ? pb_n_ - PB_LANES : 0, pb_i_ ? PB_LANES : pb_c_,            \
+                                pb_i_ ? PB_LANES - pb_c_ : 0};                                     \
+            __VA_ARGS__;                                                                           \
+        }                                                                                          \
     } while (0)
 
-PB_INLINE vq q_ld(pb_cquats q, pb_blk b) { vq r = {ld(q.w, b), ld(q.x, b), ld(q.y, b), ld(q.z, b)}; return r; }
-PB_INLINE void q_st(pb_quats q, vq v, pb_blk b) { st(q.w, v.w, b); st(q.x, v.x, b); st(q.y, v.y, b); st(q.z, v.z, b); }
-PB_INLINE v3 v3_ld(pb_cvec3s v, pb_blk b) { v3 r = {ld(v.x, b), ld(v.y, b), ld(v.z, b)}; return r; }
-PB_INLINE void v3_st(pb_vec3s v, v3 a, pb_blk b) { st(v.x, a.x, b); st(v.y, a.y, b); st(v.z, a.z, b); }
+PB_INLINE vq q_ld(pb_cquats q, pb_blk b)
+{
+    vq r = {ld(q.w, b), ld(q.x, b), ld(q.y, b), ld(q.z, b)};
+    return r;
+}
+PB_INLINE void q_st(pb_quats q, vq v, pb_blk b)
+{
+    st(q.w, v.w, b);
+    st(q.x, v.x, b);
+    st(q.y, v.y, b);
+    st(q.z, v.z, b);
+}
+PB_INLINE v3 v3_ld(pb_cvec3s v, pb_blk b)
+{
+    v3 r = {ld(v.x, b), ld(v.y, b), ld(v.z, b)};
+    return r;
+}
+PB_INLINE void v3_st(pb_vec3s v, v3 a, pb_blk b)
+{
+    st(v.x, a.x, b);
+    st(v.y, a.y, b);
+    st(v.z, a.z, b);
+}
 
 /* ------------------------------------------------------------- helpers */
 PB_INLINE vf vf_zero(void) { return vf_set(0.0f); }
 /* Horner step: acc*z + c */
 PB_INLINE vf hs(vf acc, vf z, float c) { return vf_fma(acc, z, vf_set(c)); }
 
-PB_INLINE v3 v3_add(v3 a, v3 b) { v3 r = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)}; return r; }
-PB_INLINE v3 v3_sub(v3 a, v3 b) { v3 r = {vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)}; return r; }
-PB_INLINE v3 v3_splat(float f) { vf v = vf_set(f); v3 r = {v, v, v}; return r; }
-PB_INLINE v3 v3_mul(v3 a, v3 b) { v3 r = {vf_mul(a.x, b.x), vf_mul(a.y, b.y), vf_mul(a.z, b.z)}; return r; }
-PB_INLINE v3 v3_scale(v3 a, vf s) { v3 r = {vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)}; return r; }
+PB_INLINE v3 v3_add(v3 a, v3 b)
+{
+    v3 r = {vf_add(a.x, b.x), vf_add(a.y, b.y), vf_add(a.z, b.z)};
+    return r;
+}
+PB_INLINE v3 v3_sub(v3 a, v3 b)
+{
+    v3 r = {vf_sub(a.x, b.x), vf_sub(a.y, b.y), vf_sub(a.z, b.z)};
+    return r;
+}
+PB_INLINE v3 v3_splat(float f)
+{
+    vf v = vf_set(f);
+    v3 r = {v, v, v};
+    return r;
+}
+PB_INLINE v3 v3_mul(v3 a, v3 b)
+{
+    v3 r = {vf_mul(a.x, b.x), vf_mul(a.y, b.y), vf_mul(a.z, b.z)};
+    return r;
+}
+PB_INLINE v3 v3_scale(v3 a, vf s)
+{
+    v3 r = {vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)};
+    return r;
+}
 /* a*s + c */
-PB_INLINE v3 v3_fma(v3 a, vf s, v3 c) { v3 r = {vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)}; return r; }
+PB_INLINE v3 v3_fma(v3 a, vf s, v3 c)
+{
+    v3 r = {vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)};
+    return r;
+}
 PB_INLINE vf v3_dot(v3 a, v3 b) { return vf_fma(a.x, b.x, vf_fma(a.y, b.y, vf_mul(a.z, b.z))); }
 PB_INLINE v3 v3_cross(v3 a, v3 b)
 {
@@ -96,21 +145,56 @@ PB_INLINE v3 v3_cross(v3 a, v3 b)
             vf_fnma(a.y, b.x, vf_mul(a.x, b.y))};
     return r;
 }
-PB_INLINE v3 v3_sel(vm m, v3 a, v3 b) { v3 r = {vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)}; return r; }
+PB_INLINE v3 v3_sel(vm m, v3 a, v3 b)
+{
+    v3 r = {vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)};
+    return r;
+}
 /* the largest |component| per lane (vf_max: a NaN component may be dropped) */
 PB_INLINE vf v3_amax(v3 a) { return vf_max(vf_abs(a.x), vf_max(vf_abs(a.y), vf_abs(a.z))); }
 
-PB_INLINE vf q_dot(vq a, vq b) { return vf_fma(a.w, b.w, vf_fma(a.x, b.x, vf_fma(a.y, b.y, vf_mul(a.z, b.z)))); }
-PB_INLINE vq q_scale(vq a, vf s) { vq r = {vf_mul(a.w, s), vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)}; return r; }
+PB_INLINE vf q_dot(vq a, vq b)
+{
+    return vf_fma(a.w, b.w, vf_fma(a.x, b.x, vf_fma(a.y, b.y, vf_mul(a.z, b.z))));
+}
+PB_INLINE vq q_scale(vq a, vf s)
+{
+    vq r = {vf_mul(a.w, s), vf_mul(a.x, s), vf_mul(a.y, s), vf_mul(a.z, s)};
+    return r;
+}
 /* a*s + c */
-PB_INLINE vq q_fma(vq a, vf s, vq c) { vq r = {vf_fma(a.w, s, c.w), vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)}; return r; }
-PB_INLINE vq q_sel(vm m, vq a, vq b) { vq r = {vf_sel(m, a.w, b.w), vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)}; return r; }
+PB_INLINE vq q_fma(vq a, vf s, vq c)
+{
+    vq r = {vf_fma(a.w, s, c.w), vf_fma(a.x, s, c.x), vf_fma(a.y, s, c.y), vf_fma(a.z, s, c.z)};
+    return r;
+}
+PB_INLINE vq q_sel(vm m, vq a, vq b)
+{
+    vq r = {vf_sel(m, a.w, b.w), vf_sel(m, a.x, b.x), vf_sel(m, a.y, b.y), vf_sel(m, a.z, b.z)};
+    return r;
+}
 /* every component's sign flipped where s is negative (s = -0 included) */
-PB_INLINE vq q_xorsign(vq a, vf s) { vq r = {vf_xorsign(a.w, s), vf_xorsign(a.x, s), vf_xorsign(a.y, s), vf_xorsign(a.z, s)}; return r; }
+PB_INLINE vq q_xorsign(vq a, vf s)
+{
+    vq r = {vf_xorsign(a.w, s), vf_xorsign(a.x, s), vf_xorsign(a.y, s), vf_xorsign(a.z, s)};
+    return r;
+}
 PB_INLINE vq q_abs(vq a) { return q_xorsign(a, a.w); }
-PB_INLINE vq q_conj(vq a) { vq r = {a.w, vf_neg(a.x), vf_neg(a.y), vf_neg(a.z)}; return r; }
-PB_INLINE v3 q_vec(vq a) { v3 r = {a.x, a.y, a.z}; return r; }
-PB_INLINE vq q_identity(void) { vq r = {vf_set(1.0f), vf_zero(), vf_zero(), vf_zero()}; return r; }
+PB_INLINE vq q_conj(vq a)
+{
+    vq r = {a.w, vf_neg(a.x), vf_neg(a.y), vf_neg(a.z)};
+    return r;
+}
+PB_INLINE v3 q_vec(vq a)
+{
+    v3 r = {a.x, a.y, a.z};
+    return r;
+}
+PB_INLINE vq q_identity(void)
+{
+    vq r = {vf_set(1.0f), vf_zero(), vf_zero(), vf_zero()};
+    return r;
+}
 
 /* Hamilton product a b */
 PB_INLINE vq q_mul(vq a, vq b)
@@ -226,8 +310,8 @@ PB_INLINE vf atan2_ratio(vf s2, vf c, vf *angle, vf *angle2)
     vf sd = vf_sel(swap, s, vf_set(1.0f)), s2d = vf_sel(swap, s2, vf_set(1.0f));
     vf t = vf_sel(swap, vf_div(a, sd), vf_mul(s, ia));
     vf z = vf_sel(swap, vf_div(a2, s2d), vf_mul(vf_mul(s2, ia), ia));
-    vf r = atan_ratio(z);     /* atan(t)/t */
-    vf at = vf_mul(t, r);     /* atan(num/den) */
+    vf r = atan_ratio(z); /* atan(t)/t */
+    vf at = vf_mul(t, r); /* atan(num/den) */
     vf h = vf_sel(swap, vf_sub(vf_set(PB_PI_2_F), at), at);
     vm neg = vm_lt(c, vf_zero());
     h = vf_sel(neg, vf_sub(vf_set(PB_PI_F), h), h);
@@ -272,7 +356,7 @@ PB_INLINE v3 q_log_k(vq q, float k, int fold_abs)
 PB_INLINE v3 q_log_abs(vq q) { return q_log_k(q, 1.0f, 1); }
 
 /* ------------------------------------------------------ ln / exp of scalars */
-#define PB_LN2_HI 0.693145751953125f    /* 16 significant bits: k*hi exact */
+#define PB_LN2_HI 0.693145751953125f /* 16 significant bits: k*hi exact */
 #define PB_LN2_LO 1.428606765330187e-06f
 
 /* 2 atanh(s) for |s| <= 3 - 2 sqrt 2 = 0.1716 (PB_ATANH2_MAX; m in
@@ -315,8 +399,14 @@ PB_INLINE vf ln_split(vf x, vf *e)
     vf m = vf_iadd(vf_band(ix, pb__bitconst(0x007fffffu)), pb__bitconst(PB_SQRT1_2_BITS));
     return ln_mant(m);
 }
-PB_INLINE vf ln_join(vf e, vf lnm) { return vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm)); }
-PB_INLINE vm ln_plain(vf x) { return vm_and(vm_ge(x, vf_set(1.17549435e-38f)), vm_lt(x, vf_set(HUGE_VALF))); }
+PB_INLINE vf ln_join(vf e, vf lnm)
+{
+    return vf_fma(e, vf_set(PB_LN2_HI), vf_fma(e, vf_set(PB_LN2_LO), lnm));
+}
+PB_INLINE vm ln_plain(vf x)
+{
+    return vm_and(vm_ge(x, vf_set(1.17549435e-38f)), vm_lt(x, vf_set(HUGE_VALF)));
+}
 /* ln x of x a positive finite normal */
 PB_INLINE vf ln_normal(vf x)
 {
@@ -390,8 +480,7 @@ PB_INLINE v3 v3_ln_ratio(v3 a, v3 b)
     /* all near, with max over the components (which may drop a NaN: with
      * every a + b finite, t is NaN only where a or b is, or a = b = 0, and
      * its series gives NaN, as ln(a / b) does; where a + b is NaN, so is t) */
-    vm ok = vm_and(vm_lt(v3_amax(t), vf_set(PB_ATANH2_MAX)),
-                   vm_lt(v3_amax(d), vf_set(HUGE_VALF)));
+    vm ok = vm_and(vm_lt(v3_amax(t), vf_set(PB_ATANH2_MAX)), vm_lt(v3_amax(d), vf_set(HUGE_VALF)));
     v3 r = {atanh2_series(t.x), atanh2_series(t.y), atanh2_series(t.z)};
     if (vm_all(ok))
         return r;
@@ -464,7 +553,9 @@ PB_INLINE vf vf_exp(vf u)
  * result stays a valid unit rotation. */
 #define PB_ANGLE_MAX 1048576.0f
 
-typedef struct { vf c, sinc; } pb_sincos;
+typedef struct {
+    vf c, sinc;
+} pb_sincos;
 
 /* sin(r)/r and cos(r) of z = r^2 for |r| <= pi/4: Taylor polynomials
  * (remainder below 2e-9) */
@@ -530,16 +621,16 @@ PB_INLINE pb_sincos sincos_sinc(vf x)
  * reduction, no rounding of x to square again); lanes beyond take
  * sincos_sinc(X), X an expression for x that is evaluated only when some lane
  * needs it. Each lane's path depends on its own X2 only. */
-#define PB_SINCOS_SQ(X2, X, SINC, COS)                                         \
-    do {                                                                       \
-        vf pb_x2_ = (X2);                                                      \
-        sincos_poly_z(pb_x2_, &(SINC), &(COS));                                \
-        vm pb_near_ = vm_lt(pb_x2_, vf_set(PB_SINCOS_Z_MAX));                  \
-        if (!vm_all(pb_near_)) {                                               \
-            pb_sincos pb_sc_ = sincos_sinc(X);                                 \
-            (SINC) = vf_sel(pb_near_, (SINC), pb_sc_.sinc);                    \
-            (COS) = vf_sel(pb_near_, (COS), pb_sc_.c);                         \
-        }                                                                      \
+#define PB_SINCOS_SQ(X2, X, SINC, COS)                                                             \
+    do {                                                                                           \
+        vf pb_x2_ = (X2);                                                                          \
+        sincos_poly_z(pb_x2_, &(SINC), &(COS));                                                    \
+        vm pb_near_ = vm_lt(pb_x2_, vf_set(PB_SINCOS_Z_MAX));                                      \
+        if (!vm_all(pb_near_)) {                                                                   \
+            pb_sincos pb_sc_ = sincos_sinc(X);                                                     \
+            (SINC) = vf_sel(pb_near_, (SINC), pb_sc_.sinc);                                        \
+            (COS) = vf_sel(pb_near_, (COS), pb_sc_.c);                                             \
+        }                                                                                          \
     } while (0)
 /* exp(v) = (cos|v|, sin|v| v/|v|); exp(0) = identity. sin|v|/|v| in *sinc
  * unless NULL. */
@@ -583,7 +674,9 @@ PB_INLINE v3 jacobian_left_apply(v3 u, v3 du, vf half_sinc, vf half_c)
 /* ----------------------------------------------------- cubic bases */
 /* Hermite bases of the offset form (p0 = 0): value weights w1..w3 and their
  * derivatives q1..q3 at x. */
-typedef struct { vf w1, w2, w3, q1, q2, q3; } pb_hermite_basis;
+typedef struct {
+    vf w1, w2, w3, q1, q2, q3;
+} pb_hermite_basis;
 
 /* the basis broadcast from its floats */
 PB_INLINE pb_hermite_basis hermite_of(const pb_hermite_w *w)

@@ -17,7 +17,9 @@
 #error "include a lanes_<isa>.h first"
 #endif
 
-typedef struct { vd w, x, y, z; } vqd;
+typedef struct {
+    vd w, x, y, z;
+} vqd;
 
 /* Horner step acc*z + c */
 PB_INLINE vd hsd(vd acc, vd z, double c) { return vd_fma(acc, z, vd_set(c)); }
@@ -37,24 +39,27 @@ PB_INLINE void sincos_kernel_d(vd x, vd y, vd *s, vd *c)
 {
     vd z = vd_mul(x, x), w = vd_mul(z, z);
     /* sin */
-    vd r = vd_add(hsd(vd_fma(z, vd_set(2.75573137070700676789e-06), vd_set(-1.98412698298579493134e-04)), z,
-                      8.33333333332248946124e-03),
-                  vd_mul(vd_mul(z, w), vd_fma(z, vd_set(1.58969099521155010221e-10),
-                                              vd_set(-2.50507602534068634195e-08))));
+    vd r = vd_add(
+        hsd(vd_fma(z, vd_set(2.75573137070700676789e-06), vd_set(-1.98412698298579493134e-04)), z,
+            8.33333333332248946124e-03),
+        vd_mul(vd_mul(z, w),
+               vd_fma(z, vd_set(1.58969099521155010221e-10), vd_set(-2.50507602534068634195e-08))));
     /* the line above is S2 + z*(S3 + z*S4) + z*w*(S5 + z*S6) */
     vd v = vd_mul(z, x);
     vd half_y = vd_mul(vd_set(0.5), y);
     *s = vd_sub(x, vd_sub(vd_sub(vd_mul(z, vd_sub(half_y, vd_mul(v, r))), y),
                           vd_mul(v, vd_set(-1.66666666666666324348e-01))));
     /* cos */
-    vd rc = vd_add(vd_mul(z, hsd(hsd(vd_set(2.48015872894767294178e-05), z, -1.38888888888741095749e-03), z,
-                                 4.16666666666666019037e-02)),
-                   vd_mul(vd_mul(w, w), hsd(hsd(vd_set(-1.13596475577881948265e-11), z,
-                                                2.08757232129817482790e-09),
-                                            z, -2.75573143513906633035e-07)));
+    vd rc = vd_add(
+        vd_mul(z, hsd(hsd(vd_set(2.48015872894767294178e-05), z, -1.38888888888741095749e-03), z,
+                      4.16666666666666019037e-02)),
+        vd_mul(vd_mul(w, w),
+               hsd(hsd(vd_set(-1.13596475577881948265e-11), z, 2.08757232129817482790e-09), z,
+                   -2.75573143513906633035e-07)));
     vd hz = vd_mul(vd_set(0.5), z);
     vd wc = vd_sub(vd_set(1.0), hz);
-    *c = vd_add(wc, vd_add(vd_sub(vd_sub(vd_set(1.0), wc), hz), vd_sub(vd_mul(z, rc), vd_mul(x, y))));
+    *c = vd_add(wc,
+                vd_add(vd_sub(vd_sub(vd_set(1.0), wc), hz), vd_sub(vd_mul(z, rc), vd_mul(x, y))));
 }
 
 /* sin h and cos h for |h| below 2^19 (the Euler kernels' half angles are
@@ -67,7 +72,7 @@ PB_INLINE void sincos_d(vd h, vd *s, vd *c)
 {
     vd k = vd_round(vd_mul(h, vd_set(PB_INVPIO2)));
     vd t = vd_sub(h, vd_mul(k, vd_set(PB_PIO2_1))); /* exact */
-    vd w = vd_mul(k, vd_set(PB_PIO2_2));           /* exact */
+    vd w = vd_mul(k, vd_set(PB_PIO2_2));            /* exact */
     vd r = vd_sub(t, w);
     w = vd_sub(vd_mul(k, vd_set(PB_PIO2_2T)), vd_sub(vd_sub(t, r), w)); /* and r's rounding */
     vd y0 = vd_sub(r, w);
@@ -80,8 +85,8 @@ PB_INLINE void sincos_d(vd h, vd *s, vd *c)
      * same quadrant, -1 is 3 */
     vmd odd = vmd_or(vmd_eq(n, vd_set(1.0)), vmd_eq(n, vd_set(-1.0)));
     vmd half = vmd_or(vmd_eq(n, vd_set(2.0)), vmd_eq(n, vd_set(-2.0)));
-    vmd sneg = vmd_or(half, vmd_eq(n, vd_set(-1.0)));  /* quadrants 2, 3: -sin */
-    vmd cneg = vmd_or(half, vmd_eq(n, vd_set(1.0)));   /* quadrants 1, 2: -cos */
+    vmd sneg = vmd_or(half, vmd_eq(n, vd_set(-1.0))); /* quadrants 2, 3: -sin */
+    vmd cneg = vmd_or(half, vmd_eq(n, vd_set(1.0)));  /* quadrants 1, 2: -cos */
     vd sv = vd_sel(odd, cc, ss), cv = vd_sel(odd, ss, cc);
     *s = vd_sel(vmd_eq(h, vd_set(0.0)), h, vd_sel(sneg, vd_neg(sv), sv)); /* sin(-0) = -0 */
     *c = vd_sel(cneg, vd_neg(cv), cv);
@@ -104,22 +109,25 @@ PB_INLINE void sincos_d(vd h, vd *s, vd *c)
  * (2 mx + mn), (mn - mx) / (mn + mx) or mn / mx. Under an ulp or two. */
 PB_INLINE vd atan_ratio_d(vd mn, vd mx)
 {
-    vmd id0 = vmd_and(vmd_ge(mn, vd_mul(mx, vd_set(0.4375))), vmd_lt(mn, vd_mul(mx, vd_set(0.6875))));
+    vmd id0 =
+        vmd_and(vmd_ge(mn, vd_mul(mx, vd_set(0.4375))), vmd_lt(mn, vd_mul(mx, vd_set(0.6875))));
     vmd id1 = vmd_ge(mn, vd_mul(mx, vd_set(0.6875)));
     vmd red = vmd_or(id0, id1);
     vd num = vd_sel(id0, vd_sub(vd_add(mn, mn), mx), vd_sel(id1, vd_sub(mn, mx), mn));
     vd den = vd_sel(id0, vd_add(vd_add(mx, mx), mn), vd_sel(id1, vd_add(mn, mx), mx));
     vd x = vd_div(num, den);
     vd z = vd_mul(x, x), w = vd_mul(z, z);
-    vd s1 = vd_mul(z, hsd(hsd(hsd(hsd(hsd(vd_set(1.62858201153657823623e-02), w, 4.97687799461593236017e-02), w,
-                                      6.66107313738753120669e-02),
-                                  w, 9.09088713343650656196e-02),
-                              w, 1.42857142725034663711e-01),
-                          w, 3.33333333333329318027e-01));
-    vd s2 = vd_mul(w, hsd(hsd(hsd(hsd(vd_set(-3.65315727442169155270e-02), w, -5.83357013379057348645e-02), w,
-                                  -7.69187620504482999495e-02),
-                              w, -1.11111104054623557880e-01),
-                          w, -1.99999999998764832476e-01));
+    vd s1 = vd_mul(
+        z, hsd(hsd(hsd(hsd(hsd(vd_set(1.62858201153657823623e-02), w, 4.97687799461593236017e-02),
+                           w, 6.66107313738753120669e-02),
+                       w, 9.09088713343650656196e-02),
+                   w, 1.42857142725034663711e-01),
+               w, 3.33333333333329318027e-01));
+    vd s2 = vd_mul(
+        w, hsd(hsd(hsd(hsd(vd_set(-3.65315727442169155270e-02), w, -5.83357013379057348645e-02), w,
+                       -7.69187620504482999495e-02),
+                   w, -1.11111104054623557880e-01),
+               w, -1.99999999998764832476e-01));
     vd xs = vd_mul(x, vd_add(s1, s2));
     vd hi = vd_sel(id0, vd_set(PB_ATAN_HALF_HI), vd_set(PB_ATAN_ONE_HI));
     vd lo = vd_sel(id0, vd_set(PB_ATAN_HALF_LO), vd_set(PB_ATAN_ONE_LO));

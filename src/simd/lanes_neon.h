@@ -81,7 +81,7 @@ PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_vaddq_f32(simde_vmulq_f32(a
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_vsubq_f32(c, simde_vmulq_f32(a, b)); }
 #else
 #if !defined(PB_EMULATED) /* SIMDe's emulation of vfmaq need not fuse */
-#define PB_FUSED 1              /* vf_fma rounds once */
+#define PB_FUSED 1        /* vf_fma rounds once */
 #endif
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_vfmaq_f32(c, a, b); }
 /* no vfmsq in SIMDe 0.7.4; negating a is exact */
@@ -228,7 +228,8 @@ PB_INLINE vmd vmd_not(vmd a) { return simde_veorq_u64(a, simde_vdupq_n_u64(~(uin
 PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_vbslq_f64(m, a, b); }
 PB_INLINE unsigned vmd_bits(vmd m)
 {
-    return (unsigned)(simde_vgetq_lane_u64(m, 0) & 1u) | (unsigned)((simde_vgetq_lane_u64(m, 1) & 1u) << 1);
+    return (unsigned)(simde_vgetq_lane_u64(m, 0) & 1u) |
+           (unsigned)((simde_vgetq_lane_u64(m, 1) & 1u) << 1);
 }
 PB_INLINE int vmd_any(vmd m) { return simde_vmaxvq_u32(simde_vreinterpretq_u32_u64(m)) != 0; }
 

@@ -15,8 +15,18 @@
 typedef float vf;
 typedef uint32_t vm;
 
-PB_INLINE uint32_t pb__bits(float a) { uint32_t u; memcpy(&u, &a, 4); return u; }
-PB_INLINE float pb__float(uint32_t u) { float a; memcpy(&a, &u, 4); return a; }
+PB_INLINE uint32_t pb__bits(float a)
+{
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    return u;
+}
+PB_INLINE float pb__float(uint32_t u)
+{
+    float a;
+    memcpy(&a, &u, 4);
+    return a;
+}
 
 PB_INLINE vf vf_set(float a) { return a; }
 PB_INLINE vf vf_load(const float *p) { return *p; }
@@ -59,8 +69,18 @@ PB_INLINE int vm_all(vm m) { return m != 0; }
 #define PB_DLANES 1
 typedef double vd;
 typedef uint64_t vmd;
-PB_INLINE uint64_t pb__dbits(double a) { uint64_t u; memcpy(&u, &a, 8); return u; }
-PB_INLINE double pb__double(uint64_t u) { double a; memcpy(&a, &u, 8); return a; }
+PB_INLINE uint64_t pb__dbits(double a)
+{
+    uint64_t u;
+    memcpy(&u, &a, 8);
+    return u;
+}
+PB_INLINE double pb__double(uint64_t u)
+{
+    double a;
+    memcpy(&a, &u, 8);
+    return a;
+}
 PB_INLINE vd vd_set(double a) { return a; }
 PB_INLINE vd vd_load(const double *p) { return *p; }
 PB_INLINE void vd_store(double *p, vd v) { *p = v; }

@@ -54,9 +54,19 @@ PB_INLINE vf vf_max(vf a, vf b) { return simde_mm_max_ps(a, b); }
 PB_INLINE vf vf_band(vf a, vf b) { return simde_mm_and_ps(a, b); }
 PB_INLINE vf vf_bor(vf a, vf b) { return simde_mm_or_ps(a, b); }
 PB_INLINE vf vf_bxor(vf a, vf b) { return simde_mm_xor_ps(a, b); }
-PB_INLINE vf vf_shr23(vf a) { return simde_mm_castsi128_ps(simde_mm_srli_epi32(simde_mm_castps_si128(a), 23)); }
-PB_INLINE vf vf_shl23(vf a) { return simde_mm_castsi128_ps(simde_mm_slli_epi32(simde_mm_castps_si128(a), 23)); }
-PB_INLINE vf vf_iadd(vf a, vf b) { return simde_mm_castsi128_ps(simde_mm_add_epi32(simde_mm_castps_si128(a), simde_mm_castps_si128(b))); }
+PB_INLINE vf vf_shr23(vf a)
+{
+    return simde_mm_castsi128_ps(simde_mm_srli_epi32(simde_mm_castps_si128(a), 23));
+}
+PB_INLINE vf vf_shl23(vf a)
+{
+    return simde_mm_castsi128_ps(simde_mm_slli_epi32(simde_mm_castps_si128(a), 23));
+}
+PB_INLINE vf vf_iadd(vf a, vf b)
+{
+    return simde_mm_castsi128_ps(
+        simde_mm_add_epi32(simde_mm_castps_si128(a), simde_mm_castps_si128(b)));
+}
 
 PB_INLINE vm vm_lt(vf a, vf b) { return simde_mm_cmplt_ps(a, b); }
 PB_INLINE vm vm_le(vf a, vf b) { return simde_mm_cmple_ps(a, b); }
@@ -66,7 +76,10 @@ PB_INLINE vm vm_eq(vf a, vf b) { return simde_mm_cmpeq_ps(a, b); }
 PB_INLINE vm vm_and(vm a, vm b) { return simde_mm_and_ps(a, b); }
 PB_INLINE vm vm_or(vm a, vm b) { return simde_mm_or_ps(a, b); }
 PB_INLINE vm vm_andnot(vm a, vm b) { return simde_mm_andnot_ps(b, a); }
-PB_INLINE vm vm_not(vm a) { return simde_mm_xor_ps(a, simde_mm_castsi128_ps(simde_mm_set1_epi32(-1))); }
+PB_INLINE vm vm_not(vm a)
+{
+    return simde_mm_xor_ps(a, simde_mm_castsi128_ps(simde_mm_set1_epi32(-1)));
+}
 PB_INLINE vf vf_sel(vm m, vf a, vf b) { return simde_mm_blendv_ps(b, a, m); }
 PB_INLINE int vm_any(vm m) { return simde_mm_movemask_ps(m) != 0; }
 PB_INLINE int vm_all(vm m) { return simde_mm_movemask_ps(m) == 0xf; }
@@ -150,7 +163,8 @@ PB_INLINE void vd_store(double *p, vd v) { simde_mm_storeu_pd(p, v); }
 /* two floats: an unaligned 64-bit load (movq) */
 PB_INLINE vd vd_load_f(const float *p)
 {
-    return simde_mm_cvtps_pd(simde_mm_castsi128_ps(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p)));
+    return simde_mm_cvtps_pd(
+        simde_mm_castsi128_ps(simde_mm_loadl_epi64((const simde__m128i *)(const void *)p)));
 }
 PB_INLINE vd vd_round_f32(vd a) { return simde_mm_cvtps_pd(simde_mm_cvtpd_ps(a)); }
 PB_INLINE void vd_store_f(float *p, vd v)
@@ -163,7 +177,10 @@ PB_INLINE vd vd_mul(vd a, vd b) { return simde_mm_mul_pd(a, b); }
 PB_INLINE vd vd_div(vd a, vd b) { return simde_mm_div_pd(a, b); }
 PB_INLINE vd vd_sqrt(vd a) { return simde_mm_sqrt_pd(a); }
 PB_INLINE vd vd_fma(vd a, vd b, vd c) { return simde_mm_add_pd(simde_mm_mul_pd(a, b), c); }
-PB_INLINE vd vd_round(vd a) { return simde_mm_round_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC); }
+PB_INLINE vd vd_round(vd a)
+{
+    return simde_mm_round_pd(a, SIMDE_MM_FROUND_TO_NEAREST_INT | SIMDE_MM_FROUND_NO_EXC);
+}
 PB_INLINE vd vd_band(vd a, vd b) { return simde_mm_and_pd(a, b); }
 PB_INLINE vd vd_bor(vd a, vd b) { return simde_mm_or_pd(a, b); }
 PB_INLINE vd vd_bxor(vd a, vd b) { return simde_mm_xor_pd(a, b); }
@@ -175,7 +192,10 @@ PB_INLINE vmd vmd_eq(vd a, vd b) { return simde_mm_cmpeq_pd(a, b); }
 PB_INLINE vmd vmd_and(vmd a, vmd b) { return simde_mm_and_pd(a, b); }
 PB_INLINE vmd vmd_or(vmd a, vmd b) { return simde_mm_or_pd(a, b); }
 PB_INLINE vmd vmd_andnot(vmd a, vmd b) { return simde_mm_andnot_pd(b, a); }
-PB_INLINE vmd vmd_not(vmd a) { return simde_mm_xor_pd(a, simde_mm_castsi128_pd(simde_mm_set1_epi32(-1))); }
+PB_INLINE vmd vmd_not(vmd a)
+{
+    return simde_mm_xor_pd(a, simde_mm_castsi128_pd(simde_mm_set1_epi32(-1)));
+}
 PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm_blendv_pd(b, a, m); }
 PB_INLINE int vmd_any(vmd m) { return simde_mm_movemask_pd(m) != 0; }
 PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)simde_mm_movemask_pd(m); }

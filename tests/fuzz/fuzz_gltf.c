@@ -99,8 +99,7 @@ static void check(int ok, const char *what)
 static void check_rc(pb_bvh_code rc, const pb_bvh_error *err, const char *what)
 {
     if (rc != PB_BVH_OK) {
-        fprintf(stderr, "fuzz_gltf: %s failed: %s (%s)\n", what, err->message,
-                pb_bvh_code_str(rc));
+        fprintf(stderr, "fuzz_gltf: %s failed: %s (%s)\n", what, err->message, pb_bvh_code_str(rc));
         abort();
     }
 }
@@ -155,8 +154,7 @@ static void check_doc(const pb_gltf *g)
             check(ch->sampler < a->num_samplers, "channel sampler in range");
             check(ch->offset == off, "channel offsets contiguous");
             size_t comps = a->samplers[ch->sampler].components;
-            check(ch->path == PB_GLTF_WEIGHTS ||
-                      comps == (ch->path == PB_GLTF_ROTATION ? 4u : 3u),
+            check(ch->path == PB_GLTF_WEIGHTS || comps == (ch->path == PB_GLTF_ROTATION ? 4u : 3u),
                   "channel components match its path");
             off += comps;
         }
@@ -206,7 +204,8 @@ static void check_same(const pb_gltf *a, const pb_gltf *b, const char *what)
                   msg);
         for (size_t s = 0; s < x->num_samplers; s++) {
             const pb_gltf_sampler *u = &x->samplers[s], *v = &y->samplers[s];
-            size_t nout = u->count * u->components * (u->interpolation == PB_GLTF_CUBICSPLINE ? 3 : 1);
+            size_t nout =
+                u->count * u->components * (u->interpolation == PB_GLTF_CUBICSPLINE ? 3 : 1);
             snprintf(msg, sizeof msg,
                      "%s reads back to the same document (animation %zu, sampler %zu: "
                      "%zu keys of %zu, interpolation %d, read back %zu keys of %zu, %d)",
@@ -251,7 +250,7 @@ static void sample_all(const pb_gltf *g)
         if ((double)a->num_values * NT > MAX_WORK || a->num_samplers == 0)
             continue;
         float span = a->t_max - a->t_min;
-        float t[NT] = {a->t_min - 1.0f, a->t_min, a->t_min + 0.25f * span,
+        float t[NT] = {a->t_min - 1.0f,        a->t_min, a->t_min + 0.25f * span,
                        a->t_min + 0.5f * span, a->t_max, a->t_max + 1.0f};
         float *v = malloc(NT * (a->num_values ? a->num_values : 1) * sizeof *v);
         if (!v)
@@ -319,7 +318,8 @@ static void resample_all(const pb_gltf *g)
 {
     double work = 0;
     for (size_t i = 0; i < g->num_animations; i++)
-        work += (double)resample_keys(&g->animations[i]) * (double)sampler_values(&g->animations[i]) * 3;
+        work += (double)resample_keys(&g->animations[i]) *
+                (double)sampler_values(&g->animations[i]) * 3;
     if (work > MAX_WORK) {
         say("fuzz_gltf: %s%s\n", "resample skipped (work bound)", "");
         return;
@@ -510,9 +510,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < g.num_animations; i++)
         for (size_t s = 0; s < g.animations[i].num_samplers; s++) {
             const pb_gltf_sampler *sm = &g.animations[i].samplers[s];
-            held += (double)sm->count *
-                    (1.0 + (double)sm->components *
-                               (sm->interpolation == PB_GLTF_CUBICSPLINE ? 3 : 1));
+            held +=
+                (double)sm->count *
+                (1.0 + (double)sm->components * (sm->interpolation == PB_GLTF_CUBICSPLINE ? 3 : 1));
         }
     if (held > MAX_WORK) {
         say("fuzz_gltf: %s%s\n", "skipped (work bound: values held)", "");

@@ -83,7 +83,8 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "bvh is NULL");
     const size_t J = b->num_joints;
     if (J > 0 && frames > MAX_ELEMS / J)
-        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%zu frames x %zu joints is too large", frames, J);
+        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0, "%zu frames x %zu joints is too large", frames,
+                           J);
     pb_bvh nb = *b;
     const int angles = b->euler_deg != NULL;
     if (bvh_alloc_motion(&nb, frames, angles)) {

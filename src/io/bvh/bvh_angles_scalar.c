@@ -22,9 +22,8 @@ void bvh_choose_angles_n(pb_bvh_euler_mode mode, size_t n, const uint8_t *order,
         if (prev)
             for (int k = 0; k < nrot[e] && k < 3; k++)
                 pv[k] = prev[3 * e + (size_t)k];
-        as_read[e] = (unsigned char)bvh_choose_angles(mode, order[e], nrot[e], q,
-                                                      source ? source + 3 * e : NULL,
-                                                      prev ? pv : NULL, d);
+        as_read[e] = (unsigned char)bvh_choose_angles(
+            mode, order[e], nrot[e], q, source ? source + 3 * e : NULL, prev ? pv : NULL, d);
     }
 }
 

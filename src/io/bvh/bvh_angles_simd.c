@@ -52,8 +52,8 @@ void bvh_choose_angles_n(pb_bvh_euler_mode mode, size_t n, const uint8_t *order,
                 if (qd[0] == 0.0 && qd[1] == 0.0 && qd[2] == 0.0 && qd[3] == 0.0)
                     qd[0] = 1.0;
                 double pv[3] = {in[0][i], in[1][i], in[2][i]}, r[3];
-                as_read[e] = (unsigned char)bvh_choose_angles(mode, order[e], nrot[e], qd,
-                                                              S ? S + 3 * e : NULL, P ? pv : NULL, r);
+                as_read[e] = (unsigned char)bvh_choose_angles(
+                    mode, order[e], nrot[e], qd, S ? S + 3 * e : NULL, P ? pv : NULL, r);
                 memcpy(d, r, sizeof r);
             } else {
                 as_read[e] = st[i];

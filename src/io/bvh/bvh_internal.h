@@ -125,8 +125,7 @@ int bvh_parse_number(const char *s, size_t n, double *out);
 /* The same for the token starting at s (it ends at whitespace or end),
  * read where it starts: its length when it is such a number (finite *out,
  * *info as pb_nt_parse_info gives it), else 0. */
-static inline size_t bvh_number_token(const char *s, const char *end, double *out,
-                                      pb_nt_info *info)
+static inline size_t bvh_number_token(const char *s, const char *end, double *out, pb_nt_info *info)
 {
     size_t len = pb_nt_parse_info(s, (size_t)(end - s), out, info);
     const char *p = s + len;

@@ -37,7 +37,6 @@ const char *bvh_show(const char *s, size_t n, char out[48])
     return out;
 }
 
-
 /* Locale-independent decimal number: [+-] digits [. digits] [e [+-] digits],
  * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
  * 1 and a finite *out (correctly rounded: numtext.c), or 0. */

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 
 /* The reader's limits, in one place (include/posebatch/io.h documents them). */
-#define MAX_RATE BVH_MAX_RATE     /* frames per second: Frame Time >= 1 / MAX_RATE */
-#define MAX_ANGLE_DEG 1e6         /* |rotation channel| in degrees */
+#define MAX_RATE BVH_MAX_RATE        /* frames per second: Frame Time >= 1 / MAX_RATE */
+#define MAX_ANGLE_DEG 1e6            /* |rotation channel| in degrees */
 #define ELEMS_SLACK READ_ELEMS_SLACK /* frames * joints <= motion bytes + this */
-#define MAX_WARNINGS 20           /* further warnings of one kind are summarised */
+#define MAX_WARNINGS 20              /* further warnings of one kind are summarised */
 
 typedef struct parser {
     bvh_lexer lx;
@@ -73,18 +73,21 @@ static pb_bvh_code read_vec3(parser *P, const char *what, const char *owner, flo
         tok t;
         if (!lex_next(&P->lx, &t))
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                           "unexpected end of file in %s of '%s'", what, bvh_show(owner, strlen(owner), b2));
+                               "unexpected end of file in %s of '%s'", what,
+                               bvh_show(owner, strlen(owner), b2));
         double d;
         if (t.n == 1 && (*t.s == '{' || *t.s == '}'))
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                           "%s of '%s' needs 3 numbers, found '%c' after %d", what,
-                           bvh_show(owner, strlen(owner), b2), *t.s, k);
+                               "%s of '%s' needs 3 numbers, found '%c' after %d", what,
+                               bvh_show(owner, strlen(owner), b2), *t.s, k);
         if (!bvh_parse_number(t.s, t.n, &d))
-            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, t.line, "invalid number '%s' in %s of '%s'",
-                           bvh_show(t.s, t.n, b1), what, bvh_show(owner, strlen(owner), b2));
+            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, t.line,
+                               "invalid number '%s' in %s of '%s'", bvh_show(t.s, t.n, b1), what,
+                               bvh_show(owner, strlen(owner), b2));
         if (fabs(d) > FLT_MAX)
-            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, t.line, "number '%s' in %s is out of float range",
-                           bvh_show(t.s, t.n, b1), what);
+            return bvh_set_err(P->err, PB_BVH_ERR_VALUE, t.line,
+                               "number '%s' in %s is out of float range", bvh_show(t.s, t.n, b1),
+                               what);
         v[k] = (float)d;
     }
     return PB_BVH_OK;
@@ -97,7 +100,7 @@ static pb_bvh_code new_joint(parser *P, const tok *kw, int32_t parent)
     char b1[48];
     if (P->nj >= PB_BVH_MAX_JOINTS)
         return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, kw->line, "more than %d joints",
-                       PB_BVH_MAX_JOINTS);
+                           PB_BVH_MAX_JOINTS);
     lex_skip_hws(&P->lx);
     const char *s = P->lx.p;
     while (P->lx.p < P->lx.end && !is_eol(*P->lx.p) && *P->lx.p != '{' && *P->lx.p != '}')
@@ -108,12 +111,13 @@ static pb_bvh_code new_joint(parser *P, const tok *kw, int32_t parent)
     size_t len = (size_t)(e - s);
     if (len == 0)
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, kw->line, "%.*s without a name", (int)kw->n,
-                       kw->s);
+                           kw->s);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f)
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, kw->line,
-                           "invalid character 0x%02x in joint name '%s'", c, bvh_show(s, len, b1));
+                               "invalid character 0x%02x in joint name '%s'", c,
+                               bvh_show(s, len, b1));
     }
     if (grow((void **)&P->joints, &P->capj, P->nj + 1, sizeof *P->joints) ||
         grow((void **)&P->name_off, &P->capn, P->nj + 1, sizeof *P->name_off))
@@ -137,11 +141,12 @@ static pb_bvh_code new_joint(parser *P, const tok *kw, int32_t parent)
     tok t;
     if (!lex_next(&P->lx, &t))
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                       "unexpected end of file: expected '{' after %.*s %s", (int)kw->n, kw->s,
-                       bvh_show(s, len, b1));
+                           "unexpected end of file: expected '{' after %.*s %s", (int)kw->n, kw->s,
+                           bvh_show(s, len, b1));
     if (!(t.n == 1 && *t.s == '{'))
-        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "expected '{' after %.*s '%s', found '%s'",
-                       (int)kw->n, kw->s, jname(P, P->nj - 1), bvh_show(t.s, t.n, b1));
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                           "expected '{' after %.*s '%s', found '%s'", (int)kw->n, kw->s,
+                           jname(P, P->nj - 1), bvh_show(t.s, t.n, b1));
     return PB_BVH_OK;
 }
 
@@ -161,35 +166,39 @@ static pb_bvh_code read_channels(parser *P, const tok *kw, size_t j)
     tok t;
     if (!lex_next(&P->lx, &t))
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                       "unexpected end of file after CHANNELS of '%s'", bvh_show(name, strlen(name), b2));
+                           "unexpected end of file after CHANNELS of '%s'",
+                           bvh_show(name, strlen(name), b2));
     size_t count = 0;
     for (size_t i = 0; i < t.n; i++) {
         if (t.s[i] < '0' || t.s[i] > '9' || i >= 9)
             return bvh_set_err(P->err, i >= 9 ? PB_BVH_ERR_LIMIT : PB_BVH_ERR_VALUE, t.line,
-                           "invalid CHANNELS count '%s' for joint '%s' (0..6)", bvh_show(t.s, t.n, b1),
-                           bvh_show(name, strlen(name), b2));
+                               "invalid CHANNELS count '%s' for joint '%s' (0..6)",
+                               bvh_show(t.s, t.n, b1), bvh_show(name, strlen(name), b2));
         count = count * 10 + (size_t)(t.s[i] - '0');
     }
     if (t.n == 0 || (t.n == 1 && (*t.s == '{' || *t.s == '}')))
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "CHANNELS of '%s' without a count",
-                       bvh_show(name, strlen(name), b2));
+                           bvh_show(name, strlen(name), b2));
     if (count > 6)
         return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, t.line,
-                       "CHANNELS %zu for joint '%s': at most 6 channels per joint", count,
-                       bvh_show(name, strlen(name), b2));
+                           "CHANNELS %zu for joint '%s': at most 6 channels per joint", count,
+                           bvh_show(name, strlen(name), b2));
     int seen = 0, rot_axes[3], nrot = 0;
     for (size_t c = 0; c < count; c++) {
         if (!lex_next(&P->lx, &t))
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                           "unexpected end of file in CHANNELS of '%s'", bvh_show(name, strlen(name), b2));
+                               "unexpected end of file in CHANNELS of '%s'",
+                               bvh_show(name, strlen(name), b2));
         int ch = channel_from(&t);
         if (ch < 0)
-            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                           "expected a channel name (CHANNELS %zu of '%s' lists %zu), found '%s'", count,
-                           bvh_show(name, strlen(name), b2), c, bvh_show(t.s, t.n, b1));
+            return bvh_set_err(
+                P->err, PB_BVH_ERR_SYNTAX, t.line,
+                "expected a channel name (CHANNELS %zu of '%s' lists %zu), found '%s'", count,
+                bvh_show(name, strlen(name), b2), c, bvh_show(t.s, t.n, b1));
         if (seen & (1 << ch))
-            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "channel %s repeated in joint '%s'",
-                           bvh_channel_names[ch], bvh_show(name, strlen(name), b2));
+            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                               "channel %s repeated in joint '%s'", bvh_channel_names[ch],
+                               bvh_show(name, strlen(name), b2));
         seen |= 1 << ch;
         J->channels[c] = (uint8_t)ch;
         if (ch >= PB_BVH_XROT)
@@ -238,30 +247,34 @@ static pb_bvh_code parse_root(parser *P, const tok *root_kw)
         tok t;
         if (!lex_next(&P->lx, &t)) {
             if (top->flags & F_END)
-                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                               "unexpected end of file: missing '}' of the End Site opened at line %ld",
-                               top->open_line);
+                return bvh_set_err(
+                    P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                    "unexpected end of file: missing '}' of the End Site opened at line %ld",
+                    top->open_line);
             const char *nm = jname(P, (size_t)top->index);
-            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                           "unexpected end of file: missing '}' of joint '%s' opened at line %ld",
-                           bvh_show(nm, strlen(nm), b2), top->open_line);
+            return bvh_set_err(
+                P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
+                "unexpected end of file: missing '}' of joint '%s' opened at line %ld",
+                bvh_show(nm, strlen(nm), b2), top->open_line);
         }
         if (top->flags & F_END) {
             pb_bvh_end_site *E = &P->ends[top->index];
             if (lex_is(&t, "OFFSET")) {
                 if (top->flags & F_OFFSET)
-                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "second OFFSET in End Site");
+                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                                       "second OFFSET in End Site");
                 if ((rc = read_vec3(P, "OFFSET", "End Site", E->offset)))
                     return rc;
                 top->flags |= F_OFFSET;
             } else if (t.n == 1 && *t.s == '}') {
                 if (!(top->flags & F_OFFSET))
-                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "End Site without OFFSET");
+                    return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                                       "End Site without OFFSET");
                 depth--;
             } else {
                 return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                               "unexpected '%s' in End Site (expected OFFSET or '}')",
-                               bvh_show(t.s, t.n, b1));
+                                   "unexpected '%s' in End Site (expected OFFSET or '}')",
+                                   bvh_show(t.s, t.n, b1));
             }
             continue;
         }
@@ -273,31 +286,34 @@ static pb_bvh_code parse_root(parser *P, const tok *root_kw)
         if (lex_is(&t, "OFFSET")) {
             if (top->flags & F_OFFSET)
                 return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "second OFFSET in joint '%s'",
-                               bvh_show(nm, strlen(nm), b2));
+                                   bvh_show(nm, strlen(nm), b2));
             if (top->items)
                 return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                               "OFFSET of joint '%s' after its children", bvh_show(nm, strlen(nm), b2));
+                                   "OFFSET of joint '%s' after its children",
+                                   bvh_show(nm, strlen(nm), b2));
             if ((rc = read_vec3(P, "OFFSET", nm, P->joints[j].offset)))
                 return rc;
             top->flags |= F_OFFSET;
         } else if (lex_is(&t, "CHANNELS")) {
             if (top->flags & F_CHANNELS)
-                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "second CHANNELS in joint '%s'",
-                               bvh_show(nm, strlen(nm), b2));
+                return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
+                                   "second CHANNELS in joint '%s'", bvh_show(nm, strlen(nm), b2));
             if (top->items)
                 return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                               "CHANNELS of joint '%s' after its children", bvh_show(nm, strlen(nm), b2));
+                                   "CHANNELS of joint '%s' after its children",
+                                   bvh_show(nm, strlen(nm), b2));
             if ((rc = read_channels(P, &t, j)))
                 return rc;
             top->flags |= F_CHANNELS;
         } else if (is_joint || is_end) {
             if (!(top->flags & F_OFFSET) || !(top->flags & F_CHANNELS))
                 return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                               "joint '%s' has no %s before its first child", bvh_show(nm, strlen(nm), b2),
-                               (top->flags & F_OFFSET) ? "CHANNELS" : "OFFSET");
+                                   "joint '%s' has no %s before its first child",
+                                   bvh_show(nm, strlen(nm), b2),
+                                   (top->flags & F_OFFSET) ? "CHANNELS" : "OFFSET");
             if (depth >= PB_BVH_MAX_DEPTH)
                 return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, t.line,
-                               "nesting deeper than %d levels", PB_BVH_MAX_DEPTH);
+                                   "nesting deeper than %d levels", PB_BVH_MAX_DEPTH);
             if (is_joint) {
                 top->children++;
                 top->items++;
@@ -309,18 +325,20 @@ static pb_bvh_code parse_root(parser *P, const tok *root_kw)
                     tok s;
                     if (!lex_next(&P->lx, &s))
                         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                                       "unexpected end of file after 'End'");
+                                           "unexpected end of file after 'End'");
                     if (!lex_is(&s, "Site"))
                         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, s.line,
-                                       "expected 'Site' after 'End', found '%s'", bvh_show(s.s, s.n, b1));
+                                           "expected 'Site' after 'End', found '%s'",
+                                           bvh_show(s.s, s.n, b1));
                 }
                 tok b;
                 if (!lex_next(&P->lx, &b))
                     return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                                   "unexpected end of file: expected '{' after End Site");
+                                       "unexpected end of file: expected '{' after End Site");
                 if (!(b.n == 1 && *b.s == '{'))
                     return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, b.line,
-                                   "expected '{' after End Site, found '%s'", bvh_show(b.s, b.n, b1));
+                                       "expected '{' after End Site, found '%s'",
+                                       bvh_show(b.s, b.n, b1));
                 if (grow((void **)&P->ends, &P->cape, P->ne + 1, sizeof *P->ends))
                     return bvh_set_err(P->err, PB_BVH_ERR_NOMEM, t.line, "out of memory");
                 pb_bvh_end_site *E = &P->ends[P->ne];
@@ -334,14 +352,15 @@ static pb_bvh_code parse_root(parser *P, const tok *root_kw)
         } else if (t.n == 1 && *t.s == '}') {
             if (!(top->flags & F_OFFSET) || !(top->flags & F_CHANNELS))
                 return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "joint '%s' has no %s",
-                               bvh_show(nm, strlen(nm), b2),
-                               (top->flags & F_OFFSET) ? "CHANNELS" : "OFFSET");
+                                   bvh_show(nm, strlen(nm), b2),
+                                   (top->flags & F_OFFSET) ? "CHANNELS" : "OFFSET");
             depth--;
         } else {
-            return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                           "unexpected '%s' in joint '%s' (expected OFFSET, CHANNELS, JOINT, End Site "
-                           "or '}')",
-                           bvh_show(t.s, t.n, b1), bvh_show(nm, strlen(nm), b2));
+            return bvh_set_err(
+                P->err, PB_BVH_ERR_SYNTAX, t.line,
+                "unexpected '%s' in joint '%s' (expected OFFSET, CHANNELS, JOINT, End Site "
+                "or '}')",
+                bvh_show(t.s, t.n, b1), bvh_show(nm, strlen(nm), b2));
         }
     }
     return PB_BVH_OK;
@@ -355,13 +374,13 @@ static pb_bvh_code parse_hierarchy(parser *P)
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.line, "empty file: expected HIERARCHY");
     if (!lex_is(&t, "HIERARCHY"))
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "expected HIERARCHY, found '%s'",
-                       bvh_show(t.s, t.n, b1));
+                           bvh_show(t.s, t.n, b1));
     int roots = 0;
     for (;;) {
         if (!lex_next(&P->lx, &t))
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                           roots ? "unexpected end of file: missing MOTION section"
-                                 : "unexpected end of file: expected ROOT");
+                               roots ? "unexpected end of file: missing MOTION section"
+                                     : "unexpected end of file: expected ROOT");
         if (lex_is(&t, "ROOT")) {
             pb_bvh_code rc = parse_root(P, &t);
             if (rc)
@@ -375,9 +394,9 @@ static pb_bvh_code parse_hierarchy(parser *P)
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line, "unmatched '}'");
         } else {
             return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, t.line,
-                           roots ? "expected ROOT or MOTION, found '%s'"
-                                 : "expected ROOT, found '%s'",
-                           bvh_show(t.s, t.n, b1));
+                               roots ? "expected ROOT or MOTION, found '%s'"
+                                     : "expected ROOT, found '%s'",
+                               bvh_show(t.s, t.n, b1));
         }
     }
 }
@@ -390,7 +409,7 @@ static pb_bvh_code parse_motion_header(parser *P, size_t *frames, double *frame_
     lex_skip_ws(&P->lx);
     if (P->lx.p >= P->lx.end)
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, P->lx.last_line,
-                       "unexpected end of file: expected 'Frames:' after MOTION");
+                           "unexpected end of file: expected 'Frames:' after MOTION");
     long line = P->lx.line;
     P->lx.last_line = line;
     *frames_line = line;
@@ -399,7 +418,7 @@ static pb_bvh_code parse_motion_header(parser *P, size_t *frames, double *frame_
         while (P->lx.p < P->lx.end && !is_space(*P->lx.p))
             P->lx.p++;
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "expected 'Frames:', found '%s'",
-                       bvh_show(s, (size_t)(P->lx.p - s), b1));
+                           bvh_show(s, (size_t)(P->lx.p - s), b1));
     }
     lex_skip_hws(&P->lx);
     if (!lex_match_kw(&P->lx, ":"))
@@ -410,20 +429,21 @@ static pb_bvh_code parse_motion_header(parser *P, size_t *frames, double *frame_
     for (size_t i = 0; i < t.n; i++) {
         if (t.s[i] < '0' || t.s[i] > '9')
             return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid frame count '%s'",
-                           bvh_show(t.s, t.n, b1));
+                               bvh_show(t.s, t.n, b1));
         if (f > ((size_t)1 << 40))
             return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, line, "absurd frame count '%s'",
-                           bvh_show(t.s, t.n, b1));
+                               bvh_show(t.s, t.n, b1));
         f = f * 10 + (size_t)(t.s[i] - '0');
     }
     if (!lex_rest_blank(&P->lx))
-        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "unexpected text after the frame count");
+        return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line,
+                           "unexpected text after the frame count");
     *frames = f;
 
     lex_skip_ws(&P->lx);
     if (P->lx.p >= P->lx.end)
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line,
-                       "unexpected end of file: expected 'Frame Time:'");
+                           "unexpected end of file: expected 'Frame Time:'");
     line = P->lx.line;
     P->lx.last_line = line;
     const char *s0 = P->lx.p;
@@ -441,16 +461,17 @@ static pb_bvh_code parse_motion_header(parser *P, size_t *frames, double *frame_
         while (P->lx.p < P->lx.end && !is_eol(*P->lx.p))
             P->lx.p++;
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "expected 'Frame Time:', found '%s'",
-                       bvh_show(s0, (size_t)(P->lx.p - s0), b1));
+                           bvh_show(s0, (size_t)(P->lx.p - s0), b1));
     }
     if (!lex_line_value(&P->lx, &t))
         return bvh_set_err(P->err, PB_BVH_ERR_SYNTAX, line, "'Frame Time:' without a value");
     double ft;
     if (!bvh_parse_number(t.s, t.n, &ft))
-        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid frame time '%s'", bvh_show(t.s, t.n, b1));
+        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid frame time '%s'",
+                           bvh_show(t.s, t.n, b1));
     if (!(ft > 0.0))
-        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "frame time must be positive, found '%s'",
-                       bvh_show(t.s, t.n, b1));
+        return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
+                           "frame time must be positive, found '%s'", bvh_show(t.s, t.n, b1));
     if (ft < 1.0 / MAX_RATE)
         return bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
                            "Frame Time '%s' means more than %.0f frames per second",
@@ -611,8 +632,8 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
      * needing bytes. */
     if (cap * J > remaining + ELEMS_SLACK)
         return bvh_set_err(P->err, PB_BVH_ERR_LIMIT, frames_line,
-                           "%zu frames x %zu joints is too large for the %zu bytes of data", cap,
-                           J, remaining);
+                           "%zu frames x %zu joints is too large for the %zu bytes of data", cap, J,
+                           remaining);
 
     jmap *map = malloc((J ? J : 1) * sizeof *map);
     double *vals = malloc((C ? C : 1) * sizeof *vals);
@@ -673,7 +694,8 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
                     while (p < end && !is_space(*p))
                         p++;
                     P->lx.p = p;
-                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line, "invalid number '%s' (value %zu)",
+                    rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
+                                     "invalid number '%s' (value %zu)",
                                      bvh_show(s, (size_t)(p - s), b1), k + 1);
                     goto done;
                 }
@@ -689,7 +711,8 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
                     if (!is_rot[k]) {
                         /* decimals_of(s, len), without scanning the token again */
                         if (info.exp > -100 && info.exp < 100) {
-                            long dd = (long)(info.frac_digits > 1000 ? 1000 : info.frac_digits) - info.exp;
+                            long dd = (long)(info.frac_digits > 1000 ? 1000 : info.frac_digits) -
+                                      info.exp;
                             d = dd < 0 ? 0 : dd > 17 ? 17 : (int)dd;
                         } else {
                             d = decimals_of(s, len);
@@ -733,10 +756,11 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
                 if (map[j].pos[a] >= 0) {
                     double pv = v[map[j].pos[a]];
                     if (fabs(pv) > FLT_MAX) {
-                        rc = bvh_set_err(P->err, PB_BVH_ERR_VALUE, line,
-                                         "value %u (%s of '%s') is out of float range",
-                                         (unsigned)(jt->first_channel + (uint32_t)map[j].pos[a] + 1),
-                                         bvh_channel_names[a], bvh_show(jt->name, strlen(jt->name), b1));
+                        rc = bvh_set_err(
+                            P->err, PB_BVH_ERR_VALUE, line,
+                            "value %u (%s of '%s') is out of float range",
+                            (unsigned)(jt->first_channel + (uint32_t)map[j].pos[a] + 1),
+                            bvh_channel_names[a], bvh_show(jt->name, strlen(jt->name), b1));
                         goto done;
                     }
                     pos[a] = (float)pv;
@@ -754,8 +778,8 @@ static pb_bvh_code parse_frames(parser *P, pb_bvh *b, size_t header_frames, long
     if (rc == PB_BVH_OK && f != header_frames) {
         if (flags & PB_BVH_READ_STRICT)
             rc = bvh_set_err(P->err, PB_BVH_ERR_MOTION, frames_line,
-                             "'Frames: %zu' but the file holds %zu complete data lines", header_frames,
-                             f);
+                             "'Frames: %zu' but the file holds %zu complete data lines",
+                             header_frames, f);
         else
             warn(P, "line %ld: 'Frames: %zu' but the file holds %zu complete data lines; using %zu",
                  frames_line, header_frames, f, f);
@@ -784,12 +808,17 @@ static const char *sniff(const char *data, size_t size)
         {"Kaydara FBX Binary", 18, "this is an FBX file, not BVH"},
         {"\x1f\x8b", 2, "this is a gzip-compressed file, not BVH text (decompress it first)"},
         {"BZh", 3, "this is a bzip2-compressed file, not BVH text (decompress it first)"},
-        {"\xfd" "7zXZ", 6, "this is an xz-compressed file, not BVH text (decompress it first)"},
-        {"\x28\xb5\x2f\xfd", 4, "this is a zstd-compressed file, not BVH text (decompress it first)"},
+        {"\xfd"
+         "7zXZ",
+         6, "this is an xz-compressed file, not BVH text (decompress it first)"},
+        {"\x28\xb5\x2f\xfd", 4,
+         "this is a zstd-compressed file, not BVH text (decompress it first)"},
         {"PK\x03\x04", 4, "this is a zip archive, not BVH"},
         {"\x89PNG", 4, "this is a PNG image, not BVH"},
         {"%PDF", 4, "this is a PDF file, not BVH"},
-        {"\x7f" "ELF", 4, "this is an executable (ELF), not BVH"},
+        {"\x7f"
+         "ELF",
+         4, "this is an executable (ELF), not BVH"},
     };
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (size >= known[k].n && memcmp(data, known[k].magic, known[k].n) == 0)
@@ -818,7 +847,7 @@ static const char *sniff(const char *data, size_t size)
 static size_t max_bytes_of(const pb_bvh_read_opts *o)
 {
     return o && o->max_bytes > 0 && o->max_bytes < PB_BVH_MAX_FILE_BYTES ? o->max_bytes
-                                                                        : PB_BVH_MAX_FILE_BYTES;
+                                                                         : PB_BVH_MAX_FILE_BYTES;
 }
 
 pb_bvh_code pb_bvh_read_memory_with(const char *data, size_t size, const pb_bvh_read_opts *opts,
@@ -906,8 +935,7 @@ static pb_bvh_code slurp(FILE *f, const char *name, size_t limit, size_t size_hi
         if (len == cap) {
             if (len > limit) {
                 free(buf);
-                return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes",
-                                   limit);
+                return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes", limit);
             }
             size_t nc = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
             if (nc <= cap)
@@ -939,7 +967,7 @@ static pb_bvh_code slurp(FILE *f, const char *name, size_t limit, size_t size_hi
                 int e = errno;
                 free(buf);
                 return bvh_path_err(err, PB_BVH_ERR_IO, name, "read error: %s",
-                                   strerror(e ? e : EIO));
+                                    strerror(e ? e : EIO));
             }
             break;
         }
@@ -949,8 +977,8 @@ static pb_bvh_code slurp(FILE *f, const char *name, size_t limit, size_t size_hi
     return PB_BVH_OK;
 }
 
-pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts *opts,
-                               pb_bvh *out, pb_bvh_error *err)
+pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts *opts, pb_bvh *out,
+                               pb_bvh_error *err)
 {
     bvh_clear_err(err);
     if (out)
@@ -966,8 +994,7 @@ pb_bvh_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_read_opts
             return bvh_path_err(err, PB_BVH_ERR_IO, name, "%s", strerror(EISDIR));
         if (S_ISREG(st.st_mode)) {
             if ((uintmax_t)st.st_size > limit)
-                return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes",
-                                   limit);
+                return bvh_path_err(err, PB_BVH_ERR_LIMIT, name, "larger than %zu bytes", limit);
             hint = (size_t)st.st_size;
         }
     }

@@ -95,8 +95,8 @@ static pb_bvh_code copy_skeleton(const pb_bvh *src, pb_bvh *out)
     return PB_BVH_OK;
 }
 
-pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time,
-                              pb_bvh *out, pb_bvh_error *err)
+pb_bvh_code pb_bvh_new_motion(const pb_bvh *skeleton, size_t frames, double frame_time, pb_bvh *out,
+                              pb_bvh_error *err)
 {
     bvh_clear_err(err);
     if (!skeleton || !out)
@@ -123,8 +123,10 @@ pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_
 {
     if ((flags & ~(unsigned)(PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) ||
         (flags & (PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL)) == PB_BVH_LOOP_TRAVEL)
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "unknown flags 0x%x (PB_BVH_LOOP_TRAVEL "
-                           "goes with PB_CLIP_LOOP)", flags);
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "unknown flags 0x%x (PB_BVH_LOOP_TRAVEL "
+                           "goes with PB_CLIP_LOOP)",
+                           flags);
     if (!(fps > 0.0) || !isfinite(fps))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "cannot resample to %g fps", fps);
     if (src->num_frames == 0 || src->num_joints == 0 || !src->rot_w)
@@ -149,7 +151,8 @@ pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bv
     if (frames == 0 || frames > MAX_ELEMS / src->num_joints)
         return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
                            "at %g fps the clip would have too many frames (frames x joints "
-                           "above 2^28) or has an invalid frame time", fps);
+                           "above 2^28) or has an invalid frame time",
+                           fps);
     /* pb_bvh_new_motion less its rest pose: pb_clip_resample writes every
      * element (the fill cost as much as the Catmull-Rom kernels) */
     if (!isfinite(1.0 / fps))
@@ -187,10 +190,7 @@ pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bv
 }
 
 /* b moved by a multiple of 360 to within 180 of a. */
-static double near_angle(double a, double b)
-{
-    return b - 360.0 * nearbyint((b - a) / 360.0);
-}
+static double near_angle(double a, double b) { return b - 360.0 * nearbyint((b - a) / 360.0); }
 
 pb_bvh_code pb_bvh_resample_angles(const pb_bvh *src, int loop, pb_bvh *dst, pb_bvh_error *err)
 {

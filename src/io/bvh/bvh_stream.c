@@ -22,10 +22,10 @@ typedef struct stream {
     double fps, step;
     unsigned flags;
     size_t cap;
-    pb_bvh block;  /* the block's view for the writer (motion arrays below) */
-    pb_clip buf;   /* cap + 1 frames: slot 0 the previous frame */
+    pb_bvh block; /* the block's view for the writer (motion arrays below) */
+    pb_clip buf;  /* cap + 1 frames: slot 0 the previous frame */
     float *mem;
-    double *deg;   /* cap frames of source angles, or NULL */
+    double *deg; /* cap frames of source angles, or NULL */
     signed char *dec;
     /* the writer's side, during run */
     bvh_deliver_fn deliver;
@@ -64,8 +64,8 @@ static pb_bvh_code run(void *ctx, bvh_deliver_fn deliver, void *wctx, pb_bvh_err
     S->err = err;
     S->rc = PB_BVH_OK;
     pb_clip sc = pb_bvh_clip(S->src);
-    pb_status st = pb_clip_resample_stream(&sc, S->fps, S->flags, &S->buf,
-                                           &(pb_clip_stream){S->cap, emit, S});
+    pb_status st =
+        pb_clip_resample_stream(&sc, S->fps, S->flags, &S->buf, &(pb_clip_stream){S->cap, emit, S});
     if (S->rc != PB_BVH_OK)
         return S->rc;
     if (st != PB_OK)
@@ -149,7 +149,8 @@ pb_bvh_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsigned f
     if (frames == 0 || frames > MAX_ELEMS / J)
         return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
                            "at %g fps the clip would have too many frames (frames x joints "
-                           "above 2^28) or has an invalid frame time", fps);
+                           "above 2^28) or has an invalid frame time",
+                           fps);
     if (!isfinite(1.0 / fps))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
     rc = bvh_validate(src, err);

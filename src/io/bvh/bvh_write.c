@@ -47,12 +47,12 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "more than %d joints", PB_BVH_MAX_JOINTS);
     if (!(b->frame_time >= BVH_MIN_FRAME_TIME && b->frame_time <= FLT_MAX))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
-                           "frame time %g s: the reader takes %g s up to float range", b->frame_time,
-                           BVH_MIN_FRAME_TIME);
+                           "frame time %g s: the reader takes %g s up to float range",
+                           b->frame_time, BVH_MIN_FRAME_TIME);
     if (b->num_frames > 0 && b->num_frames > MAX_ELEMS / J)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "too many frames");
-    if (b->num_frames > 0 && (!b->rot_w || !b->rot_x || !b->rot_y || !b->rot_z || !b->pos_x ||
-                              !b->pos_y || !b->pos_z))
+    if (b->num_frames > 0 &&
+        (!b->rot_w || !b->rot_x || !b->rot_y || !b->rot_z || !b->pos_x || !b->pos_y || !b->pos_z))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "motion arrays missing");
     if (b->num_end_sites > 0 && !b->end_sites)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "end sites missing");
@@ -60,15 +60,15 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
         const pb_bvh_joint *jt = &b->joints[j];
         if (!valid_name(jt->name))
             return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
-                           "joint %zu: name empty, with braces, control characters or "
-                           "leading/trailing blanks (it would not read back)",
-                           j);
+                               "joint %zu: name empty, with braces, control characters or "
+                               "leading/trailing blanks (it would not read back)",
+                               j);
         if (jt->parent < -1 || (jt->parent >= 0 && (size_t)jt->parent >= j))
-            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: parent %ld does not precede it", j,
-                           (long)jt->parent);
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: parent %ld does not precede it",
+                               j, (long)jt->parent);
         if (jt->num_channels > 6)
             return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: %u channels", j,
-                           (unsigned)jt->num_channels);
+                               (unsigned)jt->num_channels);
         int seen = 0;
         for (int c = 0; c < jt->num_channels; c++) {
             if (jt->channels[c] > 5 || (seen & (1 << jt->channels[c])))
@@ -152,7 +152,7 @@ static pb_bvh_code write_hierarchy(wstate *W, pb_bvh_error *err)
         if (parent >= 0 && depth == 0) {
             free(stack);
             return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
-                           "joints are not in depth-first order (joint %zu)", j);
+                               "joints are not in depth-first order (joint %zu)", j);
         }
         if (depth >= PB_BVH_MAX_DEPTH) {
             free(stack);
@@ -184,7 +184,7 @@ static pb_bvh_code write_hierarchy(wstate *W, pb_bvh_error *err)
 }
 
 typedef struct wjoint {
-    int order;       /* pb_euler_order */
+    int order; /* pb_euler_order */
     int nrot;
     signed char rot_ch[3]; /* channel slot of each listed rotation */
 } wjoint;
@@ -227,8 +227,8 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
     }
     /* every joint's angles at once (the dispatched Euler kernel), replacing
      * the previous frame's in X->prev */
-    bvh_choose_angles_n(X->mode, J, X->order, X->nrot, b->rot_w + o0, b->rot_x + o0,
-                        b->rot_y + o0, b->rot_z + o0, b->euler_deg ? b->euler_deg + 3 * o0 : NULL,
+    bvh_choose_angles_n(X->mode, J, X->order, X->nrot, b->rot_w + o0, b->rot_x + o0, b->rot_y + o0,
+                        b->rot_z + o0, b->euler_deg ? b->euler_deg + 3 * o0 : NULL,
                         first ? NULL : X->prev, X->prev, X->as_read);
     for (size_t j = 0; j < J; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
@@ -308,11 +308,11 @@ typedef struct wloop {
 #define PAR_MAX 64        /* threads at most */
 
 typedef struct wpart {
-    wframe X;            /* its own prev and as_read */
+    wframe X; /* its own prev and as_read */
     const pb_bvh *block;
-    size_t f0, f1;       /* the block's frames f0 .. f1-1 */
-    char *text;          /* (f1 - f0) lines */
-    size_t *len;         /* each frame's bytes; 0 from a failing frame on */
+    size_t f0, f1; /* the block's frames f0 .. f1-1 */
+    char *text;    /* (f1 - f0) lines */
+    size_t *len;   /* each frame's bytes; 0 from a failing frame on */
     size_t bytes;
     pb_bvh_error err;
     pb_bvh_code rc;
@@ -556,7 +556,8 @@ static pb_bvh_code write_text_fed(FILE *f, const pb_bvh *b, const pb_bvh *like,
         jbytes[j] = (uint8_t)wj[j].order;
         jbytes[J + j] = (uint8_t)wj[j].nrot;
     }
-    wframe X = {like, wj, opts ? opts->euler : PB_BVH_EULER_SOURCE, prev, jbytes, jbytes + J,
+    wframe X = {like,           wj,     opts ? opts->euler : PB_BVH_EULER_SOURCE,
+                prev,           jbytes, jbytes + J,
                 jbytes + 2 * J, 0};
     const size_t C = b->num_channels;
     /* One buffer: a line when estimating; else the header and then whole
@@ -620,7 +621,8 @@ static pb_bvh_code write_text_fed(FILE *f, const pb_bvh *b, const pb_bvh *like,
             memcpy(buf, hbuf, hlen);
             used = hlen;
         } else if (fwrite(hbuf, 1, hlen, f) != hlen) {
-            rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s", strerror(errno ? errno : EIO));
+            rc = bvh_set_err(err, PB_BVH_ERR_IO, 0, "write error: %s",
+                             strerror(errno ? errno : EIO));
         }
     }
     free(hbuf);
@@ -628,8 +630,18 @@ static pb_bvh_code write_text_fed(FILE *f, const pb_bvh *b, const pb_bvh *like,
         free(buf);
         goto out;
     }
-    wloop L = {f, &X, opts, buf, used, hlen, 0, limit, F, 0,
-               opts && opts->threads > 1 ? opts->threads : 1, cloc};
+    wloop L = {f,
+               &X,
+               opts,
+               buf,
+               used,
+               hlen,
+               0,
+               limit,
+               F,
+               0,
+               opts && opts->threads > 1 ? opts->threads : 1,
+               cloc};
     bvh_feed whole = {feed_whole, (void *)b};
     rc = (feed ? feed : &whole)->run((feed ? feed : &whole)->ctx, write_frames, &L, err);
     const size_t data_bytes = L.data_bytes;

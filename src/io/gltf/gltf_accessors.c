@@ -14,9 +14,12 @@
 static size_t comp_size(long long ct)
 {
     switch (ct) {
-    case 5120: case 5121: return 1;
-    case 5122: case 5123: return 2;
-    case 5125: case 5126: return 4;
+    case 5120:
+    case 5121: return 1;
+    case 5122:
+    case 5123: return 2;
+    case 5125:
+    case 5126: return 4;
     default: return 0;
     }
 }
@@ -78,7 +81,7 @@ static float decode_one(const unsigned char *p, long long ct, int normalized)
 /* The bytes of bufferView v (checked), for `what`. */
 const unsigned char *gltf_view_bytes(reader *r, long long v, const char *path, size_t *len,
                                      size_t *stride)
-                                     {
+{
     char vp[64];
     snprintf(vp, sizeof vp, "bufferViews[%lld]", v);
     json_t *views = json_object_get(r->root, "bufferViews");
@@ -109,7 +112,7 @@ const unsigned char *gltf_view_bytes(reader *r, long long v, const char *path, s
  * integers when want_norm). path names the referencing member. */
 float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned allowed,
                             size_t want_comps, size_t *count_out)
-                            {
+{
     if (a < 0 || (size_t)a >= r->num_accessors) {
         gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld does not exist", a);
         return NULL;
@@ -147,7 +150,9 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
     }
     if (comps != want_comps) {
         gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld is %s, expected %s", a, type,
-                 want_comps == 1 ? "SCALAR" : want_comps == 3 ? "VEC3" : "VEC4");
+                 want_comps == 1   ? "SCALAR"
+                 : want_comps == 3 ? "VEC3"
+                                   : "VEC4");
         return NULL;
     }
     int ok_type = (allowed >> (ct - 5120)) & 1u;
@@ -237,7 +242,8 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
             goto fail;
         if (ict != 5121 && ict != 5123 && ict != 5125) {
             gltf_err(r->err, PB_IO_ERR_VALUE, ip,
-                     "componentType %lld is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT", ict);
+                     "componentType %lld is not UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT",
+                     ict);
             goto fail;
         }
         size_t ics = comp_size(ict), ilen, vlen, st;
@@ -248,13 +254,13 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         if (!vb)
             goto fail;
         if ((size_t)ioff + (size_t)sc * ics > ilen) {
-            gltf_err(r->err, PB_IO_ERR_VALUE, ip, "%lld indices do not fit in bufferView %lld",
-                     sc, ibv);
+            gltf_err(r->err, PB_IO_ERR_VALUE, ip, "%lld indices do not fit in bufferView %lld", sc,
+                     ibv);
             goto fail;
         }
         if ((size_t)voff + (size_t)sc * es > vlen) {
-            gltf_err(r->err, PB_IO_ERR_VALUE, vp, "%lld values do not fit in bufferView %lld",
-                     sc, vbv);
+            gltf_err(r->err, PB_IO_ERR_VALUE, vp, "%lld values do not fit in bufferView %lld", sc,
+                     vbv);
             goto fail;
         }
         double prev = -1;

@@ -100,16 +100,18 @@ static int read_animation(reader *r, size_t ai, json_t *o)
             free(spath);
             return gltf_err(r->err, PB_IO_ERR_VALUE, tp,
                             "'path' %s%s%s is not translation, rotation, scale or weights",
-                            ps ? "'" : "", ps ? ps : "(missing)", ps ? "'" : ""), -1;
+                            ps ? "'" : "", ps ? ps : "(missing)", ps ? "'" : ""),
+                   -1;
         }
         if (node < 0) /* glTF: a channel without a node is ignored */
             continue;
-        if (spath[smp] >= 0 && spath[smp] != p && (spath[smp] == 1 || p == 1 ||
-                                                  spath[smp] == 3 || p == 3)) {
+        if (spath[smp] >= 0 && spath[smp] != p &&
+            (spath[smp] == 1 || p == 1 || spath[smp] == 3 || p == 3)) {
             int other = spath[smp];
             free(spath);
             return gltf_err(r->err, PB_IO_ERR_VALUE, cp, "sampler %lld also animates %s, not %s",
-                            smp, path_names[other], path_names[p]), -1;
+                            smp, path_names[other], path_names[p]),
+                   -1;
         }
         spath[smp] = p;
         a->channels[used].node = (int32_t)node;
@@ -146,7 +148,8 @@ static int read_animation(reader *r, size_t ai, json_t *o)
         else {
             free(spath);
             return gltf_err(r->err, PB_IO_ERR_VALUE, sp,
-                            "'interpolation' is not LINEAR, STEP or CUBICSPLINE"), -1;
+                            "'interpolation' is not LINEAR, STEP or CUBICSPLINE"),
+                   -1;
         }
         sm->input = sampler_input(r, in, ip, &sm->count);
         if (!sm->input) {
@@ -178,17 +181,18 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                 free(spath);
                 return gltf_err(r->err, PB_IO_ERR_VALUE, op,
                                 "accessor %lld has %zu values, not a multiple of %zu keys%s", out,
-                                oc, sm->count,
-                                gltf_stride(sm) == 3 ? " x 3 (CUBICSPLINE)" : ""), -1;
+                                oc, sm->count, gltf_stride(sm) == 3 ? " x 3 (CUBICSPLINE)" : ""),
+                       -1;
             }
             sm->components = oc / per;
         } else {
             if (oc != per) {
                 free(spath);
                 return gltf_err(r->err, PB_IO_ERR_VALUE, op,
-                                "accessor %lld has %zu elements for %zu keys (%zu expected%s)",
-                                out, oc, sm->count, per,
-                                gltf_stride(sm) == 3 ? ": CUBICSPLINE stores 3 per key" : ""), -1;
+                                "accessor %lld has %zu elements for %zu keys (%zu expected%s)", out,
+                                oc, sm->count, per,
+                                gltf_stride(sm) == 3 ? ": CUBICSPLINE stores 3 per key" : ""),
+                       -1;
             }
             sm->components = want;
         }
@@ -203,7 +207,9 @@ static int read_animation(reader *r, size_t ai, json_t *o)
                     free(spath);
                     return gltf_err(r->err, PB_IO_ERR_VALUE, op,
                                     "accessor %lld, key %zu: a rotation of length %g, not a "
-                                    "unit quaternion", out, k, sqrt(n2)), -1;
+                                    "unit quaternion",
+                                    out, k, sqrt(n2)),
+                           -1;
                 }
                 if (fabs(n2 - 1.0) > 2e-6 && n2 > 0)
                     for (int j = 0; j < 4; j++)

@@ -59,8 +59,10 @@ static unsigned char *b64_decode(const char *s, size_t n, size_t *len)
 
 static int hexval(int c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                   : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 int gltf_load_buffer(reader *r, size_t b, json_t *jb)
@@ -78,7 +80,8 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
     if (!ju) {
         if (b != 0 || !r->bin)
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
-                            "no 'uri' and no GLB binary chunk to use"), -1;
+                            "no 'uri' and no GLB binary chunk to use"),
+                   -1;
         have = r->bin_len;
         if (have < (size_t)len)
             return gltf_err(r->err, PB_IO_ERR_VALUE, path,
@@ -96,14 +99,16 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
             const char *comma = strchr(uri, ',');
             if (!comma || comma - uri < 7 || strncmp(comma - 7, ";base64", 7) != 0)
                 return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
-                                "uri: a data: URI that is not base64"), -1;
+                                "uri: a data: URI that is not base64"),
+                       -1;
             size_t dl;
             data = b64_decode(comma + 1, strlen(comma + 1), &dl);
             if (!data && dl == (size_t)-1)
                 return gltf_nomem(r->err), -1;
             if (!data)
                 return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
-                                "uri: invalid base64 character at position %zu", dl), -1;
+                                "uri: invalid base64 character at position %zu", dl),
+                       -1;
             have = dl;
         } else {
             if (strstr(uri, "://") || uri[0] == '/')
@@ -133,14 +138,16 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
             if (!data) {
                 if (e == ENOMEM)
                     return gltf_nomem(r->err), -1;
-                return gltf_err(r->err, e ? PB_IO_ERR_IO : PB_IO_ERR_VALUE, path,
-                                "uri '%s': %s", uri, why), -1;
+                return gltf_err(r->err, e ? PB_IO_ERR_IO : PB_IO_ERR_VALUE, path, "uri '%s': %s",
+                                uri, why),
+                       -1;
             }
         }
         if (have < (size_t)len) {
             free(data);
             return gltf_err(r->err, PB_IO_ERR_VALUE, path,
-                            "byteLength %lld but its data holds %zu bytes", len, have), -1;
+                            "byteLength %lld but its data holds %zu bytes", len, have),
+                   -1;
         }
     }
     r->pv->buf[b] = data;

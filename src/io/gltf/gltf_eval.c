@@ -33,8 +33,8 @@ typedef struct group {
 
 /* Component-wise cubic Hermite of n values (pb_vec3_hermite over the
  * components split in three equal parts; arrays hold 3 * ceil(n/3)). */
-static pb_status hermite_flat(size_t n3, float x, const float *p0, const float *p1,
-                              const float *m0, const float *m1, float *out)
+static pb_status hermite_flat(size_t n3, float x, const float *p0, const float *p1, const float *m0,
+                              const float *m1, float *out)
 {
     pb_cvec3s a = {p0, p0 + n3, p0 + 2 * n3}, b = {p1, p1 + n3, p1 + 2 * n3};
     pb_cvec3s va = {m0, m0 + n3, m0 + 2 * n3}, vb = {m1, m1 + n3, m1 + 2 * n3};
@@ -43,7 +43,7 @@ static pb_status hermite_flat(size_t n3, float x, const float *p0, const float *
 }
 
 pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, const float *times,
-                               const size_t *soff, size_t total, float *out, pb_io_error *err)
+                              const size_t *soff, size_t total, float *out, pb_io_error *err)
 {
     size_t ns = a->num_samplers;
     group *gr = calloc(ns ? ns : 1, sizeof *gr);
@@ -220,7 +220,7 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
 }
 
 pb_io_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times, const float *times,
-                           float *values, pb_io_error *err)
+                          float *values, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!g || anim >= g->num_animations || (num_times && (!times || !values)))

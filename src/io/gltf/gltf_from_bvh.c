@@ -17,10 +17,7 @@ static pb_io_code nomem(pb_io_error *err)
     return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
 }
 
-long pb_gltf_default_skin(const pb_gltf *g)
-{
-    return g && g->num_skins == 1 ? 0 : -1;
-}
+long pb_gltf_default_skin(const pb_gltf *g) { return g && g->num_skins == 1 ? 0 : -1; }
 
 /* ---- BVH -> glTF ---- */
 
@@ -41,8 +38,7 @@ static json_t *vec_json(const float *v, int n)
 static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
 {
     size_t J = b->num_joints, E = b->num_end_sites;
-    json_t *root = json_pack("{s:{s:s,s:s}}", "asset", "version", "2.0", "generator",
-                             "posebatch");
+    json_t *root = json_pack("{s:{s:s,s:s}}", "asset", "version", "2.0", "generator", "posebatch");
     json_t *nodes = json_array(), *roots = json_array();
     if (!root || !nodes || !roots || json_object_set_new(root, "nodes", nodes)) {
         json_decref(root);
@@ -73,8 +69,7 @@ static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
         }
         bad = bad || json_object_set_new(n, "name", json_string(jt->name)) ||
               json_object_set_new(n, "translation", vec_json(jt->offset, 3)) ||
-              json_object_set_new(ex, "bvh_channels", ch) ||
-              json_object_set_new(n, "extras", ex);
+              json_object_set_new(ex, "bvh_channels", ch) || json_object_set_new(n, "extras", ex);
         if (!bad && json_array_size(kids))
             bad = json_object_set_new(n, "children", kids);
         else
@@ -110,14 +105,14 @@ static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
             int has_pos = 0;
             for (int c = 0; c < b->joints[j].num_channels; c++)
                 has_pos |= b->joints[j].channels[c] <= PB_BVH_ZPOS;
-            bad = json_array_append_new(ch, json_pack("{s:i,s:{s:i,s:s}}", "sampler", (int)s++,
-                                                      "target", "node", (int)j, "path",
-                                                      "rotation")) ||
+            bad = json_array_append_new(ch,
+                                        json_pack("{s:i,s:{s:i,s:s}}", "sampler", (int)s++,
+                                                  "target", "node", (int)j, "path", "rotation")) ||
                   json_array_append_new(sm, json_object());
             if (has_pos && !bad)
-                bad = json_array_append_new(ch, json_pack("{s:i,s:{s:i,s:s}}", "sampler",
-                                                          (int)s++, "target", "node", (int)j,
-                                                          "path", "translation")) ||
+                bad = json_array_append_new(ch, json_pack("{s:i,s:{s:i,s:s}}", "sampler", (int)s++,
+                                                          "target", "node", (int)j, "path",
+                                                          "translation")) ||
                       json_array_append_new(sm, json_object());
         }
         json_t *anim = bad ? NULL
@@ -214,7 +209,8 @@ pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
                 for (size_t f = 0; f < F; f++) {
                     size_t e = f * J + j;
                     if (p) {
-                        o[3 * f] = b->pos_x[e], o[3 * f + 1] = b->pos_y[e], o[3 * f + 2] = b->pos_z[e];
+                        o[3 * f] = b->pos_x[e], o[3 * f + 1] = b->pos_y[e],
+                              o[3 * f + 2] = b->pos_z[e];
                     } else {
                         double q[4] = {b->rot_w[e], b->rot_x[e], b->rot_y[e], b->rot_z[e]};
                         double nq = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -224,8 +220,8 @@ pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
                         o[4 * f + 2] = (float)(q[3] / nq), o[4 * f + 3] = (float)(q[0] / nq);
                     }
                 }
-                a->channels[s] = (pb_gltf_channel){(int32_t)j, p ? PB_GLTF_TRANSLATION
-                                                                : PB_GLTF_ROTATION, (uint32_t)s, 0};
+                a->channels[s] = (pb_gltf_channel){
+                    (int32_t)j, p ? PB_GLTF_TRANSLATION : PB_GLTF_ROTATION, (uint32_t)s, 0};
                 a->samplers[s] = (pb_gltf_sampler){PB_GLTF_LINEAR, F, times, comps, o};
                 pv->in_acc[0][s] = pv->out_acc[0][s] = -1;
             }

@@ -15,9 +15,9 @@
 
 /* The private part of a pb_gltf. */
 typedef struct gltf_priv {
-    json_t *root;          /* the document, kept for writing (owned) */
+    json_t *root; /* the document, kept for writing (owned) */
     size_t num_buffers;
-    unsigned char **buf;   /* each buffer's bytes (byteLength of them) */
+    unsigned char **buf; /* each buffer's bytes (byteLength of them) */
     size_t *buf_len;
     /* per animation, per sampler: the accessors it was read from (-1: none),
      * so that the writer can reuse them */
@@ -49,7 +49,7 @@ static inline size_t gltf_stride(const pb_gltf_sampler *s)
  * components at times[i]; soff from gltf_sampler_offsets (total returned). */
 size_t gltf_sampler_offsets(const pb_gltf_animation *a, size_t *soff);
 pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, const float *times,
-                               const size_t *soff, size_t total, float *out, pb_io_error *err);
+                              const size_t *soff, size_t total, float *out, pb_io_error *err);
 #endif
 
 #endif /* PB_IO_GLTF_INTERNAL_H */

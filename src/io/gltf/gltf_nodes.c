@@ -14,7 +14,8 @@ static void mat_to_trs(const double m[16], pb_gltf_node *nd)
     /* column-major: columns m[0..2], m[4..6], m[8..10]; translation m[12..14] */
     double c[3][3], s[3];
     for (int k = 0; k < 3; k++) {
-        s[k] = sqrt(m[4 * k] * m[4 * k] + m[4 * k + 1] * m[4 * k + 1] + m[4 * k + 2] * m[4 * k + 2]);
+        s[k] =
+            sqrt(m[4 * k] * m[4 * k] + m[4 * k + 1] * m[4 * k + 1] + m[4 * k + 2] * m[4 * k + 2]);
         for (int i = 0; i < 3; i++)
             c[k][i] = s[k] > 0 ? m[4 * k + i] / s[k] : (i == k);
         nd->translation[k] = (float)m[12 + k];
@@ -96,14 +97,16 @@ int gltf_read_nodes(reader *r)
             return -1;
         if (hm && (ht || hr || hs))
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
-                            "has both 'matrix' and translation/rotation/scale"), -1;
+                            "has both 'matrix' and translation/rotation/scale"),
+                   -1;
         if (hm)
             mat_to_trs(m, nd);
         else {
             double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
             if (!(fabs(qn - 1.0) < 1e-3))
                 return gltf_err(r->err, PB_IO_ERR_VALUE, path,
-                                "'rotation' is not a unit quaternion (norm %g)", qn), -1;
+                                "'rotation' is not a unit quaternion (norm %g)", qn),
+                       -1;
             for (int k = 0; k < 3; k++) {
                 nd->translation[k] = (float)t[k];
                 nd->scale[k] = (float)s[k];
@@ -126,8 +129,7 @@ int gltf_read_nodes(reader *r)
             json_t *e = json_array_get(jc, k);
             if (!json_is_integer(e) || json_integer_value(e) < 0 ||
                 (size_t)json_integer_value(e) >= n)
-                return gltf_err(r->err, PB_IO_ERR_VALUE, path, "[%zu] is not a node index", k),
-                       -1;
+                return gltf_err(r->err, PB_IO_ERR_VALUE, path, "[%zu] is not a node index", k), -1;
             ch[k] = (int32_t)json_integer_value(e);
         }
     }
@@ -154,8 +156,9 @@ int gltf_read_nodes(reader *r)
         if (g->nodes[i].skin >= 0) {
             json_t *js = json_object_get(r->root, "skins");
             if ((size_t)g->nodes[i].skin >= json_array_size(js))
-                return gltf_err(r->err, PB_IO_ERR_VALUE, NULL, "nodes[%zu].skin: skin %d does not exist",
-                                i, g->nodes[i].skin), -1;
+                return gltf_err(r->err, PB_IO_ERR_VALUE, NULL,
+                                "nodes[%zu].skin: skin %d does not exist", i, g->nodes[i].skin),
+                       -1;
         }
     return 0;
 }

@@ -19,8 +19,8 @@ pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
     return none(err);
 }
 
-pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
-                                pb_gltf *out, pb_io_error *err)
+pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir, pb_gltf *out,
+                               pb_io_error *err)
 {
     (void)data, (void)size, (void)base_dir;
     if (out)
@@ -35,14 +35,14 @@ void pb_gltf_free(pb_gltf *g)
 }
 
 pb_io_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times, const float *times,
-                           float *values, pb_io_error *err)
+                          float *values, pb_io_error *err)
 {
     (void)g, (void)anim, (void)num_times, (void)times, (void)values;
     return none(err);
 }
 
 pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
-                             pb_io_error *err)
+                            pb_io_error *err)
 {
     (void)src, (void)fps, (void)flags, (void)out;
     return none(err);
@@ -68,8 +68,8 @@ pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error *err)
     return none(err);
 }
 
-pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
-                           pb_bvh *out, pb_io_error *err)
+pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time, pb_bvh *out,
+                          pb_io_error *err)
 {
     (void)g, (void)skin, (void)anim, (void)frame_time, (void)out;
     return none(err);

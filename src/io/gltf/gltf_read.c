@@ -45,18 +45,21 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     if (size >= 4 && le32(data) == GLB_MAGIC) {
         if (size < 20)
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "GLB: truncated header (%zu bytes)",
-                            size), -1;
+                            size),
+                   -1;
         uint32_t ver = le32(data + 4), len = le32(data + 8);
         if (ver != 2)
-            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "GLB: version %u, only 2 is read",
-                            ver), -1;
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "GLB: version %u, only 2 is read", ver),
+                   -1;
         if (len > size || len < 20)
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
-                            "GLB: header length %u but the file has %zu bytes", len, size), -1;
+                            "GLB: header length %u but the file has %zu bytes", len, size),
+                   -1;
         uint32_t cl = le32(data + 12);
         if (le32(data + 16) != GLB_JSON || cl > len - 20)
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
-                            "GLB: the first chunk is not a JSON chunk within the file"), -1;
+                            "GLB: the first chunk is not a JSON chunk within the file"),
+                   -1;
         json = (const char *)data + 20;
         jlen = cl;
         size_t pos = 20 + (size_t)cl;
@@ -65,7 +68,8 @@ static int parse(reader *r, const unsigned char *data, size_t size)
             if (le32(data + pos + 4) == GLB_BIN) {
                 if (bl > len - pos - 8)
                     return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
-                                    "GLB: the BIN chunk (%u bytes) runs past the end", bl), -1;
+                                    "GLB: the BIN chunk (%u bytes) runs past the end", bl),
+                           -1;
                 r->bin = data + pos + 8;
                 r->bin_len = bl;
             }
@@ -92,13 +96,14 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     r->pv->root = r->root;
     if (!json_is_object(r->root))
         return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "the JSON document is not an object"), -1;
-    const char *ver = json_string_value(json_object_get(json_object_get(r->root, "asset"),
-                                                        "version"));
+    const char *ver =
+        json_string_value(json_object_get(json_object_get(r->root, "asset"), "version"));
     if (!ver)
         return gltf_err(r->err, PB_IO_ERR_SYNTAX, "asset.version", "missing (not glTF?)"), -1;
     if (strncmp(ver, "2.", 2) != 0)
         return gltf_err(r->err, PB_IO_ERR_VALUE, "asset.version", "'%s': only glTF 2.x is read",
-                        ver), -1;
+                        ver),
+               -1;
     json_t *jb, *jv, *jacc;
     if (gltf_opt_array(r, r->root, "buffers", "buffers", &jb) ||
         gltf_opt_array(r, r->root, "bufferViews", "bufferViews", &jv) ||
@@ -130,8 +135,8 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     return 0;
 }
 
-pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir,
-                                pb_gltf *out, pb_io_error *err)
+pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir, pb_gltf *out,
+                               pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!out || (!data && size))

@@ -34,7 +34,7 @@ int gltf_opt_array(reader *r, json_t *obj, const char *key, const char *path, js
  * -1 below lo (required). */
 int gltf_get_int(reader *r, json_t *obj, const char *key, const char *path, long long lo,
                  long long hi, long long def, long long *out)
-                 {
+{
     json_t *v = json_object_get(obj, key);
     if (!v) {
         if (def == -1 && def < lo) {
@@ -66,7 +66,7 @@ int gltf_get_int(reader *r, json_t *obj, const char *key, const char *path, long
 /* n finite numbers from an array member; 1 when present, 0 absent, -1 error. */
 int gltf_get_floats(reader *r, json_t *obj, const char *key, const char *path, size_t n,
                     double *out)
-                    {
+{
     json_t *v = json_object_get(obj, key);
     if (!v)
         return 0;

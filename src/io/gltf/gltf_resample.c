@@ -122,7 +122,8 @@ static pb_status vec_tangents(size_t n, size_t c, const float *val, double fps, 
     if (c != 3) {
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < c; j++) {
-                float a = val[(i ? i - 1 : 0) * c + j], b = val[(i + 1 < n ? i + 1 : n - 1) * c + j];
+                float a = val[(i ? i - 1 : 0) * c + j],
+                      b = val[(i + 1 < n ? i + 1 : n - 1) * c + j];
                 tan[i * c + j] = (float)((double)(b - a) * 0.5 * fps);
             }
         return PB_OK;
@@ -167,15 +168,15 @@ static void end_tangents(const pb_gltf_animation *sa, size_t n, size_t c, double
     }
 }
 
-static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cubic,
-                                 gltf_priv *pv, pb_gltf_animation *da, pb_io_error *err)
+static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cubic, gltf_priv *pv,
+                                pb_gltf_animation *da, pb_io_error *err)
 {
     double span = (double)sa->t_max - (double)sa->t_min;
     double nk = floor(span * fps + 1e-3) + 1;
     /* the end between two steps: a last key at t_max, so the clip keeps its
      * length (a looping clip would pop otherwise) */
-    int end_key = span * fps - (nk - 1) > 1e-3 &&
-                  (float)((double)sa->t_min + (nk - 1) / fps) < sa->t_max;
+    int end_key =
+        span * fps - (nk - 1) > 1e-3 && (float)((double)sa->t_min + (nk - 1) / fps) < sa->t_max;
     size_t *soff = malloc((sa->num_samplers + 1) * sizeof *soff);
     if (!soff)
         return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
@@ -234,8 +235,9 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
         for (size_t ch = 0; ch < sa->num_channels; ch++)
             if (sa->channels[ch].sampler == s && sa->channels[ch].path == PB_GLTF_WEIGHTS)
                 is_rot = 0;
-        pb_status st = is_rot ? rot_keys(n, v, fps, tan)
-                              : cubic ? vec_tangents(n, c, v, fps, tan) : PB_OK;
+        pb_status st = is_rot  ? rot_keys(n, v, fps, tan)
+                       : cubic ? vec_tangents(n, c, v, fps, tan)
+                               : PB_OK;
         if (st != PB_OK)
             rc = bvh_set_err(err, st == PB_ERR_NOMEM ? PB_IO_ERR_NOMEM : PB_IO_ERR_ARG, 0,
                              "resampling: %s", pb_status_str(st));
@@ -261,7 +263,7 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
 }
 
 pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
-                             pb_io_error *err)
+                            pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!src || !src->priv_ || !out || !(fps > 0) || !isfinite(fps) ||

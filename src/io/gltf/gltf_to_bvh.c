@@ -36,8 +36,8 @@ static size_t safe_name(const char *in, size_t index, char *out, size_t cap)
         in++;
     size_t n = 0;
     for (; *in && n + 1 < cap; in++)
-        out[n++] = (*in == '{' || *in == '}' || (unsigned char)*in < 0x20 || *in == 0x7f)
-                       ? '_' : *in;
+        out[n++] =
+            (*in == '{' || *in == '}' || (unsigned char)*in < 0x20 || *in == 0x7f) ? '_' : *in;
     while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
         n--;
     if (n == 0)
@@ -61,7 +61,7 @@ typedef struct motion_src {
 /* Frames 0 .. b->num_frames - 1 of b: frame f is frame at[f] (at NULL: f)
  * of the motion at t_min + frame * ft. */
 static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, pb_bvh *b,
-                               pb_io_error *err)
+                              pb_io_error *err)
 {
     const pb_gltf_animation *a = m->a;
     size_t F = b->num_frames, nj = m->nj;
@@ -104,7 +104,7 @@ static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, 
  * larger than the writer writes: estimated from 16 frames spread over them,
  * sampled first (so a tiny file claiming a huge animation fails at once). */
 static pb_io_code check_text_size(const motion_src *m, const pb_bvh *b, double ft, size_t F,
-                                   pb_io_error *err)
+                                  pb_io_error *err)
 {
     enum { N = 16 };
     if (F <= N)
@@ -122,7 +122,7 @@ static pb_io_code check_text_size(const motion_src *m, const pb_bvh *b, double f
     if (rc)
         rc = nomem(err);
     else
-    rc = fill_frames(m, ft, at, &probe, err);
+        rc = fill_frames(m, ft, at, &probe, err);
     double est = 0.0;
     if (!rc)
         rc = pb_bvh_estimate_bytes(&probe, F, NULL, &est, err);
@@ -234,15 +234,15 @@ static void joint_channels(json_t *jnode, int animated_pos, pb_bvh_joint *jt, si
 
 /* End sites into b: after their parent's joint children that come before
  * them. idx: node -> joint index. */
-static void place_end_sites(const pb_gltf *g, const signed char *in, const int32_t *idx,
-                            pb_bvh *b)
+static void place_end_sites(const pb_gltf *g, const signed char *in, const int32_t *idx, pb_bvh *b)
 {
     for (size_t i = 0, e = 0; i < g->num_nodes; i++) {
         int32_t p = g->nodes[i].parent;
         if (in[i] != 2 || p < 0 || in[p] != 1)
             continue;
         uint32_t ci = 0;
-        for (size_t k = 0; k < g->nodes[p].num_children && g->nodes[p].children[k] != (int32_t)i; k++)
+        for (size_t k = 0; k < g->nodes[p].num_children && g->nodes[p].children[k] != (int32_t)i;
+             k++)
             ci += in[g->nodes[p].children[k]] == 1;
         b->end_sites[e].parent = idx[p];
         b->end_sites[e].child_index = ci;
@@ -255,19 +255,17 @@ static void place_end_sites(const pb_gltf *g, const signed char *in, const int32
  * "extras.bvh_frame_time", else the median key interval of its longest
  * sampler as a whole rate, else 1/30; checked against what a BVH reader
  * takes. */
-static pb_io_code choose_frame_time(const gltf_priv *pv, size_t anim,
-                                    const pb_gltf_animation *a, double frame_time, double *out,
-                                    pb_io_error *err)
+static pb_io_code choose_frame_time(const gltf_priv *pv, size_t anim, const pb_gltf_animation *a,
+                                    double frame_time, double *out, pb_io_error *err)
 {
     double ft = frame_time;
     if (!a && !(ft > 0)) /* one frame of the rest pose: the default frame time */
         ft = 1.0 / 30.0;
     if (a && !(ft > 0)) {
-        json_t *x = json_object_get(json_object_get(json_array_get(json_object_get(pv->root,
-                                                                                   "animations"),
-                                                                   anim),
-                                                    "extras"),
-                                    "bvh_frame_time");
+        json_t *x = json_object_get(
+            json_object_get(json_array_get(json_object_get(pv->root, "animations"), anim),
+                            "extras"),
+            "bvh_frame_time");
         if (json_is_number(x) && json_number_value(x) > 0)
             ft = json_number_value(x);
         else {
@@ -300,8 +298,8 @@ static pb_io_code choose_frame_time(const gltf_priv *pv, size_t anim,
     return PB_IO_OK;
 }
 
-pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
-                           pb_bvh *out, pb_io_error *err)
+pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time, pb_bvh *out,
+                          pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!g || !g->priv_ || !out)
@@ -322,7 +320,7 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
         return bvh_set_err(err, PB_IO_ERR_ARG, 0, "the file has no nodes");
     pb_bvh b = {0};
     pb_io_code rc = PB_IO_OK;
-    signed char *in = calloc(N, 1);       /* 1 joint, 2 end site */
+    signed char *in = calloc(N, 1);         /* 1 joint, 2 end site */
     int32_t *idx = malloc(N * sizeof *idx); /* node -> joint / end site index */
     size_t *stack = malloc(N * sizeof *stack), *order = malloc(N * sizeof *order);
     long *tch = malloc(N * sizeof *tch), *rch = malloc(N * sizeof *rch);
@@ -383,8 +381,8 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     if (a) {
         double nf = floor(((double)a->t_max - a->t_min) / ft + 1e-3) + 1;
         if (!(nf * (double)nj <= (double)((size_t)1 << 28))) {
-            rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many",
-                             nf, nj);
+            rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many", nf,
+                             nj);
             goto done;
         }
         F = (size_t)nf;

@@ -50,17 +50,18 @@ static void other_accessor_users(json_t *root, unsigned char *used, size_t n)
     size_t i, j, k;
     json_t *m, *p, *t;
     json_array_foreach(json_object_get(root, "meshes"), i, m)
-        json_array_foreach(json_object_get(m, "primitives"), j, p) {
-            mark_map(json_object_get(p, "attributes"), used, n);
-            mark_acc(json_object_get(p, "indices"), used, n);
-            json_array_foreach(json_object_get(p, "targets"), k, t) mark_map(t, used, n);
-        }
+        json_array_foreach(json_object_get(m, "primitives"), j, p)
+    {
+        mark_map(json_object_get(p, "attributes"), used, n);
+        mark_acc(json_object_get(p, "indices"), used, n);
+        json_array_foreach(json_object_get(p, "targets"), k, t) mark_map(t, used, n);
+    }
     json_array_foreach(json_object_get(root, "skins"), i, m)
         mark_acc(json_object_get(m, "inverseBindMatrices"), used, n);
     json_array_foreach(json_object_get(root, "nodes"), i, m)
-        mark_map(json_object_get(json_object_get(json_object_get(m, "extensions"),
-                                                 "EXT_mesh_gpu_instancing"),
-                                 "attributes"),
+        mark_map(json_object_get(
+                     json_object_get(json_object_get(m, "extensions"), "EXT_mesh_gpu_instancing"),
+                     "attributes"),
                  used, n);
 }
 
@@ -71,7 +72,8 @@ static void walk_views(json_t *v, unsigned char *used, const long *map, size_t n
     json_t *e;
     size_t i;
     if (json_is_object(v)) {
-        json_object_foreach(v, k, e) {
+        json_object_foreach(v, k, e)
+        {
             if (strcmp(k, "bufferView") == 0 && json_is_integer(e)) {
                 json_int_t x = json_integer_value(e);
                 if (x >= 0 && (size_t)x < n) {
@@ -213,7 +215,8 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
                 if (!isfinite(sm->output[k]))
                     rc = bvh_set_err(w->err, PB_IO_ERR_ARG, 0,
                                      "animations[%zu].samplers[%zu]: output value %zu is not "
-                                     "finite", a, s, k);
+                                     "finite",
+                                     a, s, k);
             if (rc)
                 break;
             long old_in = pv->in_acc ? pv->in_acc[a][s] : -1;
@@ -278,7 +281,7 @@ static char *b64_encode(const unsigned char *p, size_t n, const char *prefix)
 /* Keeps the referenced bufferViews (renumbered), appends the blobs' views,
  * and builds the one buffer. */
 static pb_io_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char **bin_out,
-                                   size_t *bin_len)
+                                  size_t *bin_len)
 {
     json_t *root = w->root;
     json_t *views = json_object_get(root, "bufferViews");

@@ -180,8 +180,7 @@ static int blend(int argc, char **argv)
         die("blend METHOD J K");
     pb_blend_method method = (pb_blend_method)strtoul(argv[3], NULL, 10);
     size_t j = strtoul(argv[4], NULL, 10), k = strtoul(argv[5], NULL, 10);
-    float *wt = rd(k), *rot = rd(4 * j * k), *pos = rd(3 * j * k), *rr = rd(4 * j),
-          *rp = rd(3 * j);
+    float *wt = rd(k), *rot = rd(4 * j * k), *pos = rd(3 * j * k), *rr = rd(4 * j), *rp = rd(3 * j);
     pb_cquats *r = malloc(k * sizeof *r);
     pb_cvec3s *p = malloc(k * sizeof *p);
     for (size_t i = 0; i < k; i++) {

@@ -233,9 +233,15 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {
-    PyModuleDef_HEAD_INIT, "posebatch._posebatch",
-    "posebatch C extension: the posebatch C API over numpy arrays.", -1, methods,
-    NULL, NULL, NULL, NULL};
+    PyModuleDef_HEAD_INIT,
+    "posebatch._posebatch",
+    "posebatch C extension: the posebatch C API over numpy arrays.",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL};
 
 PyMODINIT_FUNC PyInit__posebatch(void);
 PyMODINIT_FUNC PyInit__posebatch(void)

@@ -92,8 +92,7 @@ PyObject *py_resample_frames(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 /* bvh.c: posebatch.Bvh, read_bvh() and parse_bvh() */
 typedef struct {
-    PyObject_HEAD
-    pb_bvh b;
+    PyObject_HEAD pb_bvh b;
     PyObject *warnings; /* list of str */
     PyObject *motion;   /* (rotations, positions) read-only, made on first access */
 } BvhObject;

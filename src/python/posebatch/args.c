@@ -119,16 +119,17 @@ PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, i
         a = (PyArrayObject *)PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
         if (!a) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an array of numbers, not %.100s",
-                         fn, arg, Py_TYPE(o)->tp_name);
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): argument '%s' must be an array of numbers, not %.100s", fn, arg,
+                         Py_TYPE(o)->tp_name);
             return NULL;
         }
     }
     int t = PyArray_TYPE(a);
     if (!PyArray_IS_C_CONTIGUOUS(a)) {
         PyErr_Format(PyExc_ValueError,
-                     "%s(): argument '%s' must be C-contiguous (pass np.ascontiguousarray(...))", fn,
-                     arg);
+                     "%s(): argument '%s' must be C-contiguous (pass np.ascontiguousarray(...))",
+                     fn, arg);
         Py_DECREF(a);
         return NULL;
     }
@@ -212,7 +213,7 @@ PyObject *raise_status(const char *fn, pb_status st)
 {
     if (st == PB_ERR_NOMEM)
         return PyErr_NoMemory();
-    static const char *names[] = {"PB_OK", "PB_ERR_NULL", "PB_ERR_SIZE", "PB_ERR_ARG",
+    static const char *names[] = {"PB_OK",        "PB_ERR_NULL",        "PB_ERR_SIZE", "PB_ERR_ARG",
                                   "PB_ERR_ALIAS", "PB_ERR_UNSUPPORTED", "PB_ERR_NOMEM"};
     PyErr_Format(PyExc_ValueError, "%s(): %s (%s)", fn, pb_status_str(st),
                  (unsigned)st < 7 ? names[st] : "?");

@@ -107,8 +107,8 @@ static void pose_join(const pb_pose *out, size_t j, int xyzw, PyArrayObject *oro
 }
 
 /* the blend's Pose, or (st not PB_OK) its error raised and NULL */
-static PyObject *pose_result(const char *fn, pb_status st, PyArrayObject *orot,
-                             PyArrayObject *opos, PyArrayObject *oscl)
+static PyObject *pose_result(const char *fn, pb_status st, PyArrayObject *orot, PyArrayObject *opos,
+                             PyArrayObject *oscl)
 {
     if (st != PB_OK)
         return raise_status(fn, st);
@@ -131,7 +131,8 @@ static int parse_blend_method(const char *fn, PyObject *o, int *m)
         }
     PyErr_Format(PyExc_ValueError,
                  "%s(): argument 'method' must be one of 'log_ref', 'raw_ref', 'log', 'raw', "
-                 "'accurate', got %R", fn, o);
+                 "'accurate', got %R",
+                 fn, o);
     return -1;
 }
 
@@ -139,8 +140,9 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
 {
     (void)self;
     const char *fn = "blend";
-    static const char *names[] = {"rotations", "weights", "positions", "scales", "method",
-                                  "ref_rotations", "ref_positions", "ref_scales", "order"};
+    static const char *names[] = {"rotations",     "weights",    "positions",
+                                  "scales",        "method",     "ref_rotations",
+                                  "ref_positions", "ref_scales", "order"};
     PyObject *o[9];
     if (parse_args(fn, args, nargs, kwnames, names, 9, 4, 2, o))
         return NULL;
@@ -165,7 +167,8 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
         goto done;
     if ((rp && !pos) || (rs && !scl)) {
         PyErr_Format(PyExc_ValueError, "%s(): %s given without %s", fn,
-                     rp && !pos ? "ref_positions" : "ref_scales", rp && !pos ? "positions" : "scales");
+                     rp && !pos ? "ref_positions" : "ref_scales",
+                     rp && !pos ? "positions" : "scales");
         goto done;
     }
     size_t j = (size_t)(PyArray_SIZE(rot) / 4) / k;
@@ -190,8 +193,7 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     }
     pb_status st;
     const float *w = F32(wt);
-    Py_BEGIN_ALLOW_THREADS
-    float *p = buf;
+    Py_BEGIN_ALLOW_THREADS float *p = buf;
     for (size_t i = 0; i < k; i++) {
         q_split(F32(rot) + 4 * j * i, j, xyzw, p, p + j, p + 2 * j, p + 3 * j);
         qs[i] = cq_at(p, j);
@@ -212,12 +214,11 @@ PyObject *py_blend(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     pb_cpose ref;
     pb_pose out;
     blend_io_at(p, j, xyzw, rr, rp, rs, k, ls, pos != NULL, scl != NULL, &ref, &out);
-    st = pb_pose_blend(j, k, qs, pos ? ps : NULL, scl ? ss : NULL, w, (pb_blend_method)method,
-                       &ref, &out);
+    st = pb_pose_blend(j, k, qs, pos ? ps : NULL, scl ? ss : NULL, w, (pb_blend_method)method, &ref,
+                       &out);
     if (st == PB_OK)
         pose_join(&out, j, xyzw, orot, opos, oscl);
-    Py_END_ALLOW_THREADS
-    ret = pose_result(fn, st, orot, opos, oscl);
+    Py_END_ALLOW_THREADS ret = pose_result(fn, st, orot, opos, oscl);
 done:
     PyMem_RawFree(buf);
     PyMem_RawFree(qs);
@@ -236,7 +237,6 @@ done:
     Py_XDECREF(oscl);
     return ret;
 }
-
 
 const char py_blend_layers_doc[] =
     "blend_layers(rotations, weights, positions=None, scales=None, *, joint_weights=None,\n"
@@ -311,11 +311,33 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
 {
     (void)self;
     const char *fn = "blend_layers";
-    enum { ROT, WT, POS, SCL, JW, AROT, AWT, APOS, ASCL, AJW, METHOD, LIN, RROT, RPOS, RSCL, ORDER, NARG };
-    static const char *names[NARG] = {
-        "rotations", "weights", "positions", "scales", "joint_weights", "additive_rotations",
-        "additive_weights", "additive_positions", "additive_scales", "additive_joint_weights",
-        "method", "linear_scales", "ref_rotations", "ref_positions", "ref_scales", "order"};
+    enum {
+        ROT,
+        WT,
+        POS,
+        SCL,
+        JW,
+        AROT,
+        AWT,
+        APOS,
+        ASCL,
+        AJW,
+        METHOD,
+        LIN,
+        RROT,
+        RPOS,
+        RSCL,
+        ORDER,
+        NARG
+    };
+    static const char *names[NARG] = {"rotations",        "weights",
+                                      "positions",        "scales",
+                                      "joint_weights",    "additive_rotations",
+                                      "additive_weights", "additive_positions",
+                                      "additive_scales",  "additive_joint_weights",
+                                      "method",           "linear_scales",
+                                      "ref_rotations",    "ref_positions",
+                                      "ref_scales",       "order"};
     PyObject *o[NARG];
     if (parse_args(fn, args, nargs, kwnames, names, NARG, 4, 2, o))
         return NULL;
@@ -348,8 +370,8 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (!(a[AROT] = get_f32(fn, "additive_rotations", o[AROT], 4, 2)))
             goto done;
         if (!same_lead(a[ROT], 1, a[AROT], 1)) {
-            shape_error(fn, "additive_rotations", a[AROT],
-                        "it must be (A,) + rotations.shape[1:]", a[ROT]);
+            shape_error(fn, "additive_rotations", a[AROT], "it must be (A,) + rotations.shape[1:]",
+                        a[ROT]);
             goto done;
         }
         ka = (size_t)PyArray_DIM(a[AROT], 0);
@@ -362,14 +384,12 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
                 goto done;
             }
         }
-        if (opt_track(fn, "additive_positions", o[APOS], a[AROT], "additive_rotations",
-                      &a[APOS]) ||
+        if (opt_track(fn, "additive_positions", o[APOS], a[AROT], "additive_rotations", &a[APOS]) ||
             opt_track(fn, "additive_scales", o[ASCL], a[AROT], "additive_rotations", &a[ASCL]))
             goto done;
         if (o[AJW] && o[AJW] != Py_None) {
             if (!(a[AJW] = get_f32(fn, "additive_joint_weights", o[AJW], 0, 2)) ||
-                weights_shape(fn, "additive_joint_weights", a[AJW], a[AROT],
-                              "additive_rotations"))
+                weights_shape(fn, "additive_joint_weights", a[AJW], a[AROT], "additive_rotations"))
                 goto done;
         }
     } else {
@@ -408,8 +428,8 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
         goto done;
     /* floats per layer: rotations, the tracks, joint weights */
     const size_t per = 4 + (a[POS] ? 3 : 0) + (a[SCL] ? 3 : 0);
-    const size_t per_b = per + (a[JW] ? 1 : 0), per_a = 4 + (a[APOS] ? 3 : 0) +
-                                                    (a[ASCL] ? 3 : 0) + (a[AJW] ? 1 : 0);
+    const size_t per_b = per + (a[JW] ? 1 : 0),
+                 per_a = 4 + (a[APOS] ? 3 : 0) + (a[ASCL] ? 3 : 0) + (a[AJW] ? 1 : 0);
     /* (no overflow: every size below PB_MAX_COUNT, which is far below 2^64 / 20) */
     /* one block: the layer structs, then the floats */
     layers = PyMem_RawMalloc((k + ka) * sizeof *layers +
@@ -420,21 +440,26 @@ PyObject *py_blend_layers(PyObject *self, PyObject *const *args, Py_ssize_t narg
     }
     float *buf = (float *)(layers + k + ka);
     pb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    float *p = split_layers(buf, k, j, xyzw, a[ROT], a[WT], a[POS], a[SCL], a[JW], layers);
+    Py_BEGIN_ALLOW_THREADS float *p =
+        split_layers(buf, k, j, xyzw, a[ROT], a[WT], a[POS], a[SCL], a[JW], layers);
     if (ka)
         p = split_layers(p, ka, j, xyzw, a[AROT], a[AWT], a[APOS], a[ASCL], a[AJW], layers + k);
     pb_cpose ref;
     pb_pose out;
     blend_io_at(p, j, xyzw, a[RROT], a[RPOS], a[RSCL], k, layers, a[POS] != NULL, a[SCL] != NULL,
                 &ref, &out);
-    pb_blend_desc d = {j, layers, k, ka ? layers + k : NULL, ka, (pb_blend_method)method,
-                       lin ? PB_BLEND_LINEAR_SCALE : 0u, &ref};
+    pb_blend_desc d = {j,
+                       layers,
+                       k,
+                       ka ? layers + k : NULL,
+                       ka,
+                       (pb_blend_method)method,
+                       lin ? PB_BLEND_LINEAR_SCALE : 0u,
+                       &ref};
     st = pb_pose_blend_layers(&d, &out);
     if (st == PB_OK)
         pose_join(&out, j, xyzw, orot, opos, oscl);
-    Py_END_ALLOW_THREADS
-    ret = pose_result(fn, st, orot, opos, oscl);
+    Py_END_ALLOW_THREADS ret = pose_result(fn, st, orot, opos, oscl);
 done:
     PyMem_RawFree(layers);
     for (int i = 0; i < NARG; i++)

@@ -136,11 +136,9 @@ static PyObject *bvh_read(const char *fn, PyObject *const *args, Py_ssize_t narg
     pb_io_code code;
     const char *data = PyBytes_AS_STRING(bytes);
     size_t size = (size_t)PyBytes_GET_SIZE(bytes);
-    Py_BEGIN_ALLOW_THREADS
-    code = from_text ? pb_bvh_read_memory_with(data, size, &ro, &r->b, &err)
-                     : pb_bvh_read_file_with(data, &ro, &r->b, &err);
-    Py_END_ALLOW_THREADS
-    PyObject *w = wl_take(&wl);
+    Py_BEGIN_ALLOW_THREADS code = from_text ? pb_bvh_read_memory_with(data, size, &ro, &r->b, &err)
+                                            : pb_bvh_read_file_with(data, &ro, &r->b, &err);
+    Py_END_ALLOW_THREADS PyObject *w = wl_take(&wl);
     if (code != PB_IO_OK) {
         Py_XDECREF(w);
         Py_DECREF(r);
@@ -180,7 +178,8 @@ static int euler_arg(const char *fn, PyObject *o, pb_bvh_euler_mode *m)
             return 0;
         }
     PyErr_Format(PyExc_ValueError,
-                 "%s(): argument 'euler' must be 'source', 'continuous' or 'principal', got %R", fn, o);
+                 "%s(): argument 'euler' must be 'source', 'continuous' or 'principal', got %R", fn,
+                 o);
     return -1;
 }
 
@@ -202,10 +201,9 @@ static PyObject *Bvh_write(BvhObject *self, PyObject *const *args, Py_ssize_t na
     pb_io_error err;
     pb_io_code code;
     const char *path = PyBytes_AS_STRING(bytes);
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_write_file_with(path, &self->b, &wo, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_write_file_with(path, &self->b, &wo, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         bvh_raise(&err, path);
         Py_DECREF(bytes);
         return NULL;
@@ -231,14 +229,13 @@ static PyObject *Bvh_to_bytes(BvhObject *self, PyObject *const *args, Py_ssize_t
     pb_io_error err;
     pb_io_code code = PB_IO_ERR_NOMEM;
     int ok_close = 0;
-    Py_BEGIN_ALLOW_THREADS
-    FILE *f = open_memstream(&text, &size);
+    Py_BEGIN_ALLOW_THREADS FILE *f = open_memstream(&text, &size);
     if (f) {
         code = pb_bvh_write_stream_with(f, &self->b, &wo, &err);
         ok_close = fclose(f) == 0;
     }
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK || !ok_close) {
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK || !ok_close)
+    {
         free(text);
         if (code == PB_IO_OK || code == PB_IO_ERR_NOMEM)
             return PyErr_NoMemory();
@@ -288,10 +285,9 @@ static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     pb_io_code code;
     pb_io_error err;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_resample(&self->b, fps, 0, &r->b, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_resample(&self->b, fps, 0, &r->b, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
@@ -308,8 +304,8 @@ static int threads_arg(const char *fn, PyObject *o, unsigned *t)
     if (v == -1 && PyErr_Occurred())
         PyErr_Clear();
     if (v < 0 || v > 256) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'threads' must be an int 0..256, got %R",
-                     fn, o);
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'threads' must be an int 0..256, got %R", fn,
+                     o);
         return -1;
     }
     *t = (unsigned)v;
@@ -347,10 +343,9 @@ static PyObject *Bvh_resample_write(BvhObject *self, PyObject *const *args, Py_s
     pb_io_error err;
     pb_io_code code;
     const char *path = PyBytes_AS_STRING(bytes);
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_resample_write_file(&self->b, fps, flags, path, &wo, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_resample_write_file(&self->b, fps, flags, path, &wo, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         bvh_raise(&err, path);
         Py_DECREF(bytes);
         return NULL;
@@ -382,11 +377,12 @@ static PyObject *Bvh_with_motion(BvhObject *self, PyObject *const *args, Py_ssiz
     size_t j = self->b.num_joints;
     if (PyArray_NDIM(rot) != 3 || (size_t)PyArray_DIM(rot, 1) != j) {
         Py_DECREF(rot);
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' must be (frames, %zu, 4)", fn, j);
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' must be (frames, %zu, 4)", fn,
+                     j);
         return NULL;
     }
-    if (opt_like(fn, "positions", o[1], 3, 2, rot, 0, "it must be (frames, joints, 3) like rotations",
-                 &pos)) {
+    if (opt_like(fn, "positions", o[1], 3, 2, rot, 0,
+                 "it must be (frames, joints, 3) like rotations", &pos)) {
         Py_XDECREF(pos);
         Py_DECREF(rot);
         return NULL;
@@ -615,8 +611,11 @@ static PyGetSetDef Bvh_getset[] = {
     {"num_joints", (getter)Bvh_get_num_joints, NULL, "number of joints (End Sites excluded)", NULL},
     {"frame_time", (getter)Bvh_get_frame_time, NULL, "seconds per frame", NULL},
     {"fps", (getter)Bvh_get_fps, NULL, "frames per second (1 / frame_time)", NULL},
-    {"rotations", (getter)Bvh_get_rotations, NULL, "(F, J, 4) float32 (w, x, y, z), read-only, made once (motion() gives writable copies)", NULL},
-    {"positions", (getter)Bvh_get_positions, NULL, "(F, J, 3) float32, read-only, made once (OFFSET where a joint has no position channels)", NULL},
+    {"rotations", (getter)Bvh_get_rotations, NULL,
+     "(F, J, 4) float32 (w, x, y, z), read-only, made once (motion() gives writable copies)", NULL},
+    {"positions", (getter)Bvh_get_positions, NULL,
+     "(F, J, 3) float32, read-only, made once (OFFSET where a joint has no position channels)",
+     NULL},
     {"joint_names", (getter)Bvh_get_joint_names, NULL, "list of joint names", NULL},
     {"parents", (getter)Bvh_get_parents, NULL, "parent index per joint (None for a ROOT)", NULL},
     {"offsets", (getter)Bvh_get_offsets, NULL, "(J, 3) float32 OFFSETs", NULL},
@@ -625,8 +624,7 @@ static PyGetSetDef Bvh_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}};
 
 PyTypeObject BvhType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "posebatch.Bvh",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "posebatch.Bvh",
     .tp_basicsize = sizeof(BvhObject),
     .tp_dealloc = (destructor)Bvh_dealloc,
     .tp_repr = (reprfunc)Bvh_repr,
@@ -635,4 +633,3 @@ PyTypeObject BvhType = {
     .tp_methods = Bvh_methods,
     .tp_getset = Bvh_getset,
 };
-

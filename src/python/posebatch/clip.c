@@ -22,11 +22,10 @@ static PyStructSequence_Field clip_fields[] = {
     {NULL, NULL}};
 static PyStructSequence_Desc clip_desc = {
     "posebatch.Clip", "A resampled or sampled clip (a named tuple).", clip_fields, 7};
-static PyStructSequence_Field pose_fields[] = {
-    {"rotations", "(J, 4) float32"},
-    {"positions", "(J, 3) float32 or None"},
-    {"scales", "(J, 3) float32 or None"},
-    {NULL, NULL}};
+static PyStructSequence_Field pose_fields[] = {{"rotations", "(J, 4) float32"},
+                                               {"positions", "(J, 3) float32 or None"},
+                                               {"scales", "(J, 3) float32 or None"},
+                                               {NULL, NULL}};
 static PyStructSequence_Desc pose_desc = {"posebatch.Pose", "A blended pose (a named tuple).",
                                           pose_fields, 3};
 
@@ -48,9 +47,8 @@ PyObject *pose_new(PyObject *rot, PyObject *pos, PyObject *scl)
 static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    static const char *names[] = {"rotations", "frame_time", "fps_or_times", "positions",
-                                  "scales",    "loop",       "velocity",     "exact",
-                                  "order"};
+    static const char *names[] = {"rotations", "frame_time", "fps_or_times", "positions", "scales",
+                                  "loop",      "velocity",   "exact",        "order"};
     const char *pn[9];
     memcpy(pn, names, sizeof pn);
     pn[2] = resample ? "fps" : "times";
@@ -77,18 +75,20 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
         shape_error(fn, "rotations", rot, "it must be (frames, joints, 4)", NULL);
         goto done;
     }
-    if (opt_like(fn, "positions", o[3], 3, 2, rot, 0, "it must be (frames, joints, 3) like rotations",
-                 &pos) ||
+    if (opt_like(fn, "positions", o[3], 3, 2, rot, 0,
+                 "it must be (frames, joints, 3) like rotations", &pos) ||
         opt_like(fn, "scales", o[4], 3, 2, rot, 0, "it must be (frames, joints, 3) like rotations",
                  &scl))
         goto done;
     size_t f = (size_t)PyArray_DIM(rot, 0), j = (size_t)PyArray_DIM(rot, 1), fj = f * j;
     if (f == 0 || j == 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'rotations' must hold at least one frame and one joint", fn);
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument 'rotations' must hold at least one frame and one joint", fn);
         goto done;
     }
     if (!(frame_time > 0.0 && isfinite(frame_time))) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'frame_time' must be finite and > 0, got %R", fn, o[1]);
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'frame_time' must be finite and > 0, got %R",
+                     fn, o[1]);
         goto done;
     }
     pb_clip src;
@@ -99,7 +99,8 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
     size_t fo;
     if (resample) {
         if (!(fps > 0.0 && isfinite(fps))) {
-            PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0, got %R", fn, o[2]);
+            PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0, got %R",
+                         fn, o[2]);
             goto done;
         }
         fo = pb_clip_resample_frames(&src, fps, flags);
@@ -117,7 +118,9 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
             NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
         if (!tt) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s(): argument 'times' must be a 1-D array of real numbers (seconds)", fn);
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): argument 'times' must be a 1-D array of real numbers (seconds)",
+                         fn);
             goto done;
         }
         times = tt;
@@ -131,7 +134,9 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
             if (!isfinite(tv[i])) {
                 PyErr_Format(PyExc_ValueError,
                              "%s(): argument 'times' must be finite: element %zu is %s", fn, i,
-                             isnan(tv[i]) ? "NaN" : tv[i] > 0 ? "inf" : "-inf");
+                             isnan(tv[i]) ? "NaN"
+                             : tv[i] > 0  ? "inf"
+                                          : "-inf");
                 goto done;
             }
     }
@@ -158,7 +163,8 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
     }
     /* exactly the tracks asked for: the layout below skips absent ones */
     size_t tr = 1 + (pos ? 1 : 0) + (scl ? 1 : 0);
-    size_t need = 4 * fj + 3 * (tr - 1) * fj + 4 * m + 3 * (tr - 1) * m + (vel ? 3 * tr * m : 0) + 1;
+    size_t need =
+        4 * fj + 3 * (tr - 1) * fj + 4 * m + 3 * (tr - 1) * m + (vel ? 3 * tr * m : 0) + 1;
     buf = PyMem_RawMalloc(need * sizeof(float));
     if (!buf) {
         PyErr_NoMemory();
@@ -166,8 +172,7 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
     }
     pb_status st;
     double out_ft = 0.0;
-    Py_BEGIN_ALLOW_THREADS
-    float *p = buf;
+    Py_BEGIN_ALLOW_THREADS float *p = buf;
     src.rot = q_at(p, fj);
     q_split(F32(rot), fj, xyzw, p, p + fj, p + 2 * fj, p + 3 * fj);
     p += 4 * fj;
@@ -225,8 +230,8 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
                 v_join(F32(vs), m, cv.scale.x, cv.scale.y, cv.scale.z);
         }
     }
-    Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
+    Py_END_ALLOW_THREADS if (st != PB_OK)
+    {
         raise_status(fn, st);
         goto done;
     }

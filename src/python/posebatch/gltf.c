@@ -6,8 +6,7 @@
 #include <string.h>
 
 typedef struct {
-    PyObject_HEAD
-    pb_gltf g;
+    PyObject_HEAD pb_gltf g;
 } GltfObject;
 
 static GltfObject *gltf_new(void)
@@ -43,15 +42,12 @@ PyObject *pbpy_file_format(PyObject *self, PyObject *const *args, Py_ssize_t nar
     if (!bytes)
         return NULL;
     pb_io_format f;
-    Py_BEGIN_ALLOW_THREADS
-    f = pb_io_format_of_file(PyBytes_AS_STRING(bytes));
-    Py_END_ALLOW_THREADS
-    Py_DECREF(bytes);
+    Py_BEGIN_ALLOW_THREADS f = pb_io_format_of_file(PyBytes_AS_STRING(bytes));
+    Py_END_ALLOW_THREADS Py_DECREF(bytes);
     return PyUnicode_FromString(pb_io_format_name(f));
 }
 
-PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     static const char *names[] = {"path"};
@@ -69,10 +65,9 @@ PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     const char *path = PyBytes_AS_STRING(bytes);
     pb_io_error err;
     pb_io_code code;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_gltf_read_file(path, &r->g, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code = pb_gltf_read_file(path, &r->g, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         Py_DECREF(r);
         bvh_raise(&err, path);
         Py_DECREF(bytes);
@@ -98,10 +93,10 @@ static PyObject *Gltf_resample(GltfObject *self, PyObject *const *args, Py_ssize
         return NULL;
     pb_io_error err;
     pb_io_code code;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_gltf_resample(&self->g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r->g, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code =
+        pb_gltf_resample(&self->g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r->g, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
@@ -121,10 +116,9 @@ static PyObject *Gltf_write(GltfObject *self, PyObject *const *args, Py_ssize_t 
     const char *path = PyBytes_AS_STRING(bytes);
     pb_io_error err;
     pb_io_code code;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_gltf_write_file(path, &self->g, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code = pb_gltf_write_file(path, &self->g, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         bvh_raise(&err, path);
         Py_DECREF(bytes);
         return NULL;
@@ -180,10 +174,10 @@ static PyObject *Gltf_to_bvh(GltfObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     pb_io_error err;
     pb_io_code code;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_gltf_to_bvh(&self->g, skin, (size_t)anim, fps > 0.0 ? 1.0 / fps : 0.0, &r->b, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code =
+        pb_gltf_to_bvh(&self->g, skin, (size_t)anim, fps > 0.0 ? 1.0 / fps : 0.0, &r->b, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
@@ -198,10 +192,9 @@ PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused)
         return NULL;
     pb_io_error err;
     pb_io_code code;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_gltf_from_bvh(&((BvhObject *)self)->b, &r->g, &err);
-    Py_END_ALLOW_THREADS
-    if (code != PB_IO_OK) {
+    Py_BEGIN_ALLOW_THREADS code = pb_gltf_from_bvh(&((BvhObject *)self)->b, &r->g, &err);
+    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
     }
@@ -243,7 +236,6 @@ static PyObject *Gltf_repr(GltfObject *self)
                                 self->g.num_nodes, self->g.num_skins, self->g.num_animations);
 }
 
-
 static PyMethodDef Gltf_methods[] = {
     {"resample", FC(Gltf_resample), FK,
      "resample(fps, *, cubic=False)\n--\n\n"
@@ -268,8 +260,7 @@ static PyGetSetDef Gltf_getset[] = {
     {NULL, NULL, NULL, NULL, NULL}};
 
 PyTypeObject GltfType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "posebatch.Gltf",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "posebatch.Gltf",
     .tp_basicsize = sizeof(GltfObject),
     .tp_dealloc = (destructor)Gltf_dealloc,
     .tp_repr = (reprfunc)Gltf_repr,

@@ -47,12 +47,12 @@ enum { OPT_VEL = 1, OPT_EXACT = 2, OPT_LONG = 4 };
 typedef struct kspec {
     const char *name;
     pb_status (*fn)(kc *);
-    const char *in;        /* input kinds: q (quaternion) or v (vec3) */
-    const char *names[6];  /* input names */
-    const char *xname;     /* the float parameter, or NULL */
+    const char *in;       /* input kinds: q (quaternion) or v (vec3) */
+    const char *names[6]; /* input names */
+    const char *xname;    /* the float parameter, or NULL */
     unsigned opts;
-    const char *out;       /* output kinds: q, v or s (scalar) */
-    int nout_req;          /* outputs always returned; the rest with velocity=True */
+    const char *out; /* output kinds: q, v or s (scalar) */
+    int nout_req;    /* outputs always returned; the rest with velocity=True */
     const char *doc;
     /* filled at module init */
     const char *pnames[12];
@@ -60,15 +60,45 @@ typedef struct kspec {
 } kspec;
 
 #define K4Q c->qi[0], c->qi[1], c->qi[2], c->qi[3]
-static pb_status k_catmull_rom(kc *c) { return pb_quat_catmull_rom(c->n, c->x, K4Q, c->flags, c->qo[0], c->vo[0]); }
-static pb_status k_hermite(kc *c) { return pb_quat_hermite(c->n, c->x, c->qi[0], c->qi[1], c->vi[0], c->vi[1], c->flags, c->qo[0], c->vo[0]); }
-static pb_status k_raw_cubic(kc *c) { return pb_quat_raw_cubic(c->n, c->x, K4Q, c->flags, c->qo[0], c->qo[1]); }
-static pb_status k_slerp(kc *c) { return pb_quat_slerp(c->n, c->x, c->qi[0], c->qi[1], c->flags, c->qo[0]); }
-static pb_status k_nlerp(kc *c) { return pb_quat_nlerp(c->n, c->x, c->qi[0], c->qi[1], c->flags, c->qo[0]); }
-static pb_status k_v_hermite(kc *c) { return pb_vec3_hermite(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0], c->vo[1]); }
-static pb_status k_v_catmull_rom(kc *c) { return pb_vec3_catmull_rom(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0], c->vo[1]); }
-static pb_status k_s_hermite(kc *c) { return pb_scale_hermite(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0], c->vo[1]); }
-static pb_status k_s_catmull_rom(kc *c) { return pb_scale_catmull_rom(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0], c->vo[1]); }
+static pb_status k_catmull_rom(kc *c)
+{
+    return pb_quat_catmull_rom(c->n, c->x, K4Q, c->flags, c->qo[0], c->vo[0]);
+}
+static pb_status k_hermite(kc *c)
+{
+    return pb_quat_hermite(c->n, c->x, c->qi[0], c->qi[1], c->vi[0], c->vi[1], c->flags, c->qo[0],
+                           c->vo[0]);
+}
+static pb_status k_raw_cubic(kc *c)
+{
+    return pb_quat_raw_cubic(c->n, c->x, K4Q, c->flags, c->qo[0], c->qo[1]);
+}
+static pb_status k_slerp(kc *c)
+{
+    return pb_quat_slerp(c->n, c->x, c->qi[0], c->qi[1], c->flags, c->qo[0]);
+}
+static pb_status k_nlerp(kc *c)
+{
+    return pb_quat_nlerp(c->n, c->x, c->qi[0], c->qi[1], c->flags, c->qo[0]);
+}
+static pb_status k_v_hermite(kc *c)
+{
+    return pb_vec3_hermite(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0], c->vo[1]);
+}
+static pb_status k_v_catmull_rom(kc *c)
+{
+    return pb_vec3_catmull_rom(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0],
+                               c->vo[1]);
+}
+static pb_status k_s_hermite(kc *c)
+{
+    return pb_scale_hermite(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0], c->vo[1]);
+}
+static pb_status k_s_catmull_rom(kc *c)
+{
+    return pb_scale_catmull_rom(c->n, c->x, c->vi[0], c->vi[1], c->vi[2], c->vi[3], c->vo[0],
+                                c->vo[1]);
+}
 static pb_status k_mul(kc *c) { return pb_quat_mul(c->n, c->qi[0], c->qi[1], c->qo[0]); }
 static pb_status k_mul_inv(kc *c) { return pb_quat_mul_inv(c->n, c->qi[0], c->qi[1], c->qo[0]); }
 static pb_status k_inv_mul(kc *c) { return pb_quat_inv_mul(c->n, c->qi[0], c->qi[1], c->qo[0]); }
@@ -77,89 +107,280 @@ static pb_status k_normalize(kc *c) { return pb_quat_normalize(c->n, c->qi[0], c
 static pb_status k_log(kc *c) { return pb_quat_log(c->n, c->qi[0], c->vo[0]); }
 static pb_status k_exp(kc *c) { return pb_quat_exp(c->n, c->vi[0], c->qo[0]); }
 static pb_status k_to_saa(kc *c) { return pb_quat_to_scaled_angle_axis(c->n, c->qi[0], c->vo[0]); }
-static pb_status k_from_saa(kc *c) { return pb_quat_from_scaled_angle_axis(c->n, c->vi[0], c->qo[0]); }
-static pb_status k_d2av(kc *c) { return pb_quat_delta_to_angular_velocity(c->n, c->qi[0], c->qi[1], c->vo[0]); }
+static pb_status k_from_saa(kc *c)
+{
+    return pb_quat_from_scaled_angle_axis(c->n, c->vi[0], c->qo[0]);
+}
+static pb_status k_d2av(kc *c)
+{
+    return pb_quat_delta_to_angular_velocity(c->n, c->qi[0], c->qi[1], c->vo[0]);
+}
 static pb_status k_sha(kc *c) { return pb_quat_sin_half_angle(c->n, c->qi[0], c->qi[1], c->so); }
-static pb_status k_tangent(kc *c) { return pb_quat_tangent_offset(c->n, c->qi[0], c->qi[1], c->qi[2], c->qo[0]); }
-static pb_status k_bezier(kc *c) { return pb_quat_bezier_controls(c->n, c->qi[0], c->qi[1], c->qi[2], c->qo[0], c->qo[1]); }
+static pb_status k_tangent(kc *c)
+{
+    return pb_quat_tangent_offset(c->n, c->qi[0], c->qi[1], c->qi[2], c->qo[0]);
+}
+static pb_status k_bezier(kc *c)
+{
+    return pb_quat_bezier_controls(c->n, c->qi[0], c->qi[1], c->qi[2], c->qo[0], c->qo[1]);
+}
 static pb_status k_decast(kc *c) { return pb_quat_de_casteljau(c->n, c->x, K4Q, c->qo[0]); }
-static pb_status k_shoemake(kc *c) { return pb_quat_shoemake_controls(c->n, c->qi[0], c->qi[1], c->qi[2], c->qo[0], c->qo[1]); }
+static pb_status k_shoemake(kc *c)
+{
+    return pb_quat_shoemake_controls(c->n, c->qi[0], c->qi[1], c->qi[2], c->qo[0], c->qo[1]);
+}
 
-#define ORDER_DOC "order: 'wxyz' (default) or 'xyzw', the component order of every quaternion in and out.\n"
+#define ORDER_DOC                                                                                  \
+    "order: 'wxyz' (default) or 'xyzw', the component order of every quaternion in and out.\n"
 #define ARRAYS_DOC                                                                                 \
-    "Quaternion arguments are arrays of shape (..., 4), vec3 (..., 3), all with the same batch\n" \
-    "shape; float32 is used as is, other real dtypes are converted; arrays must be C-contiguous.\n"
+    "Quaternion arguments are arrays of shape (..., 4), vec3 (..., 3), all with the same batch\n"  \
+    "shape; float32 is used as is, other real dtypes are converted; arrays must be "               \
+    "C-contiguous.\n"
 
 static kspec kspecs[] = {
-    {"quat_catmull_rom", k_catmull_rom, "qqqq", {"r0", "r1", "r2", "r3"}, "x", OPT_VEL | OPT_EXACT, "qv", 1,
+    {"quat_catmull_rom",
+     k_catmull_rom,
+     "qqqq",
+     {"r0", "r1", "r2", "r3"},
+     "x",
+     OPT_VEL | OPT_EXACT,
+     "qv",
+     1,
      "quat_catmull_rom(r0, r1, r2, r3, x, *, velocity=False, exact=False, order='wxyz')\n--\n\n"
-     "Quaternion Catmull-Rom between r1 (x = 0) and r2 (x = 1) of a whole batch (pb_quat_catmull_rom):\n"
+     "Quaternion Catmull-Rom between r1 (x = 0) and r2 (x = 1) of a whole batch "
+     "(pb_quat_catmull_rom):\n"
      "Hermite with tangents (d01 + d12)/2 and (d12 + d23)/2, dij = 2 log(abs(rj ri^-1)).\n"
-     "Returns the rotations (..., 4), or (rotations, angular_velocity (..., 3)) with velocity=True:\n"
+     "Returns the rotations (..., 4), or (rotations, angular_velocity (..., 3)) with "
+     "velocity=True:\n"
      "scaled angle-axis per unit x (divide by the frame time for rad/s); exact=True gives the\n"
      "exact angular velocity J_l(u) du/dx (PB_EXACT_VELOCITY).\n" ARRAYS_DOC ORDER_DOC},
-    {"quat_hermite", k_hermite, "qqvv", {"r0", "r1", "v0", "v1"}, "x", OPT_VEL | OPT_EXACT, "qv", 1,
+    {"quat_hermite",
+     k_hermite,
+     "qqvv",
+     {"r0", "r1", "v0", "v1"},
+     "x",
+     OPT_VEL | OPT_EXACT,
+     "qv",
+     1,
      "quat_hermite(r0, r1, v0, v1, x, *, velocity=False, exact=False, order='wxyz')\n--\n\n"
      "Quaternion Hermite (pb_quat_hermite): rot(0) = r0, rot(1) = +-r1, angular velocities v0, v1\n"
      "(..., 3, scaled angle-axis per unit x) at the ends. Returns rotations, or (rotations,\n"
      "angular_velocity) with velocity=True.\n" ARRAYS_DOC ORDER_DOC},
-    {"quat_raw_cubic", k_raw_cubic, "qqqq", {"r0", "r1", "r2", "r3"}, "x", OPT_VEL | OPT_EXACT, "qq", 1,
+    {"quat_raw_cubic",
+     k_raw_cubic,
+     "qqqq",
+     {"r0", "r1", "r2", "r3"},
+     "x",
+     OPT_VEL | OPT_EXACT,
+     "qq",
+     1,
      "quat_raw_cubic(r0, r1, r2, r3, x, *, velocity=False, exact=False, order='wxyz')\n--\n\n"
      "Raw 4D Catmull-Rom of quaternions as 4-vectors, renormalised (pb_quat_raw_cubic).\n"
      "velocity=True also returns the 4D velocity (..., 4) of the cubic (exact=True: of the\n"
      "normalised curve).\n" ARRAYS_DOC ORDER_DOC},
-    {"quat_slerp", k_slerp, "qq", {"a", "b"}, "t", OPT_LONG, "q", 1,
+    {"quat_slerp",
+     k_slerp,
+     "qq",
+     {"a", "b"},
+     "t",
+     OPT_LONG,
+     "q",
+     1,
      "quat_slerp(a, b, t, *, long_path=False, order='wxyz')\n--\n\n"
-     "Spherical linear interpolation (pb_quat_slerp), shortest path unless long_path.\n" ARRAYS_DOC ORDER_DOC},
-    {"quat_nlerp", k_nlerp, "qq", {"a", "b"}, "t", OPT_LONG, "q", 1,
+     "Spherical linear interpolation (pb_quat_slerp), shortest path unless long_path.\n" ARRAYS_DOC
+         ORDER_DOC},
+    {"quat_nlerp",
+     k_nlerp,
+     "qq",
+     {"a", "b"},
+     "t",
+     OPT_LONG,
+     "q",
+     1,
      "quat_nlerp(a, b, t, *, long_path=False, order='wxyz')\n--\n\n"
      "Normalised linear interpolation (pb_quat_nlerp).\n" ARRAYS_DOC ORDER_DOC},
-    {"vec3_hermite", k_v_hermite, "vvvv", {"p0", "p1", "v0", "v1"}, "x", OPT_VEL, "vv", 1,
+    {"vec3_hermite",
+     k_v_hermite,
+     "vvvv",
+     {"p0", "p1", "v0", "v1"},
+     "x",
+     OPT_VEL,
+     "vv",
+     1,
      "vec3_hermite(p0, p1, v0, v1, x, *, velocity=False)\n--\n\n"
      "Cubic Hermite of vec3 (..., 3) (pb_vec3_hermite); velocity=True: (positions, velocity).\n"},
-    {"vec3_catmull_rom", k_v_catmull_rom, "vvvv", {"p0", "p1", "p2", "p3"}, "x", OPT_VEL, "vv", 1,
+    {"vec3_catmull_rom",
+     k_v_catmull_rom,
+     "vvvv",
+     {"p0", "p1", "p2", "p3"},
+     "x",
+     OPT_VEL,
+     "vv",
+     1,
      "vec3_catmull_rom(p0, p1, p2, p3, x, *, velocity=False)\n--\n\n"
      "Uniform Catmull-Rom of vec3 between p1 and p2 (pb_vec3_catmull_rom).\n"},
-    {"scale_hermite", k_s_hermite, "vvvv", {"s0", "s1", "v0", "v1"}, "x", OPT_VEL, "vv", 1,
+    {"scale_hermite",
+     k_s_hermite,
+     "vvvv",
+     {"s0", "s1", "v0", "v1"},
+     "x",
+     OPT_VEL,
+     "vv",
+     1,
      "scale_hermite(s0, s1, v0, v1, x, *, velocity=False)\n--\n\n"
      "Log-space Hermite of positive scales (pb_scale_hermite); velocity: d ln(s)/dx.\n"},
-    {"scale_catmull_rom", k_s_catmull_rom, "vvvv", {"s0", "s1", "s2", "s3"}, "x", OPT_VEL, "vv", 1,
+    {"scale_catmull_rom",
+     k_s_catmull_rom,
+     "vvvv",
+     {"s0", "s1", "s2", "s3"},
+     "x",
+     OPT_VEL,
+     "vv",
+     1,
      "scale_catmull_rom(s0, s1, s2, s3, x, *, velocity=False)\n--\n\n"
      "Log-space Catmull-Rom of positive scales (pb_scale_catmull_rom).\n"},
-    {"quat_mul", k_mul, "qq", {"a", "b"}, NULL, 0, "q", 1,
+    {"quat_mul",
+     k_mul,
+     "qq",
+     {"a", "b"},
+     NULL,
+     0,
+     "q",
+     1,
      "quat_mul(a, b, *, order='wxyz')\n--\n\nHamilton product a b (pb_quat_mul).\n"},
-    {"quat_mul_inv", k_mul_inv, "qq", {"a", "b"}, NULL, 0, "q", 1,
+    {"quat_mul_inv",
+     k_mul_inv,
+     "qq",
+     {"a", "b"},
+     NULL,
+     0,
+     "q",
+     1,
      "quat_mul_inv(a, b, *, order='wxyz')\n--\n\na b^-1 (pb_quat_mul_inv).\n"},
-    {"quat_inv_mul", k_inv_mul, "qq", {"a", "b"}, NULL, 0, "q", 1,
+    {"quat_inv_mul",
+     k_inv_mul,
+     "qq",
+     {"a", "b"},
+     NULL,
+     0,
+     "q",
+     1,
      "quat_inv_mul(a, b, *, order='wxyz')\n--\n\na^-1 b (pb_quat_inv_mul).\n"},
-    {"quat_abs", k_abs, "q", {"q"}, NULL, 0, "q", 1,
+    {"quat_abs",
+     k_abs,
+     "q",
+     {"q"},
+     NULL,
+     0,
+     "q",
+     1,
      "quat_abs(q, *, order='wxyz')\n--\n\nq with w >= 0 (pb_quat_abs).\n"},
-    {"quat_normalize", k_normalize, "q", {"q"}, NULL, 0, "q", 1,
-     "quat_normalize(q, *, order='wxyz')\n--\n\nq / |q|; zero gives the identity (pb_quat_normalize).\n"},
-    {"quat_log", k_log, "q", {"q"}, NULL, 0, "v", 1,
+    {"quat_normalize",
+     k_normalize,
+     "q",
+     {"q"},
+     NULL,
+     0,
+     "q",
+     1,
+     "quat_normalize(q, *, order='wxyz')\n--\n\nq / |q|; zero gives the identity "
+     "(pb_quat_normalize).\n"},
+    {"quat_log",
+     k_log,
+     "q",
+     {"q"},
+     NULL,
+     0,
+     "v",
+     1,
      "quat_log(q, *, order='wxyz')\n--\n\nlog(q) = half-angle * axis, (..., 3) (pb_quat_log).\n"},
-    {"quat_exp", k_exp, "v", {"v"}, NULL, 0, "q", 1,
+    {"quat_exp",
+     k_exp,
+     "v",
+     {"v"},
+     NULL,
+     0,
+     "q",
+     1,
      "quat_exp(v, *, order='wxyz')\n--\n\nexp(v) = (cos|v|, sin|v| v/|v|) (pb_quat_exp).\n"},
-    {"quat_to_scaled_angle_axis", k_to_saa, "q", {"q"}, NULL, 0, "v", 1,
-     "quat_to_scaled_angle_axis(q, *, order='wxyz')\n--\n\n2 log(q) (pb_quat_to_scaled_angle_axis).\n"},
-    {"quat_from_scaled_angle_axis", k_from_saa, "v", {"v"}, NULL, 0, "q", 1,
-     "quat_from_scaled_angle_axis(v, *, order='wxyz')\n--\n\nexp(v / 2) (pb_quat_from_scaled_angle_axis).\n"},
-    {"quat_delta_to_angular_velocity", k_d2av, "qq", {"ref", "delta"}, NULL, 0, "v", 1,
+    {"quat_to_scaled_angle_axis",
+     k_to_saa,
+     "q",
+     {"q"},
+     NULL,
+     0,
+     "v",
+     1,
+     "quat_to_scaled_angle_axis(q, *, order='wxyz')\n--\n\n2 log(q) "
+     "(pb_quat_to_scaled_angle_axis).\n"},
+    {"quat_from_scaled_angle_axis",
+     k_from_saa,
+     "v",
+     {"v"},
+     NULL,
+     0,
+     "q",
+     1,
+     "quat_from_scaled_angle_axis(v, *, order='wxyz')\n--\n\nexp(v / 2) "
+     "(pb_quat_from_scaled_angle_axis).\n"},
+    {"quat_delta_to_angular_velocity",
+     k_d2av,
+     "qq",
+     {"ref", "delta"},
+     NULL,
+     0,
+     "v",
+     1,
      "quat_delta_to_angular_velocity(ref, delta, *, order='wxyz')\n--\n\n"
      "2 vec(delta conj(ref)) (pb_quat_delta_to_angular_velocity).\n"},
-    {"quat_sin_half_angle", k_sha, "qq", {"a", "b"}, NULL, 0, "s", 1,
+    {"quat_sin_half_angle",
+     k_sha,
+     "qq",
+     {"a", "b"},
+     NULL,
+     0,
+     "s",
+     1,
      "quat_sin_half_angle(a, b, *, order='wxyz')\n--\n\n"
      "sin(half the angle between a and b), shape (...) (pb_quat_sin_half_angle).\n"},
-    {"quat_tangent_offset", k_tangent, "qqq", {"prev", "cur", "next"}, NULL, 0, "q", 1,
+    {"quat_tangent_offset",
+     k_tangent,
+     "qqq",
+     {"prev", "cur", "next"},
+     NULL,
+     0,
+     "q",
+     1,
      "quat_tangent_offset(prev, cur, next, *, order='wxyz')\n--\n\n"
      "exp((ln abs(cur prev^-1) + ln abs(next cur^-1)) / 2) (pb_quat_tangent_offset).\n"},
-    {"quat_bezier_controls", k_bezier, "qqq", {"prev", "cur", "next"}, NULL, 0, "qq", 2,
+    {"quat_bezier_controls",
+     k_bezier,
+     "qqq",
+     {"prev", "cur", "next"},
+     NULL,
+     0,
+     "qq",
+     2,
      "quat_bezier_controls(prev, cur, next, *, order='wxyz')\n--\n\n"
      "(before, after) Bezier controls around cur (pb_quat_bezier_controls).\n"},
-    {"quat_de_casteljau", k_decast, "qqqq", {"q0", "q1", "q2", "q3"}, "t", 0, "q", 1,
+    {"quat_de_casteljau",
+     k_decast,
+     "qqqq",
+     {"q0", "q1", "q2", "q3"},
+     "t",
+     0,
+     "q",
+     1,
      "quat_de_casteljau(q0, q1, q2, q3, t, *, order='wxyz')\n--\n\n"
      "Cubic Bezier-like curve by De Casteljau with slerp (pb_quat_de_casteljau).\n"},
-    {"quat_shoemake_controls", k_shoemake, "qqq", {"prev", "cur", "next"}, NULL, 0, "qq", 2,
+    {"quat_shoemake_controls",
+     k_shoemake,
+     "qqq",
+     {"prev", "cur", "next"},
+     NULL,
+     0,
+     "qq",
+     2,
      "quat_shoemake_controls(prev, cur, next, *, order='wxyz')\n--\n\n"
      "Shoemake's (b, a) controls: incoming and outgoing (pb_quat_shoemake_controls).\n"},
 };
@@ -203,7 +424,10 @@ static PyObject *kcall(kspec *s, PyObject *const *args, Py_ssize_t nargs, PyObje
         if (!in[i])
             goto done;
         if (i > 0 && !same_lead(in[0], 0, in[i], 0)) {
-            PyErr_Format(PyExc_ValueError, "%s(): argument '%s' and argument '%s' must have the same batch shape (all but the last dimension)", fn, s->names[i], s->names[0]);
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): argument '%s' and argument '%s' must have the same batch shape "
+                         "(all but the last dimension)",
+                         fn, s->names[i], s->names[0]);
             goto done;
         }
         comps += (size_t)kind_dim(s->in[i]);
@@ -237,8 +461,8 @@ static PyObject *kcall(kspec *s, PyObject *const *args, Py_ssize_t nargs, PyObje
     c.x = x;
     c.flags = (exact ? PB_EXACT_VELOCITY : 0u) | (lng ? PB_LONG_PATH : 0u);
     pb_status st = PB_OK;
-    Py_BEGIN_ALLOW_THREADS
-    for (size_t off = 0; off < n && st == PB_OK; off += chunk) {
+    Py_BEGIN_ALLOW_THREADS for (size_t off = 0; off < n && st == PB_OK; off += chunk)
+    {
         size_t m = n - off < chunk ? n - off : chunk;
         c.n = m;
         float *p = buf;
@@ -288,8 +512,7 @@ static PyObject *kcall(kspec *s, PyObject *const *args, Py_ssize_t nargs, PyObje
             }
         }
     }
-    Py_END_ALLOW_THREADS
-    scratch_free(stackbuf, buf);
+    Py_END_ALLOW_THREADS scratch_free(stackbuf, buf);
     if (st != PB_OK) {
         raise_status(fn, st);
         goto done;
@@ -309,10 +532,20 @@ done:
 }
 
 /* One module-level function per table entry (help() then shows a plain function). */
-#define KW(i) static PyObject *kw_##i(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) { (void)m; return kcall(&kspecs[i], a, n, k); }
-KW(0) KW(1) KW(2) KW(3) KW(4) KW(5) KW(6) KW(7) KW(8) KW(9) KW(10) KW(11) KW(12) KW(13) KW(14) KW(15) KW(16) KW(17) KW(18) KW(19) KW(20) KW(21) KW(22) KW(23)
+#define KW(i)                                                                                      \
+    static PyObject *kw_##i(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)            \
+    {                                                                                              \
+        (void)m;                                                                                   \
+        return kcall(&kspecs[i], a, n, k);                                                         \
+    }
 typedef PyObject *(*kw_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
-static const kw_fn kw_fns[] = {kw_0, kw_1, kw_2, kw_3, kw_4, kw_5, kw_6, kw_7, kw_8, kw_9, kw_10, kw_11, kw_12, kw_13, kw_14, kw_15, kw_16, kw_17, kw_18, kw_19, kw_20, kw_21, kw_22, kw_23};
+/* clang-format off */
+KW(0) KW(1) KW(2) KW(3) KW(4) KW(5) KW(6) KW(7) KW(8) KW(9) KW(10) KW(11)
+KW(12) KW(13) KW(14) KW(15) KW(16) KW(17) KW(18) KW(19) KW(20) KW(21) KW(22) KW(23)
+static const kw_fn kw_fns[] = {kw_0,  kw_1,  kw_2,  kw_3,  kw_4,  kw_5,  kw_6,  kw_7,
+                               kw_8,  kw_9,  kw_10, kw_11, kw_12, kw_13, kw_14, kw_15,
+                               kw_16, kw_17, kw_18, kw_19, kw_20, kw_21, kw_22, kw_23};
+/* clang-format on */
 
 /* ------------------------------------------------------------------------ */
 /* Averages, tracks                                                         */
@@ -335,12 +568,14 @@ PyObject *py_quat_average(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (o[2]) {
         method = -1;
         for (int i = 0; i < 6; i++)
-            if (PyUnicode_Check(o[2]) && PyUnicode_CompareWithASCIIString(o[2], avg_methods[i]) == 0)
+            if (PyUnicode_Check(o[2]) &&
+                PyUnicode_CompareWithASCIIString(o[2], avg_methods[i]) == 0)
                 method = i;
         if (method < 0) {
             PyErr_Format(PyExc_ValueError,
                          "%s(): argument 'method' must be one of 'raw', 'log', 'raw_ref', "
-                         "'log_ref', 'accurate', 'basic', got %R", fn, o[2]);
+                         "'log_ref', 'accurate', 'basic', got %R",
+                         fn, o[2]);
             return NULL;
         }
     }
@@ -389,8 +624,8 @@ PyObject *py_quat_average(PyObject *self, PyObject *const *args, Py_ssize_t narg
     }
     pb_status st;
     const float *w = F32(wt);
-    Py_BEGIN_ALLOW_THREADS
-    for (size_t i = 0; i < k; i++) {
+    Py_BEGIN_ALLOW_THREADS for (size_t i = 0; i < k; i++)
+    {
         float *p = buf + 4 * n * i;
         q_split(F32(smp) + 4 * n * i, n, xyzw, p, p + n, p + 2 * n, p + 3 * n);
         sq[i] = cq_at(p, n);
@@ -409,8 +644,8 @@ PyObject *py_quat_average(PyObject *self, PyObject *const *args, Py_ssize_t narg
     }
     if (st == PB_OK)
         q_join(F32(out), n, xyzw, op, op + n, op + 2 * n, op + 3 * n);
-    Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
+    Py_END_ALLOW_THREADS if (st != PB_OK)
+    {
         raise_status(fn, st);
         goto done;
     }
@@ -437,7 +672,7 @@ static PyObject *track_call(const char *fn, int which, PyObject *const *args, Py
     PyObject *o[4];
     int xyzw = 0, closed = 0;
     double t = 0.0;
-    if (which == 0 ? parse_args(fn, args, nargs, kwnames, n_unroll, 2, 1, 1, o)
+    if (which == 0   ? parse_args(fn, args, nargs, kwnames, n_unroll, 2, 1, 1, o)
         : which == 1 ? parse_args(fn, args, nargs, kwnames, n_ref, 2, 1, 1, o)
                      : parse_args(fn, args, nargs, kwnames, n_eval, 4, 2, 2, o))
         return NULL;
@@ -464,8 +699,8 @@ static PyObject *track_call(const char *fn, int which, PyObject *const *args, Py
         return PyErr_NoMemory();
     }
     pb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    q_split(F32(a), total, xyzw, buf, buf + total, buf + 2 * total, buf + 3 * total);
+    Py_BEGIN_ALLOW_THREADS q_split(F32(a), total, xyzw, buf, buf + total, buf + 2 * total,
+                                   buf + 3 * total);
     float *op = which == 0 ? buf : buf + 4 * total;
     size_t on = which == 0 ? total : n;
     if (which == 0)
@@ -477,8 +712,7 @@ static PyObject *track_call(const char *fn, int which, PyObject *const *args, Py
                                  q_at(op, n));
     if (st == PB_OK)
         q_join(F32(out), on, xyzw, op, op + on, op + 2 * on, op + 3 * on);
-    Py_END_ALLOW_THREADS
-    PyMem_RawFree(buf);
+    Py_END_ALLOW_THREADS PyMem_RawFree(buf);
     Py_DECREF(a);
     if (st != PB_OK) {
         Py_DECREF(out);

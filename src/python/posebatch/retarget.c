@@ -8,16 +8,15 @@
 #include <string.h>
 
 /* the module's entries (declared again in _posebatch.c's method table) */
-PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames);
+PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *py_retarget_match(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
 
 /* The map argument as a pb_retarget_map: its strings point into `keep` (a
  * list holding the bytes objects) or into a parsed map file (*parsed). 0, or
  * -1 with the error set. */
-static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parsed,
-                   PyObject **keep, const char ***names)
+static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parsed, PyObject **keep,
+                   const char ***names)
 {
     memset(map, 0, sizeof *map);
     *parsed = 0;
@@ -32,10 +31,9 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
         pb_io_error err;
         pb_io_code code;
         const char *path = PyBytes_AS_STRING(b);
-        Py_BEGIN_ALLOW_THREADS
-        code = pb_retarget_map_read_file(path, map, &err);
-        Py_END_ALLOW_THREADS
-        if (code != PB_IO_OK) {
+        Py_BEGIN_ALLOW_THREADS code = pb_retarget_map_read_file(path, map, &err);
+        Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+        {
             bvh_raise(&err, err.code == PB_IO_ERR_IO ? NULL : path);
             Py_DECREF(b);
             return -1;
@@ -49,7 +47,8 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument 'map' must be a dict, a sequence of (source, target) pairs "
-                     "or a map file's path, not %.100s", fn, Py_TYPE(o)->tp_name);
+                     "or a map file's path, not %.100s",
+                     fn, Py_TYPE(o)->tp_name);
         return -1;
     }
     Py_ssize_t n = PyList_GET_SIZE(items);
@@ -64,16 +63,16 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *pair = PyList_GET_ITEM(items, i);
         if (!PyTuple_Check(pair) && !PyList_Check(pair)) {
-            PyErr_Format(PyExc_TypeError, "%s(): map entry %zd is not a (source, target) pair",
-                         fn, i);
+            PyErr_Format(PyExc_TypeError, "%s(): map entry %zd is not a (source, target) pair", fn,
+                         i);
             Py_DECREF(items);
             return -1;
         }
         PyObject *seq = PySequence_Fast(pair, "pair");
         if (!seq || PySequence_Fast_GET_SIZE(seq) != 2) {
             if (seq)
-                PyErr_Format(PyExc_ValueError, "%s(): map entry %zd does not have two names",
-                             fn, i);
+                PyErr_Format(PyExc_ValueError, "%s(): map entry %zd does not have two names", fn,
+                             i);
             Py_XDECREF(seq);
             Py_DECREF(items);
             return -1;
@@ -81,8 +80,8 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
         for (int k = 0; k < 2; k++) {
             PyObject *s = PySequence_Fast_GET_ITEM(seq, k);
             if (!PyUnicode_Check(s)) {
-                PyErr_Format(PyExc_TypeError, "%s(): map entry %zd: joint names must be str",
-                             fn, i);
+                PyErr_Format(PyExc_TypeError, "%s(): map entry %zd: joint names must be str", fn,
+                             i);
                 Py_DECREF(seq);
                 Py_DECREF(items);
                 return -1;
@@ -147,8 +146,7 @@ static int parse(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObje
     return opt_bool(fn, "map_only", o[3], map_only);
 }
 
-PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames)
+PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     const char *fn = "retarget";
@@ -174,10 +172,8 @@ PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     pb_io_error err;
     /* the Bvh objects are not changed by anyone while we hold references:
      * their data are immutable from Python */
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_retarget(&src->b, &tgt->b, &ro, &r->b, &err);
-    Py_END_ALLOW_THREADS
-    put_map(&map, parsed, keep, names);
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_retarget(&src->b, &tgt->b, &ro, &r->b, &err);
+    Py_END_ALLOW_THREADS put_map(&map, parsed, keep, names);
     if (code != PB_IO_OK) {
         Py_DECREF(r);
         return bvh_raise(&err, NULL);
@@ -211,10 +207,8 @@ PyObject *py_retarget_match(PyObject *self, PyObject *const *args, Py_ssize_t na
                            map_only ? PB_RETARGET_MAP_ONLY : 0u};
     pb_io_code code;
     pb_io_error err;
-    Py_BEGIN_ALLOW_THREADS
-    code = pb_bvh_retarget_match(&src->b, &tgt->b, &ro, match, &err);
-    Py_END_ALLOW_THREADS
-    put_map(&map, parsed, keep, names);
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_retarget_match(&src->b, &tgt->b, &ro, match, &err);
+    Py_END_ALLOW_THREADS put_map(&map, parsed, keep, names);
     if (code != PB_IO_OK) {
         free(match);
         return bvh_raise(&err, NULL);

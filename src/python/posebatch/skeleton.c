@@ -18,7 +18,8 @@ static int32_t *get_parents(const char *fn, PyObject *o, size_t joints)
         if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
             PyErr_Format(PyExc_ValueError,
                          "%s(): argument 'parents' must be a 1-D integer array or a sequence of "
-                         "ints (None or -1 for a root)", fn);
+                         "ints (None or -1 for a root)",
+                         fn);
             return NULL;
         }
         arr = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
@@ -28,15 +29,16 @@ static int32_t *get_parents(const char *fn, PyObject *o, size_t joints)
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError,
                      "%s(): argument 'parents' must be a sequence of ints (None or -1 for a "
-                     "root), not %.100s", fn, Py_TYPE(o)->tp_name);
+                     "root), not %.100s",
+                     fn, Py_TYPE(o)->tp_name);
         return NULL;
     }
     size_t n = arr ? (size_t)PyArray_DIM(arr, 0) : (size_t)PySequence_Fast_GET_SIZE(seq);
     int32_t *p = NULL;
     if (n != joints) {
         PyErr_Format(PyExc_ValueError,
-                     "%s(): argument 'parents' has %zu entries; the arrays have %zu joints", fn,
-                     n, joints);
+                     "%s(): argument 'parents' has %zu entries; the arrays have %zu joints", fn, n,
+                     joints);
         goto done;
     }
     if (!(p = PyMem_RawMalloc((joints ? joints : 1) * sizeof *p))) {
@@ -58,8 +60,8 @@ static int32_t *get_parents(const char *fn, PyObject *o, size_t joints)
                 if (PyErr_Occurred()) {
                     PyErr_Clear();
                     PyErr_Format(PyExc_ValueError,
-                                 "%s(): parents[%zu] is %R, not an int (or None for a root)", fn,
-                                 j, it);
+                                 "%s(): parents[%zu] is %R, not an int (or None for a root)", fn, j,
+                                 it);
                     goto fail;
                 }
             }
@@ -67,7 +69,8 @@ static int32_t *get_parents(const char *fn, PyObject *o, size_t joints)
         if (v < -1 || v >= (long long)j) {
             PyErr_Format(PyExc_ValueError,
                          "%s(): parents[%zu] is %lld: a joint's parent must come before it "
-                         "(-1 or None for a root, else 0 .. j-1)", fn, j, v);
+                         "(-1 or None for a root, else 0 .. j-1)",
+                         fn, j, v);
             goto fail;
         }
         p[j] = (int32_t)v;
@@ -83,8 +86,8 @@ done:
 }
 
 /* local_to_model (forward) or model_to_local */
-static PyObject *transform(const char *fn, int forward, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *transform(const char *fn, int forward, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
 {
     static const char *names[] = {"parents", "rotations", "positions", "scales", "order"};
     PyObject *o[5];
@@ -93,8 +96,7 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args,
     int xyzw;
     if (opt_order(fn, o[4], &xyzw))
         return NULL;
-    PyArrayObject *rot = NULL, *pos = NULL, *scl = NULL, *orot = NULL, *opos = NULL,
-                  *oscl = NULL;
+    PyArrayObject *rot = NULL, *pos = NULL, *scl = NULL, *orot = NULL, *opos = NULL, *oscl = NULL;
     PyObject *ret = NULL;
     int32_t *parents = NULL;
     float *buf = NULL;
@@ -126,8 +128,7 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args,
         goto done;
     }
     pb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    float *p = buf, *q = buf + tracks * n;
+    Py_BEGIN_ALLOW_THREADS float *p = buf, *q = buf + tracks * n;
     pb_cpose in;
     pb_pose out;
     memset(&in, 0, sizeof in);
@@ -158,11 +159,8 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args,
         if (oscl)
             v_join(F32(oscl), n, out.scale.x, out.scale.y, out.scale.z);
     }
-    Py_END_ALLOW_THREADS
-    if (st != PB_OK)
-        raise_status(fn, st);
-    else
-        ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
+    Py_END_ALLOW_THREADS if (st != PB_OK) raise_status(fn, st);
+    else ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
 done:
     PyMem_RawFree(buf);
     PyMem_RawFree(parents);
@@ -212,9 +210,7 @@ static PyObject *bvh_global(const char *fn, BvhObject *self, int want_pos, int t
         return PyErr_NoMemory();
     }
     pb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    for (size_t j = 0; j < J; j++)
-        parents[j] = b->joints[j].parent;
+    Py_BEGIN_ALLOW_THREADS for (size_t j = 0; j < J; j++) parents[j] = b->joints[j].parent;
     pb_cpose in;
     pb_pose mo;
     memset(&in, 0, sizeof in);
@@ -248,8 +244,7 @@ static PyObject *bvh_global(const char *fn, BvhObject *self, int want_pos, int t
         else
             q_join(F32(out), n, xyzw, mo.rot.w, mo.rot.x, mo.rot.y, mo.rot.z);
     }
-    Py_END_ALLOW_THREADS
-    PyMem_RawFree(parents);
+    Py_END_ALLOW_THREADS PyMem_RawFree(parents);
     PyMem_RawFree(buf);
     if (st != PB_OK) {
         Py_DECREF(out);

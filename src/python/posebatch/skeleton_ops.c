@@ -106,8 +106,10 @@ static int32_t *int_table(const char *fn, const char *name, PyObject *o, size_t 
         return NULL;
     }
     if ((size_t)PySequence_Fast_GET_SIZE(seq) != n) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' must have %zu entries (one per joint), "
-                     "not %zd", fn, name, n, PySequence_Fast_GET_SIZE(seq));
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' must have %zu entries (one per joint), "
+                     "not %zd",
+                     fn, name, n, PySequence_Fast_GET_SIZE(seq));
         Py_DECREF(seq);
         return NULL;
     }
@@ -134,8 +136,8 @@ static int32_t *int_table(const char *fn, const char *name, PyObject *o, size_t 
             }
         }
         if (v < INT32_MIN || v > INT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "%s(): argument '%s': entry %zu out of range", fn,
-                         name, i);
+            PyErr_Format(PyExc_ValueError, "%s(): argument '%s': entry %zu out of range", fn, name,
+                         i);
             free(t);
             Py_DECREF(seq);
             return NULL;
@@ -157,8 +159,10 @@ static pb_joint_pair *pair_list(const char *fn, PyObject *o, size_t *num, PyObje
     PyObject *items = PyDict_Check(o) ? PyDict_Items(o) : PySequence_List(o);
     if (!items) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s(): argument 'pairs' must be a dict or a sequence of "
-                     "(name, name) pairs", fn);
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument 'pairs' must be a dict or a sequence of "
+                     "(name, name) pairs",
+                     fn);
         return NULL;
     }
     size_t n = (size_t)PyList_GET_SIZE(items);
@@ -184,8 +188,10 @@ static pb_joint_pair *pair_list(const char *fn, PyObject *o, size_t *num, PyObje
         Py_XDECREF(b);
         if (!sa || !sb) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s(): argument 'pairs': entry %zu is not a pair of "
-                         "joint names", fn, i);
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): argument 'pairs': entry %zu is not a pair of "
+                         "joint names",
+                         fn, i);
             free(p);
             Py_DECREF(items);
             return NULL;
@@ -315,8 +321,7 @@ PyObject *pbpy_mirror_table(PyObject *self, PyObject *const *args, Py_ssize_t na
         nm[i] = PyUnicode_Check(it) ? PyUnicode_AsUTF8(it) : NULL;
         if (!nm[i]) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s(): argument 'names': entry %zu is not a str", fn,
-                         i);
+            PyErr_Format(PyExc_TypeError, "%s(): argument 'names': entry %zu is not a str", fn, i);
             goto done;
         }
     }
@@ -340,8 +345,7 @@ done:
     return res;
 }
 
-PyObject *pbpy_mirror(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames)
+PyObject *pbpy_mirror(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     const char *fn = "mirror";
@@ -362,10 +366,8 @@ PyObject *pbpy_mirror(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
     float *w = tab ? soa_in(&m, &c) : NULL;
     if (w) {
         pb_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = pb_clip_mirror(&c, tab, plane, &c);
-        Py_END_ALLOW_THREADS
-        res = st == PB_OK ? soa_out(&m, &c) : raise_status(fn, st);
+        Py_BEGIN_ALLOW_THREADS st = pb_clip_mirror(&c, tab, plane, &c);
+        Py_END_ALLOW_THREADS res = st == PB_OK ? soa_out(&m, &c) : raise_status(fn, st);
     }
     free(w);
     free(tab);
@@ -407,8 +409,7 @@ static int track_in(const char *fn, PyObject *po, PyObject *ro, size_t F, int xy
               (size_t)PyArray_DIM(r, 0) != F;
     if (bad)
         PyErr_Format(PyExc_ValueError,
-                     "%s(): root_positions must be (%zu, 3) and root_rotations (%zu, 4)", fn, F,
-                     F);
+                     "%s(): root_positions must be (%zu, 3) and root_rotations (%zu, 4)", fn, F, F);
     else {
         v_split(F32(p), F, mem, mem + F, mem + 2 * F);
         q_split(F32(r), F, xyzw, mem + 3 * F, mem + 4 * F, mem + 5 * F, mem + 6 * F);
@@ -429,15 +430,15 @@ static pb_root_track track_at(float *mem, size_t F)
 static PyObject *root_arrays(const char *fn, int apply, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    static const char *n_ex[] = {"rotations", "positions", "parents", "joint",
+    static const char *n_ex[] = {"rotations", "positions",  "parents", "joint",
                                  "up",        "components", "order"};
-    static const char *n_ap[] = {"rotations", "positions", "root_positions", "root_rotations",
-                                 "parents",   "joint",     "up",             "components",
-                                 "order"};
+    static const char *n_ap[] = {
+        "rotations", "positions", "root_positions", "root_rotations", "parents",
+        "joint",     "up",        "components",     "order"};
     PyObject *o[9];
     int cnt = apply ? 9 : 7, base = apply ? 2 : 0;
-    if (parse_args(fn, args, nargs, kwnames, apply ? n_ap : n_ex, cnt, apply ? 5 : 3,
-                   apply ? 4 : 2, o))
+    if (parse_args(fn, args, nargs, kwnames, apply ? n_ap : n_ex, cnt, apply ? 5 : 3, apply ? 4 : 2,
+                   o))
         return NULL;
     pb_root_opts ro = PB_ROOT_OPTS_DEFAULT;
     motion_args m;
@@ -466,10 +467,10 @@ static PyObject *root_arrays(const char *fn, int apply, PyObject *const *args, P
     pb_root_track t = track_at(tm, m.F);
     pb_croot_track ct = {pb_cv(t.pos), pb_cq(t.rot)};
     pb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = apply ? pb_clip_root_apply(&c, par, &ro, &ct) : pb_clip_root_extract(&c, par, &ro, &t);
-    Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
+    Py_BEGIN_ALLOW_THREADS st =
+        apply ? pb_clip_root_apply(&c, par, &ro, &ct) : pb_clip_root_extract(&c, par, &ro, &t);
+    Py_END_ALLOW_THREADS if (st != PB_OK)
+    {
         raise_status(fn, st);
         goto done;
     }
@@ -532,16 +533,15 @@ PyObject *pbpy_bvh_mirror(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (r) {
         pb_io_error err;
         pb_io_code code;
-        Py_BEGIN_ALLOW_THREADS
-        code = pb_bvh_mirror_table(&src->b, pairs, np, tab, &err);
+        Py_BEGIN_ALLOW_THREADS code = pb_bvh_mirror_table(&src->b, pairs, np, tab, &err);
         if (code == PB_IO_OK)
             code = pb_bvh_mirror(&src->b, tab, plane, &r->b, &err);
-        Py_END_ALLOW_THREADS
-        if (code != PB_IO_OK) {
+        Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+        {
             Py_DECREF(r);
             bvh_raise(&err, NULL);
-        } else
-            res = (PyObject *)r;
+        }
+        else res = (PyObject *)r;
     }
     free(tab);
     free(pairs);
@@ -629,10 +629,10 @@ static PyObject *bvh_root(const char *fn, int apply, PyObject *self, PyObject *c
     pb_root_track t = track_at(tm, F);
     pb_croot_track ct = {pb_cv(t.pos), pb_cq(t.rot)};
     pb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = apply ? pb_clip_root_apply(&c, par, &ro, &ct) : pb_clip_root_extract(&c, par, &ro, &t);
-    Py_END_ALLOW_THREADS
-    if (st != PB_OK) {
+    Py_BEGIN_ALLOW_THREADS st =
+        apply ? pb_clip_root_apply(&c, par, &ro, &ct) : pb_clip_root_extract(&c, par, &ro, &t);
+    Py_END_ALLOW_THREADS if (st != PB_OK)
+    {
         raise_status(fn, st);
         goto done;
     }
