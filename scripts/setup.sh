@@ -13,7 +13,8 @@ pkgs+=(libjansson-dev)
 pkgs+=(python3-dev python3-venv python3-numpy python3-mesonpy patchelf python3-pytest python3-distributed)
 if [ "${1:-}" = "--ci" ]; then
   # cmake: the installed-package stage's find_package(posebatch) consumer
-  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang libclang-rt-14-dev cmake)
+  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang libclang-rt-14-dev cmake
+        clang-format)
   # node + npm: the glTF-Validator stage (npm gltf-validator); a node that
   # already brings npm (e.g. NodeSource's) is kept
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
