@@ -188,6 +188,9 @@ int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts);
  * and returns 0, or -1 having reported why. An output that is the input in
  * (NULL: none) is refused. 0, or -1 reported; nothing replaced on errors. */
 int cli_write_text(const char *path, const char *in, int (*fn)(FILE *f, void *ctx), void *ctx);
+/* A CSV header field ",NAME<suffix>": quoted, quotes doubled, when the name
+ * holds a comma or a quote (--velocity-csv, positions). */
+void cli_csv_name(FILE *f, const char *name, const char *suffix);
 /* SIGINT, SIGTERM, SIGHUP remove the temporary files being written and end
  * the process by the same signal (signals.c). Signals ignored at start stay
  * ignored. */

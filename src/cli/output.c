@@ -80,3 +80,21 @@ int cli_write_text(const char *path, const char *in, int (*fn)(FILE *f, void *ct
         cli_report_bvh(path, &err);
     return -1;
 }
+
+void cli_csv_name(FILE *f, const char *name, const char *suffix)
+{
+    fputc(',', f);
+    if (strpbrk(name, ",\"")) {
+        fputc('"', f);
+        for (const char *c = name; *c; c++) {
+            if (*c == '"')
+                fputc('"', f);
+            fputc(*c, f);
+        }
+        fputs(suffix, f);
+        fputc('"', f);
+    } else {
+        fputs(name, f);
+        fputs(suffix, f);
+    }
+}

@@ -227,26 +227,6 @@ static int compute(pos_job *p)
     return 0;
 }
 
-/* A CSV field for a joint name: quoted, quotes doubled, when it holds a
- * comma or a quote (as resample --velocity-csv). */
-static void put_name(FILE *f, const char *name, const char *suffix)
-{
-    fputc(',', f);
-    if (strpbrk(name, ",\"")) {
-        fputc('"', f);
-        for (const char *c = name; *c; c++) {
-            if (*c == '"')
-                fputc('"', f);
-            fputc(*c, f);
-        }
-        fputs(suffix, f);
-        fputc('"', f);
-    } else {
-        fputs(name, f);
-        fputs(suffix, f);
-    }
-}
-
 static int write_csv(FILE *f, const pos_job *p)
 {
     const pb_bvh *b = &p->clip;
@@ -256,7 +236,7 @@ static int write_csv(FILE *f, const pos_job *p)
     fputs("frame,time", f);
     for (size_t k = 0; k < p->num_sel; k++)
         for (int c = 0; c < comps; c++)
-            put_name(f, b->joints[p->sel[k]].name, sfx[c]);
+            cli_csv_name(f, b->joints[p->sel[k]].name, sfx[c]);
     fputc('\n', f);
     /* the arrays in output column order: pos x y z, then rot w x y z */
     const float *col[7];

@@ -29,21 +29,8 @@ static int write_csv(FILE *f, void *ctx)
     const float *vx = v->vx, *vy = v->vy, *vz = v->vz;
     const size_t J = src->num_joints;
     fputs("frame,time", f);
-    for (size_t j = 0; j < J; j++) {
-        /* a name with a comma or quote is quoted, quotes doubled */
-        const char *n = src->joints[j].name;
-        if (strpbrk(n, ",\"")) {
-            fputs(",\"", f);
-            for (const char *c = n; *c; c++) {
-                if (*c == '"')
-                    fputc('"', f);
-                fputc(*c, f);
-            }
-            fputc('"', f);
-        } else {
-            fprintf(f, ",%s", n);
-        }
-    }
+    for (size_t j = 0; j < J; j++)
+        cli_csv_name(f, src->joints[j].name, "");
     fputc('\n', f);
     const double deg = 180.0 / 3.14159265358979323846;
     for (size_t g = 0; g < frames; g++) {
