@@ -298,6 +298,18 @@ typedef struct wloop {
     locale_t loc;     /* the C locale the writer runs in (0: none made) */
 } wloop;
 
+/* text frame fr's n bytes counted; past the limit, the error naming it */
+static pb_bvh_code count_frame(wloop *L, size_t n, size_t fr, pb_bvh_error *err)
+{
+    L->data_bytes += n;
+    if (L->head + L->data_bytes > L->limit)
+        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                           "the text grows past the %zu bytes that a reader accepts at frame "
+                           "%zu of %zu",
+                           L->limit, fr + 1, L->total);
+    return PB_BVH_OK;
+}
+
 /* ------------------------------------------------ frames on several threads */
 
 /* Where each frame's Euler triple depends on that frame alone (the source's
@@ -407,14 +419,8 @@ static int write_frames_par(wloop *L, const pb_bvh *block, size_t first, pb_bvh_
                     *rc = P[t].rc;
                     break;
                 }
-                L->data_bytes += n;
-                if (L->head + L->data_bytes > L->limit) {
-                    *rc = bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                                      "the text grows past the %zu bytes that a reader accepts "
-                                      "at frame %zu of %zu",
-                                      L->limit, first + fr + 1, L->total);
+                if ((*rc = count_frame(L, n, first + fr, err)) != PB_BVH_OK)
                     break;
-                }
                 off += n;
             }
             /* the frames formatted before any error go out, as alone */
@@ -460,12 +466,9 @@ static pb_bvh_code write_frames(void *ctx, const pb_bvh *block, size_t first, pb
         size_t n = format_frame(X, fr, first + fr == 0, L->buf + L->used, err);
         if (n == 0)
             return err ? err->code : PB_BVH_ERR_ARG;
-        L->data_bytes += n;
-        if (L->head + L->data_bytes > L->limit)
-            return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                               "the text grows past the %zu bytes that a reader accepts at frame "
-                               "%zu of %zu",
-                               L->limit, first + fr + 1, L->total);
+        pb_bvh_code rc = count_frame(L, n, first + fr, err);
+        if (rc != PB_BVH_OK)
+            return rc;
         L->used += n;
         if (L->used >= WRITE_CHUNK) {
             size_t w = fwrite(L->buf, 1, L->used, L->f);
