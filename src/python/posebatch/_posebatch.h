@@ -33,6 +33,8 @@ int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject
                const char *const *names, int count, int npos, int nreq, PyObject **out);
 int opt_bool(const char *fn, const char *name, PyObject *o, int *v);
 int opt_double(const char *fn, const char *name, PyObject *o, double *v);
+/* An optional non-negative index argument (None or absent: dflt). */
+int opt_index(const char *fn, const char *name, PyObject *o, long dflt, long *v);
 /* order= argument: "wxyz" (default, *xyzw = 0) or "xyzw" (1) */
 int opt_order(const char *fn, PyObject *o, int *xyzw);
 /* o as a C-contiguous float32 array whose last axis has `last` entries (0:

@@ -294,3 +294,23 @@ pb_vec3s v_at(float *p, size_t n)
     pb_vec3s v = {p, p + n, p + 2 * n};
     return v;
 }
+
+/* An optional non-negative index argument (None or absent: dflt). */
+int opt_index(const char *fn, const char *name, PyObject *o, long dflt, long *v)
+{
+    *v = dflt;
+    if (!o || o == Py_None)
+        return 0;
+    long x = PyLong_AsLong(o);
+    if (x == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int", fn, name);
+        return -1;
+    }
+    if (x < 0) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' must be >= 0", fn, name);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}

@@ -78,24 +78,6 @@ static int opt_components(const char *fn, PyObject *o, unsigned *out)
     return 0;
 }
 
-static int opt_index(const char *fn, const char *name, PyObject *o, size_t *out)
-{
-    if (!o || o == Py_None)
-        return 0;
-    Py_ssize_t v = PyNumber_AsSsize_t(o, PyExc_OverflowError);
-    if (v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be an int", fn, name);
-        return -1;
-    }
-    if (v < 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument '%s' must be >= 0", fn, name);
-        return -1;
-    }
-    *out = (size_t)v;
-    return 0;
-}
-
 /* A sequence of n ints (None: -1 when none_ok) into a new int32 array. */
 static int32_t *int_table(const char *fn, const char *name, PyObject *o, size_t n, int none_ok)
 {
@@ -443,12 +425,14 @@ static PyObject *root_arrays(const char *fn, int apply, PyObject *const *args, P
     pb_root_opts ro = PB_ROOT_OPTS_DEFAULT;
     motion_args m;
     memset(&m, 0, sizeof m);
-    if (opt_index(fn, "joint", o[base + 3], &ro.joint) || opt_up(fn, o[base + 4], &ro.up) ||
+    long joint = (long)ro.joint;
+    if (opt_index(fn, "joint", o[base + 3], joint, &joint) || opt_up(fn, o[base + 4], &ro.up) ||
         opt_components(fn, o[base + 5], &ro.components) ||
         get_motion(fn, o[0], o[1], o[base + 6], 1, &m)) {
         drop_motion(&m);
         return NULL;
     }
+    ro.joint = (size_t)joint;
     PyObject *res = NULL;
     int32_t *par = NULL;
     float *w = NULL, *tm = NULL;
@@ -603,8 +587,12 @@ static PyObject *bvh_root(const char *fn, int apply, PyObject *self, PyObject *c
                 return NULL;
             }
             ro.joint = (size_t)j;
-        } else if (opt_index(fn, "joint", jo, &ro.joint))
-            return NULL;
+        } else {
+            long j;
+            if (opt_index(fn, "joint", jo, 0, &j))
+                return NULL;
+            ro.joint = (size_t)j;
+        }
     }
     const size_t F = src->b.num_frames, J = src->b.num_joints;
     if (F == 0) {
