@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "gltf_head.h"
 #include "io_internal.h"
 
 #include <fcntl.h>
@@ -14,14 +15,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int is_glb(const unsigned char *h, size_t n) { return n >= 4 && memcmp(h, "glTF", 4) == 0; }
-
-static int is_json(const unsigned char *h, size_t n)
-{
-    size_t i = io_json_start(h, n);
-    return i < n && h[i] == '{';
-}
 
 static int always(const unsigned char *h, size_t n)
 {
@@ -88,8 +81,8 @@ typedef struct format_row {
 
 /* Tried in order by their first bytes; BVH, the last, takes the rest. */
 static const format_row k_formats[] = {
-    {PB_IO_FORMAT_GLB, "glb", ".glb", is_glb, read_gltf_clip, write_gltf_clip},
-    {PB_IO_FORMAT_GLTF, "gltf", ".gltf", is_json, read_gltf_clip, write_gltf_clip},
+    {PB_IO_FORMAT_GLB, "glb", ".glb", gltf_head_is_glb, read_gltf_clip, write_gltf_clip},
+    {PB_IO_FORMAT_GLTF, "gltf", ".gltf", gltf_head_is_json, read_gltf_clip, write_gltf_clip},
     {PB_IO_FORMAT_BVH, "bvh", NULL, always, read_bvh_clip, write_bvh_clip},
 };
 #define NUM_FORMATS (sizeof k_formats / sizeof k_formats[0])
@@ -100,16 +93,6 @@ static const format_row *row(pb_io_format f)
         if (k_formats[i].format == f)
             return &k_formats[i];
     return NULL;
-}
-
-size_t io_json_start(const unsigned char *data, size_t size)
-{
-    size_t i = 0;
-    if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
-        i = 3;
-    while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
-        i++;
-    return i;
 }
 
 pb_io_format pb_io_format_of_head(const void *head, size_t n)

@@ -27,10 +27,6 @@ void io_clear_err(pb_io_error *err);
 pb_io_code io_path_err(pb_io_error *err, pb_io_code code, const char *path, const char *fmt, ...)
     PB_PRINTF(4, 5);
 
-/* Where a JSON text starts: after a UTF-8 byte order mark and blanks
- * (formats.c; the glTF reader and the format table's test share it). */
-size_t io_json_start(const unsigned char *data, size_t size);
-
 /* Writes through fn (which writes the whole content to f, returns PB_IO_OK
  * or an error it has put in err) with the output-path rules of
  * pb_bvh_write_file: atomic replace through a registered temporary,

@@ -32,8 +32,19 @@ extern const char *const bvh_channel_names[6];
  * empty; none zeroed); on failure some may be allocated: the caller frees
  * them. */
 pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles);
-/* pb_bvh_resample with PB_CLIP_LOOP | PB_BVH_LOOP_TRAVEL (bvh_loop.c). */
-pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_bvh_error *err);
+/* PB_BVH_LOOP_TRAVEL's drift rule (bvh_loop.c) around the cyclic resample
+ * of bvh_resample.c. bvh_loop_untravel: *work = src with each ROOT's
+ * per-cycle drift taken out of its positions (own positions, everything
+ * else shared with src); *d holds the drift, or nothing when none drifts
+ * (then *work is *src). bvh_loop_retravel: the drift put back into out
+ * (resampled from *work to fps; NULL after a failure), then *d freed. */
+typedef struct bvh_drift {
+    double (*drift)[3];
+    float *mem;
+    size_t frames;
+} bvh_drift;
+pb_bvh_code bvh_loop_untravel(const pb_bvh *src, pb_bvh *work, bvh_drift *d, pb_bvh_error *err);
+void bvh_loop_retravel(pb_bvh *out, bvh_drift *d, double src_frame_time, double fps);
 
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */

@@ -1,4 +1,4 @@
-/* pb_bvh_resample with PB_BVH_LOOP_TRAVEL: the clip is cyclic, but a clip
+/* PB_BVH_LOOP_TRAVEL's rule for pb_bvh_resample (bvh_resample.c): the clip is cyclic, but a clip
  * whose root travels (a walk or a run) does not end where it starts.
  * Resampled as it is, the seam segment (last frame -> first frame) would
  * slide the root all the way back. So the root's per-cycle displacement is
@@ -68,19 +68,21 @@ static void apply_drift(pb_bvh *b, double (*drift)[3], size_t F, double step, do
         }
 }
 
-pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_bvh_error *err)
+pb_bvh_code bvh_loop_untravel(const pb_bvh *src, pb_bvh *work, bvh_drift *d, pb_bvh_error *err)
 {
     size_t F = src->num_frames, J = src->num_joints, n = F * J;
+    *work = *src;
+    d->drift = NULL;
+    d->mem = NULL;
     double(*drift)[3] = malloc((J ? J : 1) * sizeof *drift);
     if (!drift)
         return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
     if (!loop_drift(src, drift)) {
         free(drift);
-        return pb_bvh_resample(src, fps, PB_CLIP_LOOP, out, err);
+        return PB_BVH_OK;
     }
-    /* A copy of the source whose positions are its own (the rotations and the
-     * skeleton are shared, read only). */
-    pb_bvh work = *src;
+    /* positions of its own (the rotations and the skeleton are shared,
+     * read only) */
     float *mem = malloc(3 * (n ? n : 1) * sizeof *mem);
     if (!mem) {
         free(drift);
@@ -89,14 +91,22 @@ pb_bvh_code bvh_resample_travel(const pb_bvh *src, double fps, pb_bvh *out, pb_b
     memcpy(mem, src->pos_x, n * sizeof *mem);
     memcpy(mem + n, src->pos_y, n * sizeof *mem);
     memcpy(mem + 2 * n, src->pos_z, n * sizeof *mem);
-    work.pos_x = mem;
-    work.pos_y = mem + n;
-    work.pos_z = mem + 2 * n;
-    apply_drift(&work, drift, F, 1.0, -1.0);
-    pb_bvh_code rc = pb_bvh_resample(&work, fps, PB_CLIP_LOOP, out, err);
-    if (rc == PB_BVH_OK)
-        apply_drift(out, drift, F, pb_clip_step(src->frame_time, fps), 1.0);
-    free(mem);
-    free(drift);
-    return rc;
+    work->pos_x = mem;
+    work->pos_y = mem + n;
+    work->pos_z = mem + 2 * n;
+    apply_drift(work, drift, F, 1.0, -1.0);
+    d->drift = drift;
+    d->mem = mem;
+    d->frames = F;
+    return PB_BVH_OK;
+}
+
+void bvh_loop_retravel(pb_bvh *out, bvh_drift *d, double src_frame_time, double fps)
+{
+    if (out && d->drift)
+        apply_drift(out, d->drift, d->frames, pb_clip_step(src_frame_time, fps), 1.0);
+    free(d->mem);
+    free(d->drift);
+    d->mem = NULL;
+    d->drift = NULL;
 }

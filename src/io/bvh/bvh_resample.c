@@ -135,6 +135,9 @@ pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_
     return PB_BVH_OK;
 }
 
+static pb_bvh_code resample_clip(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
+                                 pb_bvh_error *err);
+
 pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
                             pb_bvh_error *err)
 {
@@ -142,10 +145,23 @@ pb_bvh_code pb_bvh_resample(const pb_bvh *src, double fps, unsigned flags, pb_bv
     if (!src || !out)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL", src ? "out" : "src");
     pb_bvh_code rc = bvh_resample_args(src, fps, flags, err);
+    if (rc != PB_BVH_OK || !(flags & PB_BVH_LOOP_TRAVEL))
+        return rc != PB_BVH_OK ? rc : resample_clip(src, fps, flags, out, err);
+    /* bvh_loop.c: the root's drift out, the cyclic resample, the drift back */
+    pb_bvh work;
+    bvh_drift d;
+    rc = bvh_loop_untravel(src, &work, &d, err);
     if (rc != PB_BVH_OK)
         return rc;
-    if (flags & PB_BVH_LOOP_TRAVEL) /* bvh_loop.c: around the cyclic resample */
-        return bvh_resample_travel(src, fps, out, err);
+    rc = resample_clip(&work, fps, PB_CLIP_LOOP, out, err);
+    bvh_loop_retravel(rc == PB_BVH_OK ? out : NULL, &d, src->frame_time, fps);
+    return rc;
+}
+
+/* pb_bvh_resample of a checked src without PB_BVH_LOOP_TRAVEL */
+static pb_bvh_code resample_clip(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
+                                 pb_bvh_error *err)
+{
     pb_clip sc = pb_bvh_clip(src);
     size_t frames = pb_clip_resample_frames(&sc, fps, flags);
     if (frames == 0 || frames > MAX_ELEMS / src->num_joints)

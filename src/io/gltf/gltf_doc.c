@@ -6,7 +6,7 @@
 #endif
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
-#include "bvh_internal.h"
+#include "io_internal.h"
 
 #include <math.h>
 #include <stdarg.h>

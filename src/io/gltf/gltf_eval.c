@@ -6,7 +6,7 @@
  * vectors through one lerp loop or one pb_vec3_hermite. */
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
-#include "bvh_internal.h"
+#include "io_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,14 +52,14 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
     if (!gr || !mem) {
         free(gr);
         free(mem);
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     }
     /* groups: members stored contiguously per group (two passes) */
     size_t *gid = malloc((ns ? ns : 1) * sizeof *gid);
     if (!gid) {
         free(gr);
         free(mem);
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     }
     for (size_t s = 0; s < ns; s++) {
         const pb_gltf_sampler *sm = &a->samplers[s];
@@ -98,7 +98,7 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
     if (!buf) {
         free(gr);
         free(mem);
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     }
     float *p0 = buf, *p1 = p0 + len, *m0 = p1 + len, *m1 = m0 + len, *res = m1 + len;
     float *qa = res + len; /* 3 SoA quaternion batches of maxc / 4 + 1 */
@@ -210,7 +210,7 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
                 }
             }
             if (ps != PB_OK)
-                rc = bvh_set_err(err, PB_IO_ERR_ARG, 0, "evaluation: %s", pb_status_str(ps));
+                rc = io_set_err(err, PB_IO_ERR_ARG, 0, "evaluation: %s", pb_status_str(ps));
         }
     }
     free(buf);
@@ -222,20 +222,20 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
 pb_io_code pb_gltf_sample(const pb_gltf *g, size_t anim, size_t num_times, const float *times,
                           float *values, pb_io_error *err)
 {
-    bvh_clear_err(err);
+    io_clear_err(err);
     if (!g || anim >= g->num_animations || (num_times && (!times || !values)))
-        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "no such animation, or NULL times/values");
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "no such animation, or NULL times/values");
     for (size_t i = 0; i < num_times; i++)
         if (!isfinite(times[i]))
-            return bvh_set_err(err, PB_IO_ERR_ARG, 0, "time %zu is not finite", i);
+            return io_set_err(err, PB_IO_ERR_ARG, 0, "time %zu is not finite", i);
     const pb_gltf_animation *a = &g->animations[anim];
     size_t *soff = malloc((a->num_samplers ? a->num_samplers : 1) * sizeof *soff);
     if (!soff)
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     size_t total = gltf_sampler_offsets(a, soff);
     const size_t chunk = 64;
     float *tmp = malloc((total ? total : 1) * chunk * sizeof *tmp);
-    pb_io_code rc = tmp ? PB_IO_OK : bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+    pb_io_code rc = tmp ? PB_IO_OK : io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     for (size_t i0 = 0; i0 < num_times && rc == PB_IO_OK; i0 += chunk) {
         size_t n = num_times - i0 < chunk ? num_times - i0 : chunk;
         rc = gltf_eval_samplers(a, n, times + i0, soff, total, tmp, err);

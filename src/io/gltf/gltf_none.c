@@ -1,14 +1,14 @@
 /* The glTF API in a build without jansson (a cross build without the host's
  * libjansson-dev): every function fails saying so, so that the library
  * exports the same symbols everywhere. */
-#include "bvh_internal.h"
+#include "io_internal.h"
 
 #include <string.h>
 
 static pb_io_code none(pb_io_error *err)
 {
-    return bvh_set_err(err, PB_IO_ERR_ARG, 0,
-                       "glTF support is not built in (posebatch was built without jansson)");
+    return io_set_err(err, PB_IO_ERR_ARG, 0,
+                      "glTF support is not built in (posebatch was built without jansson)");
 }
 
 pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)

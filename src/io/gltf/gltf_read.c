@@ -6,6 +6,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "gltf_head.h"
 #include "gltf_reader.h"
 #include "file_read.h"
 
@@ -34,7 +35,7 @@ static const char *head_is_gltf(const unsigned char *head, size_t n)
 {
     if (n >= 4 && le32(head) == GLB_MAGIC)
         return NULL;
-    size_t i = io_json_start(head, n);
+    size_t i = gltf_json_start(head, n);
     return i == n && n > 0 ? NULL : not_json(head, n, i);
 }
 
@@ -75,7 +76,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
             }
         }
     } else {
-        size_t i = io_json_start(data, size);
+        size_t i = gltf_json_start(data, size);
         const char *why = not_json(data, size, i);
         if (why)
             return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL, "%s", why), -1;
@@ -138,7 +139,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
 pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_dir, pb_gltf *out,
                                pb_io_error *err)
 {
-    bvh_clear_err(err);
+    io_clear_err(err);
     if (!out || (!data && size))
         return gltf_err(err, PB_IO_ERR_ARG, NULL, "data or out is NULL");
     pb_gltf g = {0};
@@ -162,7 +163,7 @@ pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_d
 
 pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
 {
-    bvh_clear_err(err);
+    io_clear_err(err);
     if (!path || !out) {
         if (out)
             memset(out, 0, sizeof *out);
@@ -175,11 +176,11 @@ pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
     if (!data) {
         memset(out, 0, sizeof *out);
         if (refused)
-            return bvh_path_err(err, PB_IO_ERR_SYNTAX, path, "%s", refused);
+            return io_path_err(err, PB_IO_ERR_SYNTAX, path, "%s", refused);
         if (errno == ENOMEM)
             return gltf_nomem(err);
-        return bvh_path_err(err, big ? PB_IO_ERR_LIMIT : PB_IO_ERR_IO, path, "%s",
-                            big ? "larger than 2 GiB" : strerror(errno));
+        return io_path_err(err, big ? PB_IO_ERR_LIMIT : PB_IO_ERR_IO, path, "%s",
+                           big ? "larger than 2 GiB" : strerror(errno));
     }
     const char *slash = strrchr(path, '/');
     char *dir = NULL;

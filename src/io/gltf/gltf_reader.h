@@ -7,7 +7,7 @@
 
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
-#include "bvh_internal.h"
+#include "io_internal.h"
 
 #define GLB_MAGIC 0x46546C67u /* "glTF" */
 #define GLB_JSON 0x4E4F534Au

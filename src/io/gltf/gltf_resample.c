@@ -3,7 +3,7 @@
  * with Catmull-Rom tangents computed by the batch kernels. */
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
-#include "bvh_internal.h"
+#include "io_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,19 +18,19 @@ static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
     const gltf_priv *sp = src->priv_;
     gltf_priv *pv = gltf_priv_new(out);
     if (!pv)
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     pv->root = json_incref(sp->root);
     out->nodes = calloc(src->num_nodes ? src->num_nodes : 1, sizeof *out->nodes);
     out->skins = calloc(src->num_skins ? src->num_skins : 1, sizeof *out->skins);
     pv->buf = calloc(sp->num_buffers ? sp->num_buffers : 1, sizeof *pv->buf);
     pv->buf_len = calloc(sp->num_buffers ? sp->num_buffers : 1, sizeof *pv->buf_len);
     if (!out->nodes || !out->skins || !pv->buf || !pv->buf_len)
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     pv->num_buffers = sp->num_buffers;
     for (size_t b = 0; b < sp->num_buffers; b++) {
         pv->buf[b] = malloc(sp->buf_len[b] ? sp->buf_len[b] : 1);
         if (!pv->buf[b])
-            return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
         memcpy(pv->buf[b], sp->buf[b], sp->buf_len[b]);
         pv->buf_len[b] = sp->buf_len[b];
     }
@@ -44,7 +44,7 @@ static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
             out->nodes[i].num_children = 0;
             for (size_t k = i + 1; k < src->num_nodes; k++)
                 out->nodes[k].children = NULL;
-            return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
         }
         memcpy(ch, src->nodes[i].children, nc * sizeof *ch);
         out->nodes[i].children = ch;
@@ -57,7 +57,7 @@ static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
         if (!j) {
             for (size_t k = i + 1; k < src->num_skins; k++)
                 out->skins[k].joints = NULL;
-            return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
         }
         memcpy(j, src->skins[i].joints, src->skins[i].num_joints * sizeof *j);
     }
@@ -179,13 +179,13 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
         span * fps - (nk - 1) > 1e-3 && (float)((double)sa->t_min + (nk - 1) / fps) < sa->t_max;
     size_t *soff = malloc((sa->num_samplers + 1) * sizeof *soff);
     if (!soff)
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     size_t total = gltf_sampler_offsets(sa, soff);
     if (!(nk * (double)(total ? total : 1) * 3 <= (double)MAX_VALUES)) {
         free(soff);
-        return bvh_set_err(err, PB_IO_ERR_LIMIT, 0,
-                           "animation '%s': %.3g keys at %g fps over %g s are too many", sa->name,
-                           nk, fps, span);
+        return io_set_err(err, PB_IO_ERR_LIMIT, 0,
+                          "animation '%s': %.3g keys at %g fps over %g s are too many", sa->name,
+                          nk, fps, span);
     }
     size_t n = (size_t)nk + (size_t)end_key;
     float *times = gltf_keep(pv, malloc(n * sizeof *times));
@@ -195,7 +195,7 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
     if (!times || !vals || !da->samplers || !da->channels) {
         free(soff);
         free(vals);
-        return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     }
     da->name = sa->name;
     da->num_samplers = sa->num_samplers;
@@ -206,10 +206,10 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
     pb_io_code rc = PB_IO_OK;
     for (size_t i = 1; i < n && !rc; i++)
         if (!(times[i] > times[i - 1])) /* a reader refuses keys that do not increase */
-            rc = bvh_set_err(err, PB_IO_ERR_VALUE, 0,
-                             "animation '%s': keys 1/%g s apart near %g s are not distinct in "
-                             "float (resample at a lower rate)",
-                             sa->name ? sa->name : "", fps, (double)times[i]);
+            rc = io_set_err(err, PB_IO_ERR_VALUE, 0,
+                            "animation '%s': keys 1/%g s apart near %g s are not distinct in "
+                            "float (resample at a lower rate)",
+                            sa->name ? sa->name : "", fps, (double)times[i]);
     if (!rc)
         rc = gltf_eval_samplers(sa, n, times, soff, total, vals, err);
     for (size_t s = 0; s < sa->num_samplers && !rc; s++) {
@@ -226,7 +226,7 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
         if (!v || (cubic && !tan) || !o) {
             free(v);
             free(tan);
-            rc = bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            rc = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
             break;
         }
         for (size_t i = 0; i < n; i++)
@@ -239,8 +239,8 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
                        : cubic ? vec_tangents(n, c, v, fps, tan)
                                : PB_OK;
         if (st != PB_OK)
-            rc = bvh_set_err(err, st == PB_ERR_NOMEM ? PB_IO_ERR_NOMEM : PB_IO_ERR_ARG, 0,
-                             "resampling: %s", pb_status_str(st));
+            rc = io_set_err(err, st == PB_ERR_NOMEM ? PB_IO_ERR_NOMEM : PB_IO_ERR_ARG, 0,
+                            "resampling: %s", pb_status_str(st));
         if (cubic && end_key)
             end_tangents(sa, n, c, fps, tan);
         if (cubic)
@@ -265,11 +265,11 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
 pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
                             pb_io_error *err)
 {
-    bvh_clear_err(err);
+    io_clear_err(err);
     if (!src || !src->priv_ || !out || !(fps > 0) || !isfinite(fps) ||
         (flags & ~(unsigned)PB_GLTF_RESAMPLE_CUBIC))
-        return bvh_set_err(err, PB_IO_ERR_ARG, 0,
-                           "NULL glTF, fps not finite and > 0, or unknown flags");
+        return io_set_err(err, PB_IO_ERR_ARG, 0,
+                          "NULL glTF, fps not finite and > 0, or unknown flags");
     const gltf_priv *sp = src->priv_;
     pb_gltf g = {0};
     pb_io_code rc = copy_base(src, &g, err);
@@ -280,7 +280,7 @@ pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_g
         pv->in_acc = calloc(na ? na : 1, sizeof *pv->in_acc);
         pv->out_acc = calloc(na ? na : 1, sizeof *pv->out_acc);
         if (!g.animations || !pv->in_acc || !pv->out_acc)
-            rc = bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            rc = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
         else
             g.num_animations = na;
     }
@@ -289,7 +289,7 @@ pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_g
         pv->in_acc[a] = malloc((ns ? ns : 1) * sizeof(int32_t));
         pv->out_acc[a] = malloc((ns ? ns : 1) * sizeof(int32_t));
         if (!pv->in_acc[a] || !pv->out_acc[a]) {
-            rc = bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            rc = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
             break;
         }
         for (size_t s = 0; s < ns; s++) {

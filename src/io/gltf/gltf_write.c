@@ -5,7 +5,7 @@
  * output (pb_io_write_file_cb). */
 #define PB_GLTF_JSON 1
 #include "gltf_internal.h"
-#include "bvh_internal.h"
+#include "io_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@ typedef struct wstate {
 
 static pb_io_code wnomem(pb_io_error *err)
 {
-    return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+    return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
 }
 
 static void mark_acc(json_t *v, unsigned char *used, size_t n)
@@ -186,8 +186,8 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
         const pb_gltf_animation *an = &g->animations[a];
         json_t *js = json_object_get(json_array_get(janims, a), "samplers");
         if (json_array_size(js) != an->num_samplers) {
-            rc = bvh_set_err(w->err, PB_IO_ERR_ARG, 0,
-                             "animations[%zu]: the document and the pb_gltf disagree", a);
+            rc = io_set_err(w->err, PB_IO_ERR_ARG, 0,
+                            "animations[%zu]: the document and the pb_gltf disagree", a);
             break;
         }
         /* inputs shared by pointer keep one accessor per accessor they had
@@ -213,10 +213,10 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
             size_t nv = sm->count * gltf_stride(sm) * sm->components;
             for (size_t k = 0; k < nv && !rc; k++)
                 if (!isfinite(sm->output[k]))
-                    rc = bvh_set_err(w->err, PB_IO_ERR_ARG, 0,
-                                     "animations[%zu].samplers[%zu]: output value %zu is not "
-                                     "finite",
-                                     a, s, k);
+                    rc = io_set_err(w->err, PB_IO_ERR_ARG, 0,
+                                    "animations[%zu].samplers[%zu]: output value %zu is not "
+                                    "finite",
+                                    a, s, k);
             if (rc)
                 break;
             long old_in = pv->in_acc ? pv->in_acc[a][s] : -1;
@@ -367,7 +367,7 @@ static pb_io_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char 
 static pb_io_code put(FILE *f, const void *p, size_t n, pb_io_error *err)
 {
     if (n && fwrite(p, 1, n, f) != n)
-        return bvh_set_err(err, PB_IO_ERR_IO, 0, "write error");
+        return io_set_err(err, PB_IO_ERR_IO, 0, "write error");
     return PB_IO_OK;
 }
 
@@ -379,9 +379,9 @@ static void le32(unsigned char *p, uint32_t v)
 
 pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err)
 {
-    bvh_clear_err(err);
+    io_clear_err(err);
     if (!f || !g || !g->priv_ || !((gltf_priv *)g->priv_)->root)
-        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "stream or glTF is NULL or empty");
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "stream or glTF is NULL or empty");
     const gltf_priv *pv = g->priv_;
     wstate w = {json_deep_copy(pv->root), NULL, 0, 0, err};
     if (!w.root)
@@ -419,7 +419,7 @@ pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_err
         size_t jl = strlen(text), jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
         size_t total = 12 + 8 + jp + (bin_len ? 8 + bp : 0);
         if (total > UINT32_MAX)
-            rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "the GLB would exceed 4 GiB");
+            rc = io_set_err(err, PB_IO_ERR_LIMIT, 0, "the GLB would exceed 4 GiB");
         unsigned char h[20];
         le32(h, 0x46546C67u);
         le32(h + 4, 2);
@@ -449,7 +449,7 @@ pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_err
             rc = put(f, "\n", 1, err);
     }
     if (!rc && (fflush(f) != 0 || ferror(f)))
-        rc = bvh_set_err(err, PB_IO_ERR_IO, 0, "write error");
+        rc = io_set_err(err, PB_IO_ERR_IO, 0, "write error");
     free(text);
     free(bin);
     free(w.blobs);
@@ -470,9 +470,9 @@ static pb_io_code write_cb(FILE *f, void *ctx, pb_io_error *err)
 
 pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err)
 {
-    bvh_clear_err(err);
+    io_clear_err(err);
     if (!path || !path[0] || !g || !g->priv_)
-        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "path or glTF is NULL or empty");
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "path or glTF is NULL or empty");
     size_t n = strlen(path);
     wctx c = {g, n >= 4 && strcasecmp(path + n - 4, ".glb") == 0};
     return pb_io_write_file_cb(path, write_cb, &c, err);
