@@ -651,14 +651,13 @@ typedef struct pb_blend_desc {
  *   blended layer with the largest e_ij (the first of equals), so every
  *   layer is taken relative to the dominant sample: right wherever the
  *   layers agree to well under 180 degrees, however far they are from the
- *   rest pose (within 0.03 degrees of the slerp on every shared clip, tested);
+ *   rest pose (tested against the slerp: docs/performance.md);
  * - the *_REF methods with a reference (e.g. the rest pose): relative to
  *   it. Where a joint sits near 180 degrees from that reference, as joints
  *   of real clips do from the rest pose, nearby samples fall on both sides
  *   of the log map's cut (log_ref) or of the reference's hemispheres
- *   (raw_ref) and the blend is wrong by up to 108 degrees on the shared
- *   clips: pass a reference only when the samples stay well within 90
- *   degrees of it;
+ *   (raw_ref) and the blend is wrong there: pass a reference only when the
+ *   samples stay well within 90 degrees of it;
  * - PB_BLEND_RAW: each layer is summed in the hemisphere of the running sum
  *   (the first layer with w >= 0), as ozz-animation's BlendingJob does, and
  *   the result has w >= 0: normalize(sum e_ij sigma_ij q_i), sigma_ij the sign

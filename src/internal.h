@@ -201,15 +201,13 @@ typedef struct pb_kernels {
 extern const pb_kernels pb_kernels_scalar;
 
 /* The kernels the active backend (resolved on first use) runs a batch of n
- * elements with: its own,
- * or on a CPU that executes each 512-bit operation as two 256-bit halves
- * (AMD family 19h: Zen 4), the AVX-512 backend's 256-bit ones (the AVX2 kernels)
- * for n of at most one whole 16-lane block and a partial one of at most 8
- * lanes (n = 1..8 and 17..24): such a block costs a whole one there, and two
- * 16-lane blocks cost more than three 8-lane ones. Results as from any
- * backend (bit-identical in deterministic builds). The measurements behind
- * these three rules: docs/performance.md ("What the headers and source
- * comments said"). */
+ * elements with: its own, or, on a CPU that executes each 512-bit operation
+ * as two 256-bit halves (dispatch.c's zmm_in_halves), the AVX-512 backend's
+ * 256-bit ones (the AVX2 kernels) for n of at most one whole 16-lane block
+ * and a partial one of at most 8 lanes (n = 1..8 and 17..24). Results as
+ * from any backend (bit-identical in deterministic builds). Why, with the
+ * measurements behind these rules: docs/performance.md ("What the headers
+ * and source comments said"). */
 const pb_kernels *pb_kernels_for(size_t n);
 #define K(n) (pb_kernels_for(n)) /* the kernels for a batch of n */
 /* the same for pb_pose_blend_layers, whose 16-lane kernel there wins from
