@@ -464,6 +464,18 @@ PB_API pb_io_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsi
                                              const char *path, const pb_bvh_write_opts *opts,
                                              pb_io_error *err);
 
+/* The size in bytes of the text pb_bvh_resample_write_file(src, fps, flags,
+ * ..., opts) would write, estimated without resampling the clip: its
+ * header, and its longest line among 16 output frames spread over it
+ * (sampled, with the source's angles, and formatted as the writer will),
+ * times *frames, the output's frame count. For refusing an output before
+ * computing it (PB_BVH_MAX_FILE_BYTES); PB_BVH_LOOP_TRAVEL's drift is left
+ * out. Errors (*frames, *bytes untouched): those of pb_bvh_resample's
+ * argument checks, PB_IO_ERR_LIMIT, PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_bvh_resample_estimate(const pb_bvh *src, double fps, unsigned flags,
+                                           const pb_bvh_write_opts *opts, size_t *frames,
+                                           double *bytes, pb_io_error *err);
+
 /* Releases everything owned by bvh and zeroes it. NULL and zeroed are fine. */
 PB_API void pb_bvh_free(pb_bvh *bvh);
 

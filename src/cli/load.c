@@ -74,26 +74,19 @@ int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh 
     return 0;
 }
 
-/* 1 (reported) when the resampled text would pass the reader's size limit. */
-static int too_large(const pb_bvh *src, const pb_clip *sc, double fps, unsigned flags,
-                     size_t frames, const char *path)
+/* 1 (reported) when the resampled text would pass the reader's size limit
+ * (the library's estimate from 16 output frames spread over the clip,
+ * sampled as the resample will: interpolated values print longer than the
+ * source's). */
+static int too_large(const pb_bvh *src, double fps, unsigned flags, const char *path)
 {
-    enum { N = 16 };
-    double times[N];
-    size_t n = frames < N ? frames : N;
-    for (size_t i = 0; i < n; i++)
-        times[i] = (double)(n > 1 ? i * (frames - 1) / (n - 1) : 0) / fps;
-    pb_bvh probe;
-    if (cli_motion_new(src, n, 1.0 / fps, &probe, path))
-        return 1;
-    pb_clip pc = pb_bvh_clip(&probe);
+    size_t frames = 0;
     double est = 0.0;
     pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0, 0};
     pb_io_error err;
-    int big = pb_clip_sample(sc, n, times, flags, &pc, NULL) == PB_OK &&
-              pb_bvh_estimate_bytes(&probe, frames, &wo, &est, &err) == PB_IO_OK &&
+    int big = pb_bvh_resample_estimate(src, fps, flags & PB_CLIP_LOOP, &wo, &frames, &est, &err) ==
+                  PB_IO_OK &&
               est > (double)PB_BVH_MAX_FILE_BYTES;
-    pb_bvh_free(&probe);
     if (big)
         cli_error("%s: at %g fps the output would be about %.2f GB (%zu frames), more than the "
                   "%.2f GB a BVH file may have; nothing written (a lower --fps?)",
@@ -110,7 +103,7 @@ int cli_resample_check(const pb_bvh *src, double fps, unsigned flags, const char
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
         return -1;
     }
-    return too_large(src, &sc, fps, clip_flags, frames, path) ? -1 : 0;
+    return too_large(src, fps, clip_flags, path) ? -1 : 0;
 }
 
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)
@@ -122,10 +115,8 @@ int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, con
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
         return -1;
     }
-    /* Refuse an output that the reader would refuse before computing it:
-     * estimated from 16 output frames spread over the clip, sampled as the
-     * resample will (interpolated values print longer than the source's). */
-    if (too_large(src, &sc, fps, clip_flags, frames, path))
+    /* refuse an output that the reader would refuse before computing it */
+    if (too_large(src, fps, clip_flags, path))
         return -1;
     /* The library's whole-file resample: pb_clip_resample, and the source's
      * Euler angles at the new frames (the writer's default choice among

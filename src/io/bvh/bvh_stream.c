@@ -77,22 +77,23 @@ static pb_bvh_code run(void *ctx, bvh_deliver_fn deliver, void *wctx, pb_bvh_err
 /* The frames the whole-clip writer would estimate a line from (16 spread
  * over the output), sampled, with their source angles: *probe (its own
  * motion; release with pb_bvh_free). */
-static pb_bvh_code probe_frames(const stream *S, size_t frames, pb_bvh *probe, pb_bvh_error *err)
+static pb_bvh_code probe_frames(const pb_bvh *src, double fps, unsigned flags, size_t frames,
+                                pb_bvh *probe, pb_bvh_error *err)
 {
     enum { N = 16 };
-    const pb_bvh *src = S->src;
     const size_t n = frames < N ? frames : N, J = src->num_joints, C = src->num_channels;
-    pb_bvh_code rc = pb_bvh_new_motion(src, n, 1.0 / S->fps, probe, err);
+    const double step = (1.0 / fps) / src->frame_time; /* as pb_bvh_resample_angles */
+    pb_bvh_code rc = pb_bvh_new_motion(src, n, 1.0 / fps, probe, err);
     if (rc != PB_BVH_OK)
         return rc;
     size_t g[N];
     double times[N];
     for (size_t i = 0; i < n; i++) {
         g[i] = n > 1 ? i * (frames - 1) / (n - 1) : 0;
-        times[i] = (double)g[i] * S->step * src->frame_time;
+        times[i] = (double)g[i] * step * src->frame_time;
     }
     pb_clip sc = pb_bvh_clip(src), pc = pb_bvh_clip(probe);
-    if (pb_clip_sample(&sc, n, times, S->flags & PB_CLIP_LOOP, &pc, NULL) != PB_OK)
+    if (pb_clip_sample(&sc, n, times, flags & PB_CLIP_LOOP, &pc, NULL) != PB_OK)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "resampling failed");
     if (src->euler_deg && src->decimals) {
         probe->euler_deg = malloc(3 * n * J * sizeof *probe->euler_deg);
@@ -100,10 +101,57 @@ static pb_bvh_code probe_frames(const stream *S, size_t frames, pb_bvh *probe, p
         if (!probe->euler_deg || !probe->decimals)
             return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
         for (size_t i = 0; i < n; i++)
-            bvh_resample_angles_range(src, (S->flags & PB_CLIP_LOOP) != 0, S->step, g[i], 1,
+            bvh_resample_angles_range(src, (flags & PB_CLIP_LOOP) != 0, step, g[i], 1,
                                       probe->euler_deg + 3 * i * J, probe->decimals + i * C);
     }
     return PB_BVH_OK;
+}
+
+/* the output's frame count for pb_bvh_resample_write_file's arguments
+ * (checked by bvh_resample_args), or the error */
+static pb_bvh_code out_frames(const pb_bvh *src, double fps, unsigned flags, size_t *frames,
+                              pb_bvh_error *err)
+{
+    pb_clip sc = pb_bvh_clip(src);
+    *frames = pb_clip_resample_frames(&sc, fps, flags & PB_CLIP_LOOP);
+    if (*frames == 0 || *frames > MAX_ELEMS / src->num_joints)
+        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                           "at %g fps the clip would have too many frames (frames x joints "
+                           "above 2^28) or has an invalid frame time",
+                           fps);
+    if (!isfinite(1.0 / fps))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
+    return bvh_validate(src, err);
+}
+
+pb_bvh_code pb_bvh_resample_estimate(const pb_bvh *src, double fps, unsigned flags,
+                                     const pb_bvh_write_opts *opts, size_t *frames, double *bytes,
+                                     pb_bvh_error *err)
+{
+    bvh_clear_err(err);
+    if (!src || !frames || !bytes)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "%s is NULL",
+                           !src      ? "src"
+                           : !frames ? "frames"
+                                     : "bytes");
+    pb_bvh_code rc = bvh_resample_args(src, fps, flags, err);
+    size_t n = 0;
+    if (rc == PB_BVH_OK)
+        rc = out_frames(src, fps, flags, &n, err);
+    if (rc != PB_BVH_OK)
+        return rc;
+    pb_bvh probe;
+    memset(&probe, 0, sizeof probe);
+    double est = 0.0;
+    rc = probe_frames(src, fps, flags, n, &probe, err);
+    if (rc == PB_BVH_OK)
+        rc = pb_bvh_estimate_bytes(&probe, n, opts, &est, err);
+    pb_bvh_free(&probe);
+    if (rc == PB_BVH_OK) {
+        *frames = n;
+        *bytes = est;
+    }
+    return rc;
 }
 
 typedef struct file_ctx {
@@ -143,17 +191,9 @@ pb_bvh_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsigned f
         return rc;
     if (flags & PB_BVH_LOOP_TRAVEL)
         return whole(src, fps, flags, path, opts, err);
-    pb_clip sc = pb_bvh_clip(src);
     const size_t J = src->num_joints, C = src->num_channels;
-    size_t frames = pb_clip_resample_frames(&sc, fps, flags);
-    if (frames == 0 || frames > MAX_ELEMS / J)
-        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                           "at %g fps the clip would have too many frames (frames x joints "
-                           "above 2^28) or has an invalid frame time",
-                           fps);
-    if (!isfinite(1.0 / fps))
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
-    rc = bvh_validate(src, err);
+    size_t frames = 0;
+    rc = out_frames(src, fps, flags, &frames, err);
     if (rc)
         return rc;
     stream S;
@@ -197,7 +237,7 @@ pb_bvh_code pb_bvh_resample_write_file(const pb_bvh *src, double fps, unsigned f
     S.block = head;
     pb_bvh probe;
     memset(&probe, 0, sizeof probe);
-    rc = probe_frames(&S, frames, &probe, err);
+    rc = probe_frames(src, fps, flags, frames, &probe, err);
     file_ctx c = {&head, &probe, opts, {run, &S}};
     if (rc == PB_BVH_OK)
         rc = pb_io_write_file_cb(path, write_cb, &c, err);
