@@ -1,5 +1,5 @@
-/* Where the tests find real motion clips (shared by test_bvh.c and
- * test_clip.c).
+/* Where the tests find real motion clips (shared by every test that reads
+ * one).
  *
  * - The shipped clip: <source root>/data/cmu_01_03.bvh, always present
  *   (PB_REPO_DATA_DIR, set by meson).

@@ -1,7 +1,8 @@
 /*
  * Backends and dispatch: names, support, forcing, version; every supported
  * backend held to the accuracy target on a quaternion Catmull-Rom batch (and
- * on the average / spline kernels with realistic data).
+ * on the average / spline kernels with realistic data); the errors of
+ * pb_backend_from_name and pb_backend_force, and pb_status_str.
  */
 #include <criterion/criterion.h>
 
@@ -285,4 +286,42 @@ Test(backend, force_each_supported_meets_accuracy)
     cr_expect(tested >= 1);
     cr_expect_eq(pb_backend_force(orig), PB_OK);
     cr_expect_eq(pb_backend_active(), orig);
+}
+
+/* ---- status strings, backend name parsing ------------------------------------------ */
+
+Test(errors, status_str_never_null)
+{
+    for (int s = 0; s <= PB_ERR_NOMEM; s++) {
+        const char *t = pb_status_str((pb_status)s);
+        cr_assert(t != NULL, "pb_status_str(%d) is NULL", s);
+        cr_expect(t[0] != 0, "pb_status_str(%d) is empty", s);
+        cr_expect(strcmp(t, "unknown status") != 0, "known status %d reads \"unknown status\"", s);
+    }
+    static const int unknown[] = {7, 99, -1, 1000000};
+    for (int i = 0; i < 4; i++) {
+        const char *t = pb_status_str((pb_status)unknown[i]);
+        cr_assert(t != NULL, "pb_status_str(%d) is NULL", unknown[i]);
+        cr_expect_str_eq(t, "unknown status", "pb_status_str(%d) = \"%s\"", unknown[i], t);
+    }
+}
+
+Test(errors, backend_name_errors)
+{
+    pb_backend b = (pb_backend)77;
+    cr_expect_eq(pb_backend_from_name(NULL, &b), PB_ERR_NULL);
+    cr_expect_eq((int)b, 77, "out written on error");
+    cr_expect_eq(pb_backend_from_name("scalar", NULL), PB_ERR_NULL);
+    static const char *const bad[] = {"",        "bogus",   "avx",  "avx2x",  "neon2",
+                                      "scalar ", " scalar", "sse4", "avx-512"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        b = (pb_backend)77;
+        cr_expect_eq(pb_backend_from_name(bad[i], &b), PB_ERR_ARG, "name \"%s\"", bad[i]);
+        cr_expect_eq((int)b, 77, "name \"%s\": out written on error", bad[i]);
+    }
+    pb_backend before = pb_backend_active();
+    cr_expect_eq(pb_backend_force(PB_BACKEND_COUNT), PB_ERR_ARG);
+    cr_expect_eq(pb_backend_force((pb_backend)-1), PB_ERR_ARG);
+    cr_expect_eq(pb_backend_force((pb_backend)1000), PB_ERR_ARG);
+    cr_expect_eq(pb_backend_active(), before, "active backend changed by a failed force");
 }

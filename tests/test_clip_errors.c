@@ -1,6 +1,7 @@
 /* Every documented error of pb_clip_sample, pb_clip_resample_frames,
  * pb_clip_resample and pb_pose_blend returns its code and leaves every byte
- * of every array (and dst's fields) untouched. */
+ * of every array (and dst's fields) untouched; times overlapping an output,
+ * infinite time ranges, a partial reference and k == 0 (issue 14). */
 #include "clip_util.h"
 
 /* ------------------------------------------------------------------------ */
@@ -511,5 +512,146 @@ Test(clip, errors_blend)
         char what[64];
         snprintf(what, sizeof what, "unknown method %d", bad_m[k]);
         BLEND(what, PB_ERR_ARG, b, (pb_blend_method)bad_m[k]);
+    }
+}
+
+/* ---- clip and blend contract gaps (issue 14) ------------------------------------- */
+
+/* pb_clip_sample: times overlapping any output is PB_ERR_ALIAS, nothing
+ * written; a denormal source frame time (infinite velocity factor) and an
+ * fps whose output frame time or step is infinite are PB_ERR_ARG. */
+Test(errors, clip_times_alias_and_time_ranges)
+{
+    enum { F = 4, J = 3, C = 5 };
+    /* rows of an even number of floats, 16-byte aligned: the doubles of
+     * times placed inside them are aligned */
+    static _Alignas(16) float src_q[4][F * J], dst_q[4][C * J + 17], vel_v[3][C * J + 1];
+    static double times[C];
+    for (size_t i = 0; i < F * J; i++) {
+        src_q[0][i] = 1.0f;
+        src_q[1][i] = src_q[2][i] = src_q[3][i] = 0.0f;
+    }
+    for (size_t i = 0; i < C; i++)
+        times[i] = 0.01 * (double)i;
+    pb_clip src = {F, J, 1.0 / 30, {src_q[0], src_q[1], src_q[2], src_q[3]}, {0, 0, 0}, {0, 0, 0}};
+    pb_clip dst = {C, J, 0, {dst_q[0], dst_q[1], dst_q[2], dst_q[3]}, {0, 0, 0}, {0, 0, 0}};
+    pb_clip_vel vel = {{vel_v[0], vel_v[1], vel_v[2]}, {0, 0, 0}, {0, 0, 0}};
+    cr_assert_eq(pb_clip_sample(&src, C, times, 0, &dst, &vel), PB_OK);
+    /* times inside dst.rot.x (and straddling its end), and inside vel.rot.y */
+    double *in_out[3] = {(double *)(void *)dst_q[1], (double *)(void *)(dst_q[1] + C * J - 3),
+                         (double *)(void *)vel_v[1]};
+    for (int c = 0; c < 3; c++) {
+        for (size_t i = 0; i < C; i++)
+            in_out[c][i] = 0.01 * (double)i;
+        unsigned char before[sizeof dst_q + sizeof vel_v];
+        memcpy(before, dst_q, sizeof dst_q);
+        memcpy(before + sizeof dst_q, vel_v, sizeof vel_v);
+        cr_expect_eq(pb_clip_sample(&src, C, in_out[c], 0, &dst, &vel), PB_ERR_ALIAS,
+                     "times overlapping output %d", c);
+        cr_expect(!memcmp(before, dst_q, sizeof dst_q) &&
+                      !memcmp(before + sizeof dst_q, vel_v, sizeof vel_v),
+                  "outputs written on PB_ERR_ALIAS (%d)", c);
+    }
+    /* times may overlap an input (only read) */
+    cr_expect_eq(pb_clip_sample(&src, C, (const double *)(const void *)src_q[1], 0, &dst, NULL),
+                 PB_OK);
+
+    /* a denormal source frame time: 1 / frame_time is infinite */
+    pb_clip tiny = src;
+    tiny.frame_time = 1e-310;
+    cr_expect_eq(pb_clip_sample(&tiny, C, times, 0, &dst, &vel), PB_ERR_ARG);
+    cr_expect_eq(pb_clip_resample_frames(&tiny, 30.0, 0), 0);
+    cr_expect_eq(pb_clip_resample(&tiny, 30.0, 0, &dst, &vel), PB_ERR_ARG);
+    /* an fps whose output frame time 1 / fps is infinite, or whose step
+     * 1 / (fps * frame_time) is */
+    static const double bad[][2] = {{1.0 / 30, 1e-310}, {1.0 / 30, 4.9e-324}, {1e-10, 1e-300}};
+    for (size_t i = 0; i < 3; i++) {
+        pb_clip s1 = src, d1 = dst;
+        s1.frame_time = bad[i][0];
+        d1.frames = 1;
+        d1.frame_time = 7.0;
+        cr_expect_eq(pb_clip_resample_frames(&s1, bad[i][1], 0), 0, "frame time %g fps %g",
+                     bad[i][0], bad[i][1]);
+        cr_expect_eq(pb_clip_resample(&s1, bad[i][1], 0, &d1, NULL), PB_ERR_ARG,
+                     "frame time %g fps %g", bad[i][0], bad[i][1]);
+        cr_expect_eq(d1.frame_time, 7.0);
+    }
+    /* a tiny but valid fps: one output frame, a finite frame time */
+    pb_clip d2 = dst;
+    d2.frames = 1;
+    cr_expect_eq(pb_clip_resample_frames(&src, 1e-300, 0), 1);
+    cr_expect_eq(pb_clip_resample(&src, 1e-300, 0, &d2, NULL), PB_OK);
+    cr_expect(isfinite(d2.frame_time));
+}
+
+/* pb_pose_blend and pb_pose_blend_layers: a reference track with some of its
+ * pointers NULL (e.g. ref->pos = {NULL, y, z}) is PB_ERR_NULL, never silently
+ * dropped; k == 0 is PB_ERR_ARG for every sample-taking function, whatever the
+ * other counts (one rule: k is checked first). */
+Test(errors, blend_partial_ref_and_k_zero)
+{
+    enum { J = 5, K = 2 };
+    static float q[K][4][J], p[K][3][J], s[K][3][J], rq_[4][J], rp[3][J], rs[3][J], oq[4][J],
+        op[3][J], os[3][J];
+    float w[K] = {0.5f, 0.5f};
+    for (size_t j = 0; j < J; j++) {
+        for (size_t i = 0; i < K; i++) {
+            q[i][0][j] = 1.0f;
+            s[i][0][j] = s[i][1][j] = s[i][2][j] = 1.0f;
+        }
+        rq_[0][j] = 1.0f;
+        rs[0][j] = rs[1][j] = rs[2][j] = 1.0f;
+    }
+    pb_cquats rot[K];
+    pb_cvec3s pos[K], scl[K];
+    pb_blend_layer layers[K];
+    for (size_t i = 0; i < K; i++) {
+        pb_cquats r = {q[i][0], q[i][1], q[i][2], q[i][3]};
+        pb_cvec3s pp = {p[i][0], p[i][1], p[i][2]}, ss = {s[i][0], s[i][1], s[i][2]};
+        rot[i] = r;
+        pos[i] = pp;
+        scl[i] = ss;
+        layers[i].weight = 1.0f;
+        layers[i].joint_weights = NULL;
+        layers[i].pose.rot = r;
+        layers[i].pose.pos = pp;
+        layers[i].pose.scale = ss;
+    }
+    pb_pose full = {{oq[0], oq[1], oq[2], oq[3]}, {op[0], op[1], op[2]}, {os[0], os[1], os[2]}};
+    pb_pose rot_only = {{oq[0], oq[1], oq[2], oq[3]}, {0, 0, 0}, {0, 0, 0}};
+    pb_pose out = full;
+    for (int o = 0; o < 2; o++, out = rot_only)
+        for (int track = 0; track < 2; track++)
+            for (int miss = 0; miss < 3; miss++) {
+                pb_cpose ref = {
+                    {rq_[0], rq_[1], rq_[2], rq_[3]}, {rp[0], rp[1], rp[2]}, {rs[0], rs[1], rs[2]}};
+                const float **v = track ? &ref.scale.x : &ref.pos.x;
+                v[miss] = NULL;
+                for (int m = 0; m < PB_BLEND_METHOD_COUNT; m++) {
+                    cr_expect_eq(
+                        pb_pose_blend(J, K, rot, pos, scl, w, (pb_blend_method)m, &ref, &out),
+                        PB_ERR_NULL, "pb_pose_blend method %d, ref %s component %d NULL", m,
+                        track ? "scale" : "pos", miss);
+                    if (m == PB_BLEND_ACCURATE)
+                        continue;
+                    pb_blend_desc d = {J, layers, K, NULL, 0, (pb_blend_method)m, 0, &ref};
+                    cr_expect_eq(pb_pose_blend_layers(&d, &out), PB_ERR_NULL,
+                                 "pb_pose_blend_layers method %d, ref %s component %d NULL", m,
+                                 track ? "scale" : "pos", miss);
+                }
+            }
+    out = full;
+    /* k == 0: PB_ERR_ARG, also with joints above PB_MAX_COUNT or 0 */
+    static const size_t nl[] = {0, J, PB_MAX_COUNT + 1};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = nl[i];
+        pb_quats o = out.rot;
+        cr_expect_eq(pb_quat_average_raw(n, 0, rot, w, o), PB_ERR_ARG);
+        cr_expect_eq(pb_quat_average_accurate(n, 0, rot, w, o), PB_ERR_ARG);
+        cr_expect_eq(pb_pose_blend(n, 0, rot, pos, scl, w, PB_BLEND_RAW, NULL, &out), PB_ERR_ARG,
+                     "pb_pose_blend joints %zu k 0", n);
+        pb_blend_desc d = {n, layers, 0, NULL, 0, PB_BLEND_RAW, 0, NULL};
+        cr_expect_eq(pb_pose_blend_layers(&d, &out), PB_ERR_ARG, "layers joints %zu count 0", n);
+        cr_expect_eq(pb_quat_reference_extract(0, n, rot[0], o), PB_ERR_ARG);
     }
 }

@@ -1,0 +1,221 @@
+/* The BVH writer: Euler channels continuous across +-180 flips (or the
+ * source's own angles), a failure leaves no temporary and keeps the
+ * destination, values of any magnitude read back bit-exactly,
+ * pb_bvh_set_frames and non-unit quaternions. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <criterion/criterion.h>
+
+#include "bvh_util.h"
+
+/* The writer unwraps +-180 flips and keeps channels continuous. */
+Test(bvh_write, euler_continuity_synthetic)
+{
+    /* Chest spins about Z through +-180 and pitches through 90 (gimbal). */
+    size_t F = 721;
+    size_t cap = F * 80 + 1024;
+    char *text = xmalloc(cap);
+    size_t k = appendf(text, cap, 0, "%.*s", (int)(strstr(k_valid, "MOTION") - k_valid), k_valid);
+    k = appendf(text, cap, k, "MOTION\nFrames: %zu\nFrame Time: 0.01\n", F);
+    for (size_t f = 0; f < F; f++) {
+        double z = fmod(-179.0 + 1.5 * (double)f + 180.0, 360.0) - 180.0; /* wraps in input */
+        double x = 95.0 * sin((double)f * 0.02);
+        double y = 30.0 * cos((double)f * 0.013);
+        k = appendf(text, cap, k, "0 0 0 %.4f %.4f %.4f %.4f %.4f %.4f\n", z, x, y, -z, y, x);
+    }
+    pb_bvh b = read_ok(text);
+    /* With the source angles (the default), the source's own values. */
+    char *src = write_read_compare(&b);
+    double *vs = data_values(src, F, 9), *vin = data_values(text, F, 9);
+    size_t jin = count_jumps(&b, vin), jsrc = count_jumps(&b, vs);
+    for (size_t i = 0; i < F * 9; i++)
+        cr_assert_float_eq(vs[i], vin[i], 1e-9, "value %zu: %.9g vs %.9g", i, vs[i], vin[i]);
+    free(vs);
+    free(src);
+    /* Without them: continuous from frame to frame. */
+    free(b.euler_deg);
+    b.euler_deg = NULL;
+    char *out = write_read_compare(&b);
+    double *v = data_values(out, F, 9);
+    size_t jout = count_jumps(&b, v);
+    fprintf(stderr,
+            "synthetic spin: %zu jumps >180 in input, %zu written from the source, %zu "
+            "continuous\n",
+            jin, jsrc, jout);
+    cr_assert_gt(jin, 0);
+    cr_assert_eq(jsrc, jin);
+    cr_assert_eq(jout, 0);
+    free(v);
+    free(vin);
+    free(out);
+    free(text);
+    pb_bvh_free(&b);
+}
+
+Test(bvh_write, failure_leaves_no_temp_and_keeps_destination)
+{
+    pb_bvh b = read_ok(k_valid);
+    char *dir = make_tmpdir();
+    char path[4400];
+    pb_bvh_error err;
+
+    /* 1. Directory that does not exist. */
+    snprintf(path, sizeof path, "%s/missing/out.bvh", dir);
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_IO);
+    cr_assert_not_null(strstr(err.message, "missing/out.bvh"), "%s", err.message);
+    cr_assert_eq(dir_entries(dir), 0);
+
+    /* 2. Destination is a directory (with content that must survive). */
+    snprintf(path, sizeof path, "%s/adir", dir);
+    cr_assert_eq(mkdir(path, 0777), 0);
+    char inner[4500];
+    snprintf(inner, sizeof inner, "%s/keep.txt", path);
+    spit(inner, "keep");
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_IO);
+    fprintf(stderr, "write to a directory: %s\n", err.message);
+    cr_assert_eq(dir_entries(dir), 1, "no temporary left next to it");
+    cr_assert_eq(dir_entries(path), 1);
+    snprintf(inner, sizeof inner, "%s/", path);
+    cr_assert_eq(pb_bvh_write_file(inner, &b, &err), PB_BVH_ERR_IO);
+    cr_assert_eq(dir_entries(dir), 1);
+
+    /* 3. Failure in the middle of writing (non-finite rotation in the last
+     *    frame): the existing destination is untouched, no temporary left. */
+    snprintf(path, sizeof path, "%s/dest.bvh", dir);
+    spit(path, "original content\n");
+    b.rot_x[b.num_joints * b.num_frames - 1] = NAN;
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_ARG);
+    cr_assert_not_null(strstr(err.message, "non-finite"), "%s", err.message);
+    char *c = slurp(path, NULL);
+    cr_assert_str_eq(c, "original content\n");
+    free(c);
+    cr_assert_eq(dir_entries(dir), 2, "adir and dest.bvh only");
+    b.rot_x[b.num_joints * b.num_frames - 1] = 0.0f;
+    b.pos_y[0] = INFINITY;
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_ARG);
+    cr_assert_eq(dir_entries(dir), 2);
+    b.pos_y[0] = 2.0f;
+
+    /* 4. Invalid in-memory data is rejected before any file is created. */
+    b.frame_time = 0.0;
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_ARG);
+    b.frame_time = 0.5;
+    b.joints[1].parent = 5;
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_ARG);
+    b.joints[1].parent = 0;
+    const char *saved = b.joints[1].name;
+    const char *bad_names[] = {"", " lead", "trail ", "a{b", "new\nline"};
+    for (int k = 0; k < 5; k++) {
+        b.joints[1].name = bad_names[k];
+        cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_ERR_ARG, "name '%s'", bad_names[k]);
+    }
+    b.joints[1].name = saved;
+    c = slurp(path, NULL);
+    cr_assert_str_eq(c, "original content\n");
+    free(c);
+    cr_assert_eq(dir_entries(dir), 2);
+
+    /* 5. Success replaces it, keeping its permissions. */
+    cr_assert_eq(chmod(path, 0640), 0);
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_OK, "%s", err.message);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mode & 0777, 0640);
+    cr_assert_eq(dir_entries(dir), 2);
+    pb_bvh c2;
+    cr_assert_eq(pb_bvh_read_file(path, &c2, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(c2.frame_time, 0.5);
+    pb_bvh_free(&c2);
+
+    /* Reading errors. */
+    snprintf(path, sizeof path, "%s/nope.bvh", dir);
+    cr_assert_eq(pb_bvh_read_file(path, &c2, &err), PB_BVH_ERR_IO);
+    cr_assert_eq(err.line, 0);
+    cr_assert_not_null(strstr(err.message, "nope.bvh"));
+    cr_assert_eq(pb_bvh_read_file(dir, &c2, &err), PB_BVH_ERR_IO);
+
+    rm_tree(dir);
+    free(dir);
+    pb_bvh_free(&b);
+}
+
+/* Offsets and positions of any magnitude read back bit-exactly. */
+Test(bvh_write, float_values_round_trip_exactly)
+{
+    pb_bvh b = read_ok(k_valid);
+    const float vals[] = {1e-7f,       3.4e38f,  -1.17549435e-38f, 1.4e-45f,    123456.789f,
+                          -0.1f,       1.70155f, 5.1072e-06f,      16777217.0f, -9.87654e20f,
+                          0.33333334f, 2.5e-12f, -1e-30f,          65504.5f,    -0.0f};
+    const size_t nv = sizeof vals / sizeof vals[0];
+    cr_assert_eq(pb_bvh_set_frames(&b, nv, NULL), PB_BVH_OK);
+    for (size_t k = 0; k < nv; k++) {
+        b.pos_x[2 * k] = vals[k];
+        b.pos_y[2 * k] = -vals[(k + 3) % nv];
+        b.pos_z[2 * k] = vals[(k + 7) % nv] * 0.5f;
+    }
+    b.joints[1].offset[0] = 1e-7f;
+    b.joints[1].offset[2] = -3.4e38f;
+    b.end_sites[0].offset[1] = 1.4e-45f;
+    for (size_t f = 0; f < nv; f++) { /* Chest has no position channels: pos = OFFSET */
+        b.pos_x[2 * f + 1] = b.joints[1].offset[0];
+        b.pos_z[2 * f + 1] = b.joints[1].offset[2];
+    }
+    char *out = write_read_compare(&b); /* offsets compared bit-exactly */
+    cr_assert_null(strstr(out, "-0 "), "no negative zero printed");
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/v.bvh", dir);
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_OK);
+    pb_bvh c;
+    cr_assert_eq(pb_bvh_read_file(path, &c, &err), PB_BVH_OK, "%s", err.message);
+    for (size_t i = 0; i < nv * 2; i++) {
+        cr_assert(c.pos_x[i] == b.pos_x[i] && c.pos_y[i] == b.pos_y[i] && c.pos_z[i] == b.pos_z[i],
+                  "element %zu: %a %a %a vs %a %a %a", i, (double)c.pos_x[i], (double)c.pos_y[i],
+                  (double)c.pos_z[i], (double)b.pos_x[i], (double)b.pos_y[i], (double)b.pos_z[i]);
+    }
+    pb_bvh_free(&c);
+    rm_tree(dir);
+    free(dir);
+    free(out);
+    pb_bvh_free(&b);
+}
+
+Test(bvh_write, set_frames_and_non_unit_quaternions)
+{
+    pb_bvh b = read_ok(k_valid);
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_set_frames(&b, 5, &err), PB_BVH_OK);
+    cr_assert_eq(b.num_frames, 5);
+    cr_assert_eq(b.rot_w[4 * 2 + 1], 1.0f);
+    cr_assert_eq(b.pos_y[4 * 2 + 1], 10.0f);
+    cr_assert_eq(b.pos_x[2], 4.0f); /* kept */
+    /* Scaled and zero quaternions are written as their rotation / identity. */
+    b.rot_w[5] *= 3.0f;
+    b.rot_x[5] *= 3.0f;
+    b.rot_y[5] *= 3.0f;
+    b.rot_z[5] *= 3.0f;
+    b.rot_w[7] = b.rot_x[7] = b.rot_y[7] = b.rot_z[7] = 0.0f;
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/s.bvh", dir);
+    cr_assert_eq(pb_bvh_write_file(path, &b, &err), PB_BVH_OK, "%s", err.message);
+    pb_bvh c;
+    cr_assert_eq(pb_bvh_read_file(path, &c, &err), PB_BVH_OK, "%s", err.message);
+    double qa[4], qb[4];
+    bvh_quat(&b, 5, qa);
+    bvh_quat(&c, 5, qb);
+    cr_assert_lt(quat_angle(qa, qb), 2e-6);
+    cr_assert_eq(c.rot_w[7], 1.0f);
+    pb_bvh_free(&c);
+    cr_assert_eq(pb_bvh_set_frames(&b, 1, &err), PB_BVH_OK);
+    cr_assert_eq(b.num_frames, 1);
+    cr_assert_eq(pb_bvh_set_frames(&b, (size_t)1 << 40, &err), PB_BVH_ERR_LIMIT);
+    cr_assert_eq(b.num_frames, 1);
+    rm_tree(dir);
+    free(dir);
+    pb_bvh_free(&b);
+    pb_bvh_free(&b); /* idempotent */
+}

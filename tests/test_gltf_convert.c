@@ -1,0 +1,101 @@
+/* The BVH <-> glTF conversion: a round trip within 1e-3 degrees, and a
+ * skin converted to BVH. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include "gltf_util.h"
+
+/* ---- BVH <-> glTF ---------------------------------------------------------- */
+
+Test(gltf, bvh_gltf_bvh_round_trip_within_1e_3_degrees)
+{
+    pb_bvh b, back;
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_read_file(repo_clip_path("cmu_01_03.bvh"), &b, &err), PB_BVH_OK, "%s",
+                 err.message);
+    pb_gltf g;
+    cr_assert_eq(pb_gltf_from_bvh(&b, &g, &err), PB_BVH_OK, "%s", err.message);
+    char *dir = tmpdir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/c.glb", dir);
+    cr_assert_eq(pb_gltf_write_file(out, &g, &err), PB_BVH_OK, "%s", err.message);
+    pb_gltf h = read_ok(out);
+    cr_assert_eq(h.num_nodes, b.num_joints + b.num_end_sites);
+    cr_assert_eq(pb_gltf_to_bvh(&h, -1, 0, 0, &back, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(back.num_joints, b.num_joints);
+    cr_assert_eq(back.num_end_sites, b.num_end_sites);
+    cr_assert_eq(back.num_frames, b.num_frames);
+    cr_assert_eq(back.frame_time, b.frame_time);
+    double worst = 0, worst_pos = 0;
+    for (size_t j = 0; j < b.num_joints; j++) {
+        cr_assert_str_eq(back.joints[j].name, b.joints[j].name);
+        cr_assert_eq(back.joints[j].parent, b.joints[j].parent);
+        cr_assert_eq(back.joints[j].num_channels, b.joints[j].num_channels);
+        cr_assert_eq(memcmp(back.joints[j].channels, b.joints[j].channels, 6), 0);
+    }
+    for (size_t e = 0; e < b.num_end_sites; e++) {
+        cr_assert_eq(back.end_sites[e].parent, b.end_sites[e].parent);
+        cr_assert_eq(back.end_sites[e].child_index, b.end_sites[e].child_index);
+    }
+    for (size_t i = 0; i < b.num_frames * b.num_joints; i++) {
+        double a4[4] = {b.rot_w[i], b.rot_x[i], b.rot_y[i], b.rot_z[i]};
+        double b4[4] = {back.rot_w[i], back.rot_x[i], back.rot_y[i], back.rot_z[i]};
+        worst = fmax(worst, rot_angle(a4, b4) * 180 / 3.14159265358979323846);
+        worst_pos = fmax(worst_pos, fabs((double)b.pos_x[i] - back.pos_x[i]));
+    }
+    fprintf(stderr, "BVH -> glTF -> BVH: max rotation difference %.3g degrees\n", worst);
+    cr_assert_lt(worst, 1e-3, "%g degrees", worst);
+    cr_assert_eq(worst_pos, 0.0);
+    /* and through BVH text again */
+    snprintf(out, sizeof out, "%s/c.bvh", dir);
+    cr_assert_eq(pb_bvh_write_file(out, &back, &err), PB_BVH_OK, "%s", err.message);
+    pb_bvh again;
+    cr_assert_eq(pb_bvh_read_file(out, &again, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(again.num_frames, b.num_frames);
+    pb_bvh_free(&again);
+    pb_bvh_free(&back);
+    pb_gltf_free(&h);
+    pb_gltf_free(&g);
+    pb_bvh_free(&b);
+    rmtree(dir);
+}
+
+Test(gltf, gltf_to_bvh_of_a_skin)
+{
+    const char *p = gltf_sample_path("Fox.glb");
+    if (!p)
+        cr_skip_test("no Fox.glb");
+    pb_gltf g = read_ok(p);
+    pb_bvh b;
+    pb_bvh_error err;
+    cr_assert_eq(pb_gltf_default_skin(&g), 0);
+    cr_assert_eq(pb_gltf_to_bvh(&g, 1, 0, 0, &b, &err), PB_BVH_ERR_ARG);
+    cr_assert_not_null(strstr(err.message, "skin 1: the file has 1 skin"), "%s", err.message);
+    cr_assert_eq(pb_gltf_to_bvh(&g, 0, 2, 0, &b, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_geq(b.num_joints, g.skins[0].num_joints);
+    /* the Run animation: keys 1/24 s apart but the last 0.2 s: frames at the
+     * median interval over its whole span */
+    const pb_gltf_animation *run = &g.animations[2];
+    cr_assert_float_eq(b.frame_time, 1.0 / 24, 1e-6);
+    cr_assert_eq(b.num_frames, (size_t)floor((run->t_max - run->t_min) / b.frame_time + 1e-3) + 1);
+    /* every skin joint is a BVH joint with its name, rotations as sampled */
+    float *v = malloc(g.animations[2].num_values * sizeof *v);
+    float t = g.animations[2].t_min + 5 * (float)b.frame_time;
+    cr_assert_eq(pb_gltf_sample(&g, 2, 1, &t, v, &err), PB_BVH_OK);
+    for (size_t c = 0; c < g.animations[2].num_channels; c++) {
+        const pb_gltf_channel *ch = &g.animations[2].channels[c];
+        if (ch->path != PB_GLTF_ROTATION)
+            continue;
+        long j = pb_bvh_find_joint(&b, g.nodes[ch->node].name);
+        cr_assert_geq(j, 0, "%s", g.nodes[ch->node].name);
+        size_t e = 5 * b.num_joints + (size_t)j;
+        const float *q = v + ch->offset;
+        double d = fabs((double)q[3] * b.rot_w[e] + (double)q[0] * b.rot_x[e] +
+                        (double)q[1] * b.rot_y[e] + (double)q[2] * b.rot_z[e]);
+        cr_assert_gt(d, 1 - 1e-6);
+    }
+    free(v);
+    pb_bvh_free(&b);
+    pb_gltf_free(&g);
+}
