@@ -13,7 +13,10 @@ size_t gltf_json_start(const unsigned char *data, size_t size)
     return i;
 }
 
-int gltf_head_is_glb(const unsigned char *h, size_t n) { return n >= 4 && memcmp(h, "glTF", 4) == 0; }
+int gltf_head_is_glb(const unsigned char *h, size_t n)
+{
+    return n >= 4 && memcmp(h, "glTF", 4) == 0;
+}
 
 int gltf_head_is_json(const unsigned char *h, size_t n)
 {
