@@ -1,11 +1,14 @@
 /* The weighted averages of rotations (raw, log, eigenvector; with and
  * without a reference), the vec3 blend and their sums (compensated, in
  * chunks, sample-major or in registers), written once over the lane
- * layer. Included by kernels.h after the primitives, cubics and slerp /
- * nlerp, and before the splines notebook and the kernels that use these
- * sums (kernels_blend.h). */
+ * layer; the layered pose blend (kernels_blend.h) runs these sums too.
+ * Include after a lanes_<isa>.h. */
 #ifndef PB_KERNELS_AVERAGE_H
 #define PB_KERNELS_AVERAGE_H
+
+#include "internal.h"
+#include "lanes_math.h"
+#include "kernels_common.h"
 
 /* ------------------------------------------------------------ averages */
 
@@ -17,16 +20,6 @@
  * formed in the same order either way (same results). */
 #define PB_CHUNK 64
 PB_INLINE size_t chunk_len(size_t n, size_t c) { return n - c < PB_CHUNK ? n - c : PB_CHUNK; }
-PB_INLINE pb_cvec3s cv3_offset(pb_cvec3s v, size_t o)
-{
-    pb_cvec3s r = {v.x + o, v.y + o, v.z + o};
-    return r;
-}
-PB_INLINE pb_vec3s v3_offset(pb_vec3s v, size_t o)
-{
-    pb_vec3s r = {v.x + o, v.y + o, v.z + o};
-    return r;
-}
 /* Whether a chunk of m elements sums k terms in registers, block by block,
  * rather than sample-major through scratch: on the 16-lane backends (32
  * registers), a chunk of at most two blocks and at most PB_SUM_BLOCK terms

@@ -23,6 +23,13 @@
 #ifndef PB_KERNELS_BLEND_H
 #define PB_KERNELS_BLEND_H
 
+#include <math.h>
+
+#include "internal.h"
+#include "lanes_math.h"
+#include "kernels_common.h"
+#include "kernels_average.h"
+
 /* one layer's inputs at the chunk */
 typedef struct {
     pb_cquats rot;

@@ -13,6 +13,11 @@
 #ifndef PB_KERNELS_CLIP_H
 #define PB_KERNELS_CLIP_H
 
+#include "internal.h"
+#include "lanes_math.h"
+#include "kernels_common.h"
+#include "kernels_cubic.h"
+
 /* frame k of a frame-major output of n joints (an absent one stays absent) */
 PB_INLINE pb_vec3s v3_frame(pb_vec3s v, size_t n, size_t k)
 {

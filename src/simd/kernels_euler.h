@@ -26,6 +26,10 @@
 #ifndef PB_KERNELS_EULER_H
 #define PB_KERNELS_EULER_H
 
+#include <math.h>
+#include <stdint.h>
+
+#include "internal.h"
 #include "lanes_math64.h"
 
 /* The constants exactly as src/io/euler.c forms them */

@@ -7,6 +7,10 @@
 #define PB_KERNELS_GLANCE_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
 
 #if UINTPTR_MAX == UINT64_MAX && defined(__GNUC__)
 #define PB_GLANCE_VEC 1

@@ -14,6 +14,8 @@
 #ifndef PB_KERNELS_LAYOUT_H
 #define PB_KERNELS_LAYOUT_H
 
+#include "internal.h"
+
 /* The lane layers that have them define PB_HAVE_AOS4 / PB_HAVE_AOS3 and
  * aos_load4 / aos_store4 (aos_load3 / aos_store3): a block of lane-width
  * elements of 4 (3) interleaved floats <-> 4 (3) component vectors. */

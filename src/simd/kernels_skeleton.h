@@ -24,6 +24,11 @@
 #ifndef PB_KERNELS_SKELETON_H
 #define PB_KERNELS_SKELETON_H
 
+#include <stdint.h>
+
+#include "internal.h"
+#include "lanes_math.h"
+
 /* the tracks in order w x y z, px py pz, sx sy sz (NULL: absent) */
 #define NT_SK 10
 typedef struct {
