@@ -1,5 +1,7 @@
-/* Argument checking shared by the public entry points (api.c, clip.c): every
- * argument is validated before anything is written. */
+/* Argument checking, the one room for it: the two passes every entry point
+ * runs (below), the element-wise entry points' argument lists beside them
+ * (api.c, PB_CHECKED), and the pose blends' checks (check_blend.c, declared
+ * at the end). Every argument is validated before anything is written. */
 #ifndef PB_CHECK_H
 #define PB_CHECK_H
 
@@ -340,5 +342,20 @@ static inline pb_status prologue(size_t n, int *done)
         if (st_ != PB_OK || done_)                                                                 \
             return st_;                                                                            \
     } while (0)
+
+/* ------------------------------------------------- the pose blends' checks */
+
+/* whether a blend method reads the reference's rotations */
+static inline int blend_by_ref(pb_blend_method m)
+{
+    return m == PB_BLEND_LOG_REF || m == PB_BLEND_RAW_REF;
+}
+/* pb_pose_blend's checks (check_blend.c): PB_OK or the status to return */
+pb_status pb_check_pose_blend(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
+                              const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+                              const pb_cpose *ref, const pb_pose *out);
+/* pb_pose_blend_layers' checks, and the kernels for its batch in *K when
+ * they pass with joints > 0 */
+pb_status pb_check_blend_layers(const pb_blend_desc *d, const pb_pose *out, const pb_kernels **K);
 
 #endif
