@@ -215,6 +215,11 @@ int cli_is_gltf(const char *path);
  * CUBICSPLINE keys, written to out (a file: .glb or .gltf by its extension;
  * "-": standard output in the input's format). Errors reported; 0 or -1. */
 int cli_gltf_resample(const char *in, const char *out, double fps, int cubic);
+/* JSON text on stdout (json.c): a string, quoted and escaped (bytes that
+ * are not UTF-8 as U+FFFD); the shortest number that reads back as v. */
+void cli_json_str(const char *s);
+void cli_json_num(double v);
+void cli_json_float(float v);
 /* info of a glTF file (json: one JSON line). Errors reported; 0 or -1. */
 int cli_gltf_info(const char *path, int json);
 /* A clip for the commands that work on BVH motion (blend): a BVH file read

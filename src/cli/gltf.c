@@ -130,22 +130,6 @@ static const char *interp_name(pb_gltf_interp i)
     return i == PB_GLTF_STEP ? "STEP" : i == PB_GLTF_CUBICSPLINE ? "CUBICSPLINE" : "LINEAR";
 }
 
-/* A JSON string (quotes, backslashes and control characters escaped). */
-static void json_s(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
 int cli_gltf_info(const char *path, int json)
 {
     pb_gltf g;
@@ -154,11 +138,11 @@ int cli_gltf_info(const char *path, int json)
     int glb = pb_io_format_of_file(path) == PB_IO_FORMAT_GLB;
     if (json) {
         fputs("{\"file\":", stdout);
-        json_s(path);
+        cli_json_str(path);
         printf(",\"format\":\"%s\",\"nodes\":%zu,\"skins\":[", glb ? "glb" : "gltf", g.num_nodes);
         for (size_t s = 0; s < g.num_skins; s++) {
             fputs(s ? ",{\"name\":" : "{\"name\":", stdout);
-            json_s(g.skins[s].name);
+            cli_json_str(g.skins[s].name);
             printf(",\"joints\":%zu}", g.skins[s].num_joints);
         }
         fputs("],\"animations\":[", stdout);
@@ -180,7 +164,7 @@ int cli_gltf_info(const char *path, int json)
         }
         if (json) {
             fputs(a ? ",{\"name\":" : "{\"name\":", stdout);
-            json_s(an->name);
+            cli_json_str(an->name);
             printf(",\"channels\":%zu,\"samplers\":%zu,\"max_keys\":%zu,\"start\":%.9g,"
                    "\"end\":%.9g,\"interpolation\":[",
                    an->num_channels, an->num_samplers, keys, (double)an->t_min, (double)an->t_max);

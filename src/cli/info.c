@@ -116,75 +116,6 @@ static int print_info(const char *path, const pb_bvh *b)
 
 /* --json ------------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-    unsigned c = s[0];
-    size_t n = c < 0x80                 ? 1
-               : c >= 0xC2 && c <= 0xDF ? 2
-               : c >= 0xE0 && c <= 0xEF ? 3
-               : c >= 0xF0 && c <= 0xF4 ? 4
-                                        : 0;
-    if (n < 2)
-        return n;
-    for (size_t k = 1; k < n; k++)
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-    unsigned c1 = s[1];
-    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || /* overlong, surrogates */
-        (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))   /* overlong, > U+10FFFF */
-        return 0;
-    return n;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped; bytes
- * that are not valid UTF-8 (names and paths are bytes) become U+FFFD. */
-static void json_str(const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    putchar('"');
-    while (*s) {
-        size_t n = utf8_len(s);
-        if (n == 0) {
-            fputs("\\ufffd", stdout);
-            s++;
-        } else if (*s == '"' || *s == '\\') {
-            printf("\\%c", *s++);
-        } else if (*s < 0x20) {
-            printf("\\u%04x", *s++);
-        } else {
-            fwrite(s, 1, n, stdout);
-            s += n;
-        }
-    }
-    putchar('"');
-}
-
-/* The shortest %g that reads back as the same double (JSON has no inf or
- * nan; the reader never gives them). */
-static void json_num(double v)
-{
-    char buf[40];
-    for (int digits = 6; digits <= 17; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    fputs(buf, stdout);
-}
-
-/* The same for a float. */
-static void json_float(float v)
-{
-    char buf[40];
-    for (int digits = 6; digits <= 9; digits++) {
-        snprintf(buf, sizeof buf, "%.*g", digits, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    fputs(buf, stdout);
-}
-
 typedef struct warnings {
     char **msg;
     size_t n, cap;
@@ -223,12 +154,12 @@ static void print_json(const char *path, const pb_bvh *b, const warnings *w)
 {
     double ft = b->frame_time;
     fputs("{\"file\":", stdout);
-    json_str(path);
+    cli_json_str(path);
     printf(",\"joint_count\":%zu,\"joints\":[", b->num_joints);
     for (size_t j = 0; j < b->num_joints; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
         fputs(j ? ",{\"name\":" : "{\"name\":", stdout);
-        json_str(jt->name);
+        cli_json_str(jt->name);
         if (jt->parent < 0)
             fputs(",\"parent\":null", stdout);
         else
@@ -237,29 +168,29 @@ static void print_json(const char *path, const pb_bvh *b, const warnings *w)
         for (int a = 0; a < 3; a++) {
             if (a)
                 putchar(',');
-            json_float(jt->offset[a]);
+            cli_json_float(jt->offset[a]);
         }
         fputs("],\"channels\":[", stdout);
         for (int c = 0; c < jt->num_channels; c++) {
             const char *name = pb_bvh_channel_name((pb_bvh_channel)jt->channels[c]);
             if (c)
                 putchar(',');
-            json_str(name ? name : "?");
+            cli_json_str(name ? name : "?");
         }
         fputs("]}", stdout);
     }
     printf("],\"end_sites\":%zu,\"channels\":%zu,\"frames\":%zu,\"frame_time\":", b->num_end_sites,
            b->num_channels, b->num_frames);
-    json_num(ft);
+    cli_json_num(ft);
     fputs(",\"fps\":", stdout);
-    json_num(1.0 / ft);
+    cli_json_num(1.0 / ft);
     fputs(",\"duration\":", stdout);
-    json_num(b->num_frames > 1 ? (double)(b->num_frames - 1) * ft : 0.0);
+    cli_json_num(b->num_frames > 1 ? (double)(b->num_frames - 1) * ft : 0.0);
     fputs(",\"warnings\":[", stdout);
     for (size_t i = 0; i < w->n; i++) {
         if (i)
             putchar(',');
-        json_str(w->msg[i]);
+        cli_json_str(w->msg[i]);
     }
     fputs("]}\n", stdout);
 }
