@@ -182,6 +182,19 @@ static double exact_slow(const char *a, const char *a_end, const char *b, const 
     return v;
 }
 
+/* Moves *a past the leading zeros of the integer digits [*a, a_end) and,
+ * when they are all zeros, *b past those of the fraction digits [*b, b_end):
+ * both then start at the first significant digit. */
+static inline void skip_leading_zeros(const char **a, const char *a_end, const char **b,
+                                      const char *b_end)
+{
+    while (*a < a_end && **a == '0')
+        (*a)++;
+    if (*a == a_end)
+        while (*b < b_end && **b == '0')
+            (*b)++;
+}
+
 size_t pb_nt_parse_info(const char *s, size_t n, double *out, pb_nt_info *info)
 {
     const char *p = s, *end = s + n;
@@ -252,22 +265,14 @@ size_t pb_nt_parse_info(const char *s, size_t n, double *out, pb_nt_info *info)
         }
         /* leading zeros skipped for the exact method */
         const char *a = is, *b = fs;
-        while (a < ie && *a == '0')
-            a++;
-        if (a == ie)
-            while (b < fe && *b == '0')
-                b++;
+        skip_leading_zeros(&a, ie, &b, fe);
         v = exact_slow(a, ie, b, fe, exp10);
         goto done;
     }
     /* More than 19 digits: leading zeros do not count. */
     {
         const char *a = is, *b = fs;
-        while (a < ie && *a == '0')
-            a++;
-        if (a == ie)
-            while (b < fe && *b == '0')
-                b++;
+        skip_leading_zeros(&a, ie, &b, fe);
         size_t sig = (size_t)(ie - a) + (size_t)(fe - b);
         if (sig == 0) {
             v = 0.0;
