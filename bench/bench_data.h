@@ -1,6 +1,6 @@
-// The benchmark's data (bench.cc's kernels read it): one pose of n joints
-// in structure-of-arrays form for the library and array-of-structs for the
-// naive transcriptions, and the resample benchmark's clip, made
+// The benchmark's data (bench_kernels.cc's kernels read it): one pose of n
+// joints in structure-of-arrays form for the library and array-of-structs for
+// the naive transcriptions, and the resample benchmark's clip, made
 // deterministically (splitmix64) so every platform times the same numbers.
 #ifndef PB_BENCH_DATA_H
 #define PB_BENCH_DATA_H

@@ -1,5 +1,5 @@
 // Benchmarks on the shipped CMU clip (data/cmu_01_03.bvh: 4511 frames, 31
-// joints, real motion capture): what the synthetic poses of bench.cc do not
+// joints, real motion capture): what bench_kernels.cc's synthetic poses do not
 // have, joints that hardly move (offsets of rounding noise) next to fast ones.
 //   cmu_resample/B/31/4   pb_clip_resample of its rotations and positions,
 //                         120 -> 480 fps (the README's main job); items are

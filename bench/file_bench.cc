@@ -5,8 +5,8 @@
 //                        whole reader, Euler -> quaternion included; MB/s of
 //                        input text, ns per input joint-sample;
 //   file_parse_numbers   its motion lines' numbers alone: whitespace skipped,
-//                        each read by pb_nt_parse (src/io/numtext.c, compiled
-//                        in); MB/s of the motion text;
+//                        each read by pb_nt_parse (src/io/numtext_read.c,
+//                        compiled in); MB/s of the motion text;
 //   file_format_numbers  the 480 fps motion text's numbers alone: each value
 //                        written by the formatter the writer uses for it
 //                        (pb_nt_angle; pb_nt_double for source angles kept as

@@ -1,6 +1,7 @@
 // The --summary mode's reporting pieces that know nothing of the kernels:
 // a reporter collecting every repetition's time, the CPU's name, number
-// formats and a markdown table (bench.cc builds its tables with them).
+// formats and a markdown table (summary_tables.cc builds its tables with
+// them).
 #ifndef PB_BENCH_SUMMARY_REPORT_H
 #define PB_BENCH_SUMMARY_REPORT_H
 
