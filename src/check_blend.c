@@ -90,8 +90,8 @@ PB_CHECKED(blend_arrays,
            (n, k, rot, pos, scale, weights, method, ref, out))
 
 pb_status pb_check_pose_blend(size_t n, size_t k, const pb_cquats *rot, const pb_cvec3s *pos,
-                             const pb_cvec3s *scale, const float *weights, pb_blend_method method,
-                             const pb_cpose *ref, const pb_pose *out)
+                              const pb_cvec3s *scale, const float *weights, pb_blend_method method,
+                              const pb_cpose *ref, const pb_pose *out)
 {
     if (k == 0) /* as for the averages */
         return PB_ERR_ARG;
@@ -189,4 +189,3 @@ pb_status pb_check_blend_layers(const pb_blend_desc *d, const pb_pose *out, cons
     *K = pb_kernels_for_blend(d->joints);
     return layers_glance(*K, d, out) ? PB_OK : layers_arrays_each(d, out);
 }
-
