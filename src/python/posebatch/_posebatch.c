@@ -9,21 +9,18 @@
  * again (one pass, cheap next to the maths); the GIL is released around all
  * of that and the C call, so threads scale.
  *
- * This file is the module itself: numpy's C API import, posebatch.BvhError,
- * the backend functions, the method table and PyInit__posebatch. The rest is
- * in the files _posebatch.h lists (args.c, kernels.c, clip.c, blend.c,
- * bvh.c, gltf.c).
+ * This file is the module itself: the backend functions, the method table
+ * and PyInit__posebatch, which imports numpy's C API (args.c), readies the
+ * types and adds them and posebatch.BvhError (bvh_object.c). The rest is in
+ * the files _posebatch.h lists; none of them calls this one.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#define PBPY_MAIN /* this file imports numpy's C API (import_array) */
 
 #include <posebatch.h>
 #include <posebatch/io.h>
 
-#include "_posebatch.h" /* numpy's arrayobject.h too */
-
-PyObject *BvhError;
+#include "_posebatch.h"
 
 /* ------------------------------------------------------------------------ */
 /* Backends                                                                 */
@@ -246,7 +243,8 @@ static struct PyModuleDef moduledef = {
 PyMODINIT_FUNC PyInit__posebatch(void);
 PyMODINIT_FUNC PyInit__posebatch(void)
 {
-    import_array();
+    if (pbpy_import_numpy())
+        return NULL;
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
@@ -254,19 +252,15 @@ PyMODINIT_FUNC PyInit__posebatch(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (pbpy_ready_clip_types() || PyType_Ready(&BvhType) || PyType_Ready(&GltfType)) {
+    if (pbpy_ready_clip_types() || pbpy_ready_bvh_type() || PyType_Ready(&GltfType) ||
+        pbpy_new_bvh_error()) {
         Py_DECREF(m);
         return NULL;
     }
-    BvhError = PyErr_NewExceptionWithDoc(
-        "posebatch.BvhError",
-        "A BVH file the reader refuses or the writer cannot write (a ValueError; .code: the\n"
-        "kind, .line: the 1-based line or 0).",
-        PyExc_ValueError, NULL);
     Py_INCREF(&pbpy_ClipType);
     Py_INCREF(&pbpy_PoseType);
     Py_INCREF(&BvhType);
-    if (!BvhError || PyModule_AddObject(m, "Clip", (PyObject *)&pbpy_ClipType) ||
+    if (PyModule_AddObject(m, "Clip", (PyObject *)&pbpy_ClipType) ||
         PyModule_AddObject(m, "Pose", (PyObject *)&pbpy_PoseType) ||
         PyModule_AddObject(m, "Bvh", (PyObject *)&BvhType) ||
         PyModule_AddObject(m, "Gltf", (Py_INCREF(&GltfType), (PyObject *)&GltfType)) ||

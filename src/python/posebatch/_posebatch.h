@@ -1,14 +1,17 @@
-/* What the extension's source files share: the module, its BVH error and
- * the backend functions (_posebatch.c), argument and array helpers
+/* What the extension's source files share, lowest first (a file calls only
+ * files listed above it): argument and array helpers and numpy's C API
  * (args.c), the element-wise kernels, averages and tracks (kernels.c), the
- * Clip and Pose types and the clip calls (clip.c), the Bvh type (bvh.c),
- * the Gltf type (gltf.c), the pose blends (blend.c). */
+ * Clip and Pose types and the clip calls (clip.c), the core of the Bvh type
+ * and BvhError (bvh_object.c), the Gltf type (gltf.c), the pose blends
+ * (blend.c), skeletons (skeleton.c, skeleton_ops.c), retargeting
+ * (retarget.c), the Bvh methods and method table (bvh.c), and the module:
+ * the backend functions, its method table and init (_posebatch.c). */
 #ifndef PBPY_POSEBATCH_H
 #define PBPY_POSEBATCH_H
 
 #include <Python.h>
-/* numpy's C API: imported once (import_array) in _posebatch.c (PBPY_MAIN),
- * shared by the other files through one symbol */
+/* numpy's C API: one table, defined in args.c (PBPY_MAIN) and imported there
+ * by pbpy_import_numpy, shared by the other files through one symbol */
 #define PY_ARRAY_UNIQUE_SYMBOL pbpy_ARRAY_API
 #ifndef PBPY_MAIN
 #define NO_IMPORT_ARRAY
@@ -22,10 +25,9 @@
 #define FK (METH_FASTCALL | METH_KEYWORDS)
 #define FC(f) ((PyCFunction)(void (*)(void))(f))
 
-/* posebatch.BvhError: a ValueError with .code and .line */
-extern PyObject *BvhError;
-
-/* args.c: argument and array helpers */
+/* args.c: numpy's C API (imported by pbpy_import_numpy: 0, or -1 with
+ * ImportError set) and the argument and array helpers */
+int pbpy_import_numpy(void);
 
 /* Parses FASTCALL arguments against names[0..count): the first npos may be
  * positional, the first nreq are required; out[i] borrowed or NULL. */
@@ -92,7 +94,8 @@ PyObject *py_sample(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *
 PyObject *py_resample_frames(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames);
 
-/* bvh.c: posebatch.Bvh, read_bvh() and parse_bvh() */
+/* bvh_object.c: the core of posebatch.Bvh (its methods and attributes are
+ * bvh.c's) and posebatch.BvhError */
 typedef struct {
     PyObject_HEAD pb_bvh b;
     PyObject *warnings; /* list of str */
@@ -100,12 +103,13 @@ typedef struct {
 } BvhObject;
 extern PyTypeObject BvhType;
 BvhObject *bvh_new(void);
+/* posebatch.BvhError: a ValueError with .code and .line (made by
+ * pbpy_new_bvh_error: 0, or -1 with the error set) */
+extern PyObject *BvhError;
+int pbpy_new_bvh_error(void);
 /* Raises the Python exception for a pb_io_error (OSError, MemoryError or
  * BvhError; path, when not NULL, prefixes text errors). Returns NULL. */
 PyObject *bvh_raise(const pb_io_error *err, const char *path);
-
-PyObject *py_read_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
-PyObject *py_parse_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 
 /* gltf.c */
 extern PyTypeObject GltfType;
@@ -140,5 +144,12 @@ PBPY_FN(pbpy_bvh_mirror);
 PBPY_FN(pbpy_bvh_root_motion);
 PBPY_FN(pbpy_bvh_apply_root_motion);
 #undef PBPY_FN
+
+/* bvh.c: read_bvh(), parse_bvh(), the Bvh methods and attributes, and
+ * pbpy_ready_bvh_type (the method table in, PyType_Ready; -1 with the error
+ * set) */
+int pbpy_ready_bvh_type(void);
+PyObject *py_read_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+PyObject *py_parse_bvh(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 
 #endif /* PBPY_POSEBATCH_H */

@@ -2,11 +2,19 @@
  * FASTCALL argument parsing, optional bool / real / order= arguments, arrays
  * as C-contiguous float32, shape checks and errors, pb_status as an
  * exception, and the split / join between interleaved (..., 4) / (..., 3)
- * arrays and the library's structure-of-arrays batches. */
+ * arrays and the library's structure-of-arrays batches; and numpy's C API,
+ * imported once (pbpy_import_numpy, called by the module's init). */
 #define PY_SSIZE_T_CLEAN
+#define PBPY_MAIN /* this file holds numpy's C API table (pbpy_ARRAY_API) */
 #include "_posebatch.h"
 
 #include <posebatch.h>
+
+int pbpy_import_numpy(void)
+{
+    import_array1(-1);
+    return 0;
+}
 
 /* Parses FASTCALL arguments against names[0..count): the first npos may be
  * positional, the first nreq are required. out[i] is a borrowed reference or

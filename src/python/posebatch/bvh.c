@@ -1,50 +1,14 @@
 /* posebatch.Bvh and read_bvh / parse_bvh: BVH files through the library's
- * reader and writer (include/posebatch/io.h), as the CLI uses them. */
+ * reader and writer (include/posebatch/io.h), as the CLI uses them. The
+ * type's core is in bvh_object.c; this file holds its methods and
+ * attributes and the method table, which also names the Bvh methods of
+ * gltf.c, skeleton.c and skeleton_ops.c, and readies the type. */
 #define PY_SSIZE_T_CLEAN
 #include "_posebatch.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-PyTypeObject BvhType;
-
-static void Bvh_dealloc(BvhObject *self)
-{
-    pb_bvh_free(&self->b);
-    Py_XDECREF(self->warnings);
-    Py_XDECREF(self->motion);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-PyObject *bvh_raise(const pb_io_error *err, const char *path)
-{
-    if (err->code == PB_IO_ERR_NOMEM)
-        return PyErr_NoMemory();
-    if (err->code == PB_IO_ERR_IO) {
-        PyErr_SetString(PyExc_OSError, err->message);
-        return NULL;
-    }
-    PyObject *msg = path ? PyUnicode_FromFormat("%s: %s", path, err->message)
-                         : PyUnicode_FromString(err->message);
-    if (!msg)
-        return NULL;
-    PyObject *e = PyObject_CallOneArg(BvhError, msg);
-    Py_DECREF(msg);
-    if (!e)
-        return NULL;
-    PyObject *code = PyUnicode_FromString(pb_io_code_str(err->code));
-    PyObject *line = PyLong_FromLong(err->line);
-    if (code)
-        PyObject_SetAttrString(e, "code", code);
-    if (line)
-        PyObject_SetAttrString(e, "line", line);
-    Py_XDECREF(code);
-    Py_XDECREF(line);
-    PyErr_SetObject(BvhError, e);
-    Py_DECREF(e);
-    return NULL;
-}
 
 /* Warnings collected without the GIL. */
 typedef struct wlist {
@@ -82,21 +46,6 @@ static PyObject *wl_take(wlist *w)
     w->msg = NULL;
     w->n = w->cap = 0;
     return l;
-}
-
-BvhObject *bvh_new(void)
-{
-    BvhObject *o = PyObject_New(BvhObject, &BvhType);
-    if (!o)
-        return NULL;
-    memset(&o->b, 0, sizeof o->b);
-    o->motion = NULL;
-    o->warnings = PyList_New(0);
-    if (!o->warnings) {
-        Py_DECREF(o);
-        return NULL;
-    }
-    return o;
 }
 
 static PyObject *bvh_read(const char *fn, PyObject *const *args, Py_ssize_t nargs,
@@ -546,14 +495,6 @@ static PyObject *Bvh_get_channels(BvhObject *self, void *c)
     return l;
 }
 
-static PyObject *Bvh_repr(BvhObject *self)
-{
-    char ft[64];
-    snprintf(ft, sizeof ft, "%g", 1.0 / self->b.frame_time);
-    return PyUnicode_FromFormat("<posebatch.Bvh: %zu joints, %zu frames at %s fps>",
-                                self->b.num_joints, self->b.num_frames, ft);
-}
-
 static PyMethodDef Bvh_methods[] = {
     {"write", (PyCFunction)(void (*)(void))Bvh_write, METH_FASTCALL | METH_KEYWORDS,
      "write(path, *, euler='source')\n--\n\n"
@@ -623,13 +564,9 @@ static PyGetSetDef Bvh_getset[] = {
     {"warnings", (getter)Bvh_get_warnings, NULL, "the reader's warnings (list of str)", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
 
-PyTypeObject BvhType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "posebatch.Bvh",
-    .tp_basicsize = sizeof(BvhObject),
-    .tp_dealloc = (destructor)Bvh_dealloc,
-    .tp_repr = (reprfunc)Bvh_repr,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A BVH clip (skeleton and motion) read by posebatch.read_bvh / parse_bvh.",
-    .tp_methods = Bvh_methods,
-    .tp_getset = Bvh_getset,
-};
+int pbpy_ready_bvh_type(void)
+{
+    BvhType.tp_methods = Bvh_methods;
+    BvhType.tp_getset = Bvh_getset;
+    return PyType_Ready(&BvhType);
+}
