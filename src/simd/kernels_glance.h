@@ -1,5 +1,5 @@
 /* The argument check's glance over a pose blend's blended layers
- * (pb_pose_blend_layers, src/blend.c), compiled with each backend's
+ * (pb_pose_blend_layers, src/check_blend.c), compiled with each backend's
  * instruction set: a layer's pose pointers against the outputs' hull four
  * at a time (GCC vector extensions: one AVX2 operation where the backend
  * has AVX2, pairs of SSE2 or NEON ones elsewhere). Included by kernels.h. */

@@ -39,7 +39,7 @@ const char *bvh_show(const char *s, size_t n, char out[48])
 
 /* Locale-independent decimal number: [+-] digits [. digits] [e [+-] digits],
  * at least one mantissa digit, the whole of s[0..n). No nan/inf/hex. Returns
- * 1 and a finite *out (correctly rounded: numtext.c), or 0. */
+ * 1 and a finite *out (correctly rounded: numtext_read.c), or 0. */
 int bvh_parse_number(const char *s, size_t n, double *out)
 {
     double v;

@@ -15,18 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void bvh_read_warn(parser *P, const char *fmt, ...)
-{
-    if (!P->opts || !P->opts->warn)
-        return;
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    P->opts->warn(P->opts->warn_ctx, msg);
-}
-
 /* What the first bytes say an input is when it is not BVH text: a message, or
  * NULL. Looks at most at the first 64 KiB. */
 static const char *sniff(const char *data, size_t size)

@@ -7,6 +7,9 @@
 
 #include "bvh_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 /* The reader's limits, in one place (include/posebatch/io.h documents them). */
 #define MAX_RATE BVH_MAX_RATE        /* frames per second: Frame Time >= 1 / MAX_RATE */
 #define MAX_ANGLE_DEG 1e6            /* |rotation channel| in degrees */
@@ -39,7 +42,19 @@ pb_bvh_code bvh_read_skeleton(parser *P, pb_bvh *out);
  * frees out. */
 pb_bvh_code bvh_read_motion(parser *P, pb_bvh *out);
 
-/* Passes a warning to the caller's callback, if any (bvh_read.c). */
-void bvh_read_warn(parser *P, const char *fmt, ...) PB_PRINTF(2, 3);
+/* Passes a warning to the caller's callback, if any (here, in line: the
+ * driver, bvh_read.c, and the sections it calls all warn). */
+static inline void bvh_read_warn(parser *P, const char *fmt, ...) PB_PRINTF(2, 3);
+static inline void bvh_read_warn(parser *P, const char *fmt, ...)
+{
+    if (!P->opts || !P->opts->warn)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    P->opts->warn(P->opts->warn_ctx, msg);
+}
 
 #endif /* PB_IO_BVH_READ_INTERNAL_H */

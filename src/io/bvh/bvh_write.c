@@ -1,5 +1,5 @@
 /* BVH writer: the hierarchy, and the motion as Euler angles in each joint's
- * channel order; numbers by numtext.c. The motion is formatted frame by frame
+ * channel order; numbers by numtext_write.c. The motion is formatted frame by frame
  * into one output buffer and written in chunks of WRITE_CHUNK bytes. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
