@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bvh_util.h"
 #include "posebatch/io.h"
 
 static const char *k_text =
@@ -179,16 +180,6 @@ Test(bvh_fidelity, never_writes_more_elements_than_the_reader_reads)
 }
 
 /* Element i's rotation (w, x, y, z), normalised, in double. */
-static void rot_of(const pb_bvh *b, size_t i, double q[4])
-{
-    double w = b->rot_w[i], x = b->rot_x[i], y = b->rot_y[i], z = b->rot_z[i];
-    double n = sqrt(w * w + x * x + y * y + z * z);
-    q[0] = w / n;
-    q[1] = x / n;
-    q[2] = y / n;
-    q[3] = z / n;
-}
-
 /* Angle (rad) between two unit rotations, sign-free, accurate when small. */
 static double turn_between(const double a[4], const double b[4])
 {
@@ -212,7 +203,7 @@ Test(bvh_fidelity, a_rotation_turned_past_2e_7_rad_is_not_the_source_angles)
     cr_assert_not_null(b.euler_deg);
     double src[3][4], turned[3][4];
     for (size_t f = 0; f < 3; f++) {
-        rot_of(&b, f, src[f]);
+        bvh_quat(&b, f, src[f]);
         const double *a = axes[f];
         double an = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), s = sin(turns[f] / 2) / an;
         double d[4] = {cos(turns[f] / 2), s * a[0], s * a[1], s * a[2]}, *q = src[f];
@@ -221,7 +212,7 @@ Test(bvh_fidelity, a_rotation_turned_past_2e_7_rad_is_not_the_source_angles)
         b.rot_x[f] = (float)(q[0] * d[1] + q[1] * d[0] + q[2] * d[3] - q[3] * d[2]);
         b.rot_y[f] = (float)(q[0] * d[2] - q[1] * d[3] + q[2] * d[0] + q[3] * d[1]);
         b.rot_z[f] = (float)(q[0] * d[3] + q[1] * d[2] - q[2] * d[1] + q[3] * d[0]);
-        rot_of(&b, f, turned[f]);
+        bvh_quat(&b, f, turned[f]);
         /* the turn after float rounding (about 1.2e-7 at most) */
         double t = turn_between(src[f], turned[f]);
         cr_assert(fabs(t - turns[f]) < 1.5e-7, "frame %zu: turned by %g rad", f, t);
@@ -231,7 +222,7 @@ Test(bvh_fidelity, a_rotation_turned_past_2e_7_rad_is_not_the_source_angles)
     pb_bvh back = read_text(out);
     for (size_t f = 0; f < 3; f++) {
         double q[4];
-        rot_of(&back, f, q);
+        bvh_quat(&back, f, q);
         /* 6 printed decimals of a degree and float rounding (measured up
          * to 7e-9 rad); the source angles would be turns[f] away */
         double to_turned = turn_between(q, turned[f]), to_src = turn_between(q, src[f]);

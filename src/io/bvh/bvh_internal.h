@@ -51,6 +51,10 @@ void bvh_loop_retravel(pb_bvh *out, bvh_drift *d, double src_frame_time, double 
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
 /* pb_bvh_resample's checks of src (not NULL), fps and flags: OK or the error. */
 pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_bvh_error *err);
+/* The output's frame count for checked arguments (*frames), or the error
+ * when it is 0 or frames x joints would pass 2^28 (bvh_resample.c). */
+pb_bvh_code bvh_resample_frames(const pb_bvh *src, double fps, unsigned flags, size_t *frames,
+                                pb_bvh_error *err);
 
 /* pb_bvh_resample_angles for output frames g0 .. g0+count-1 (step: output
  * frame time over the source's) into out (3 J count doubles) and dec (C

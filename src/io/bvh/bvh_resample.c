@@ -135,6 +135,21 @@ pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_
     return PB_BVH_OK;
 }
 
+pb_bvh_code bvh_resample_frames(const pb_bvh *src, double fps, unsigned flags, size_t *frames,
+                                pb_bvh_error *err)
+{
+    pb_clip sc = pb_bvh_clip(src);
+    *frames = pb_clip_resample_frames(&sc, fps, flags & PB_CLIP_LOOP);
+    if (*frames == 0 || *frames > MAX_ELEMS / src->num_joints)
+        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
+                           "at %g fps the clip would have too many frames (frames x joints "
+                           "above 2^28) or has an invalid frame time",
+                           fps);
+    if (!isfinite(1.0 / fps))
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
+    return PB_BVH_OK;
+}
+
 static pb_bvh_code resample_clip(const pb_bvh *src, double fps, unsigned flags, pb_bvh *out,
                                  pb_bvh_error *err);
 
@@ -163,18 +178,14 @@ static pb_bvh_code resample_clip(const pb_bvh *src, double fps, unsigned flags, 
                                  pb_bvh_error *err)
 {
     pb_clip sc = pb_bvh_clip(src);
-    size_t frames = pb_clip_resample_frames(&sc, fps, flags);
-    if (frames == 0 || frames > MAX_ELEMS / src->num_joints)
-        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                           "at %g fps the clip would have too many frames (frames x joints "
-                           "above 2^28) or has an invalid frame time",
-                           fps);
+    size_t frames = 0;
+    pb_bvh_code code = bvh_resample_frames(src, fps, flags, &frames, err);
+    if (code != PB_BVH_OK)
+        return code;
     /* pb_bvh_new_motion less its rest pose: pb_clip_resample writes every
      * element (the fill cost as much as the Catmull-Rom kernels) */
-    if (!isfinite(1.0 / fps))
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
     pb_bvh nb;
-    pb_bvh_code code = copy_skeleton(src, &nb);
+    code = copy_skeleton(src, &nb);
     if (code == PB_BVH_OK)
         code = bvh_alloc_motion(&nb, frames, 0);
     if (code != PB_BVH_OK) {

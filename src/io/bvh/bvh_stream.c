@@ -112,16 +112,8 @@ static pb_bvh_code probe_frames(const pb_bvh *src, double fps, unsigned flags, s
 static pb_bvh_code out_frames(const pb_bvh *src, double fps, unsigned flags, size_t *frames,
                               pb_bvh_error *err)
 {
-    pb_clip sc = pb_bvh_clip(src);
-    *frames = pb_clip_resample_frames(&sc, fps, flags & PB_CLIP_LOOP);
-    if (*frames == 0 || *frames > MAX_ELEMS / src->num_joints)
-        return bvh_set_err(err, PB_BVH_ERR_LIMIT, 0,
-                           "at %g fps the clip would have too many frames (frames x joints "
-                           "above 2^28) or has an invalid frame time",
-                           fps);
-    if (!isfinite(1.0 / fps))
-        return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "frame time must be positive and finite");
-    return bvh_validate(src, err);
+    pb_bvh_code rc = bvh_resample_frames(src, fps, flags, frames, err);
+    return rc != PB_BVH_OK ? rc : bvh_validate(src, err);
 }
 
 pb_bvh_code pb_bvh_resample_estimate(const pb_bvh *src, double fps, unsigned flags,
