@@ -435,4 +435,10 @@ static void k_sin_half_angle(size_t n, pb_cquats a, pb_cquats b, float *out)
     PB_BLOCKS(n, blk, b_sin_half_angle(a, b, out, blk));
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_AVERAGE_KERNELS                                                                         \
+    .average_raw = k_average_raw, .average_log = k_average_log,                                    \
+    .average_accurate = k_average_accurate, .average_basic = k_average_basic,                      \
+    .sin_half_angle = k_sin_half_angle, .vec3_blend = k_vec3_blend,
+
 #endif

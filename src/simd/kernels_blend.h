@@ -578,4 +578,7 @@ static void k_pose_blend(size_t n, const pb_layer_set *bl, const pb_layer_set *a
 #undef PB_BL_BODY_CASE
 #undef PB_BL_LINEAR_CASE
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_BLEND_KERNELS .pose_blend = k_pose_blend,
+
 #endif

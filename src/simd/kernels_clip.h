@@ -118,4 +118,9 @@ static void k_scale_cr_run(size_t n, size_t m, const pb_run_w *rw, pb_cvec3s s0,
     });
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_CLIP_KERNELS                                                                            \
+    .quat_offset = k_quat_offset, .quat_cr_run = k_quat_cr_run, .vec3_cr_run = k_vec3_cr_run,      \
+    .scale_cr_run = k_scale_cr_run,
+
 #endif

@@ -186,4 +186,11 @@ static void k_scale_catmull_rom(size_t n, float x, float vscale, pb_cvec3s s0, p
     PB_BLOCKS(n, blk, b_scale_catmull_rom(h, s0, s1, s2, s3, scale, svel, blk));
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_CUBIC_KERNELS                                                                           \
+    .vec3_hermite = k_vec3_hermite, .vec3_catmull_rom = k_vec3_catmull_rom,                        \
+    .quat_hermite = k_quat_hermite, .quat_catmull_rom = k_quat_catmull_rom,                        \
+    .quat_raw_cubic = k_quat_raw_cubic, .scale_hermite = k_scale_hermite,                          \
+    .scale_catmull_rom = k_scale_catmull_rom,
+
 #endif

@@ -496,4 +496,8 @@ static int k_angles_lerp(size_t n, double u, const double *a, const double *b, d
     return vmd_any(far);
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_EULER_KERNELS                                                                           \
+    .euler_choose = k_euler_choose, .euler_to_quat = k_euler_to_quat, .angles_lerp = k_angles_lerp,
+
 #endif

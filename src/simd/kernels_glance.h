@@ -299,4 +299,7 @@ static int k_layers_glance(size_t k, const pb_blend_layer *l, const pb_cpose *re
     return !bad;
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_GLANCE_KERNELS .layers_glance = k_layers_glance,
+
 #endif

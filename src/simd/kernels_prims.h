@@ -69,4 +69,11 @@ static void k_quat_delta_to_angular_velocity(size_t n, pb_cquats ref, pb_cquats 
     PB_BLOCKS(n, blk, b_delta_av(ref, delta, out, blk));
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_PRIMS_KERNELS                                                                           \
+    .quat_mul = k_quat_mul, .quat_mul_inv = k_quat_mul_inv, .quat_inv_mul = k_quat_inv_mul,        \
+    .quat_abs = k_quat_abs, .quat_normalize = k_quat_normalize, .quat_log = k_quat_log,            \
+    .quat_exp = k_quat_exp, .quat_unroll = k_quat_unroll,                                          \
+    .quat_delta_to_angular_velocity = k_quat_delta_to_angular_velocity,
+
 #endif

@@ -93,4 +93,7 @@ static void k_quat_nlerp(size_t n, float t, pb_cquats a, pb_cquats b, unsigned f
     });
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_SLERP_KERNELS .quat_slerp = k_quat_slerp, .quat_nlerp = k_quat_nlerp,
+
 #endif

@@ -81,4 +81,9 @@ static void k_shoemake_controls(size_t n, pb_cquats prev, pb_cquats cur, pb_cqua
     });
 }
 
+/* this family's rows of the kernel table (kernels.h) */
+#define PB_SPLINE_KERNELS                                                                          \
+    .tangent_offset = k_tangent_offset, .bezier_controls = k_bezier_controls,                      \
+    .de_casteljau = k_de_casteljau, .shoemake_controls = k_shoemake_controls,
+
 #endif
