@@ -4,7 +4,7 @@
   python3 scripts/check_docs.py
 
 - docs/api.md lists every PB_API function of include/posebatch.h and
-  include/posebatch/io.h, each as `name(args)` with the header's number of
+  include/posebatch/*.h, each as `name(args)` with the header's number of
   arguments, and names nothing the headers lack.
 - Every relative link of README.md and docs/*.md leads to a file that
   exists and, with a #fragment into a Markdown file, to one of its headings
@@ -29,7 +29,9 @@ def count_args(text):
 
 
 def api_problems():
-    headers = read("include/posebatch.h") + read("include/posebatch/io.h")
+    headers = read("include/posebatch.h") + "".join(
+        read(os.path.relpath(p, ROOT))
+        for p in sorted(glob.glob(os.path.join(ROOT, "include", "posebatch", "*.h"))))
     decl = {m.group(1): count_args(m.group(2))
             for m in re.finditer(r"PB_API[^;]*?\b(pb_[a-z0-9_]+)\s*\(([^)]*)\)\s*;", headers,
                                  re.S)}

@@ -5,6 +5,8 @@
 # and AVX2 where SIMDe is installed (its headers include more, which can hide
 # a missing include, so scalar comes first). The static kernels are used by
 # the kernel table only (kernels.h), hence -Wno-unused-function.
+# The same for the public headers: each of include/posebatch.h and
+# include/posebatch/*.h compiles alone, as C11 and as C++11.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cc=${CC:-cc}
@@ -29,8 +31,25 @@ for f in src/simd/kernels_*.h; do
     fi
   done
 done
+cxx=${CXX:-c++}
+headers=0
+for h in include/posebatch.h include/posebatch/*.h; do
+  headers=$((headers + 1))
+  inc="#include \"${h#include/}\""
+  if ! printf '%s\n' "$inc" | "$cc" -std=c11 -fsyntax-only -Wall -Wextra -Wpedantic -Werror \
+    -Iinclude -x c -; then
+    echo "FAIL: $h alone (C11)"
+    failed=$((failed + 1))
+  fi
+  if ! printf '%s\n' "$inc" | "$cxx" -std=c++11 -fsyntax-only -Wall -Wextra -Werror \
+    -Iinclude -x c++ -; then
+    echo "FAIL: $h alone (C++11)"
+    failed=$((failed + 1))
+  fi
+done
 if [ "$failed" -gt 0 ]; then
-  echo "kernel fragments: $failed of $((count * ${#layers[@]})) do not compile alone"
+  echo "kernel fragments and public headers: $failed compiles failed"
   exit 1
 fi
-echo "kernel fragments: $count compile alone after lanes_{$(IFS=,; echo "${layers[*]}")}.h"
+echo "kernel fragments: $count compile alone after lanes_{$(IFS=,; echo "${layers[*]}")}.h;" \
+  "public headers: $headers compile alone (C11, C++11)"

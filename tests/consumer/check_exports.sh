@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The shared library exports exactly the PB_API functions of the public
 # headers: every dynamic symbol it defines is declared PB_API in
-# include/posebatch.h or include/posebatch/io.h, and every such declaration is
+# include/posebatch.h or include/posebatch/*.h, and every such declaration is
 # exported. Usage: tests/consumer/check_exports.sh LIBPOSEBATCH.so
 set -euo pipefail
 lib=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
-declared=$(cat "$root/include/posebatch.h" "$root/include/posebatch/io.h" | grep -v "^#" |
+declared=$(cat "$root/include/posebatch.h" "$root"/include/posebatch/*.h | grep -v "^#" |
   tr '\n' ' ' | grep -oE 'PB_API [^;(]*\(' | grep -oE '[A-Za-z_][A-Za-z0-9_]*\($' |
   tr -d '(' | sort -u)
 exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sed 's/@.*//' | sort -u)

@@ -42,6 +42,7 @@ libdir=$(dirname "$(dirname "$pc")")
 prefix=$(dirname "$(find "$root" -path '*/include/posebatch.h' | head -n 1)")/..
 check "installed: headers, libraries, .pc, CMake package" bash -c "
   test -f '$prefix/include/posebatch.h' && test -f '$prefix/include/posebatch/io.h' &&
+  test -f '$prefix/include/posebatch/bvh.h' && test -f '$prefix/include/posebatch/mirror.h' &&
   test -f '$libdir/libposebatch.a' && test -e '$libdir/libposebatch.so' &&
   test -f '$pc' && test -f '$libdir/cmake/posebatch/posebatchConfig.cmake' &&
   test -f '$libdir/cmake/posebatch/posebatchConfigVersion.cmake'"
