@@ -43,6 +43,7 @@ prefix=$(dirname "$(find "$root" -path '*/include/posebatch.h' | head -n 1)")/..
 check "installed: headers, libraries, .pc, CMake package" bash -c "
   test -f '$prefix/include/posebatch.h' && test -f '$prefix/include/posebatch/io.h' &&
   test -f '$prefix/include/posebatch/bvh.h' && test -f '$prefix/include/posebatch/mirror.h' &&
+  test -f '$prefix/include/posebatch/base.h' && test -f '$prefix/include/posebatch/layout.h' &&
   test -f '$libdir/libposebatch.a' && test -e '$libdir/libposebatch.so' &&
   test -f '$pc' && test -f '$libdir/cmake/posebatch/posebatchConfig.cmake' &&
   test -f '$libdir/cmake/posebatch/posebatchConfigVersion.cmake'"
