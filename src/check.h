@@ -343,6 +343,52 @@ static inline pb_status prologue(size_t n, int *done)
             return st_;                                                                            \
     } while (0)
 
+/* ------------------------------ the clip- and skeleton-level entry points */
+
+/* The checks of the entry points over whole clips and skeletons
+ * (skeleton.c, root_motion.c, clip_mirror.c): a few arrays each, every one
+ * compared with every other. */
+typedef struct {
+    uintptr_t lo, hi;
+} chk_range;
+static inline chk_range chk_range_of(const void *p, size_t bytes)
+{
+    chk_range r = {(uintptr_t)p, (uintptr_t)p + bytes};
+    return r;
+}
+static inline int chk_meets(chk_range a, chk_range b) { return a.lo < b.hi && b.lo < a.hi; }
+/* PB_ERR_ALIAS when one of the m outputs d[] (NULL: absent), each `bytes`
+ * long, meets another output, the table [tab, tab + tab_bytes), or an input
+ * s[] (NULL: absent; `bytes` long) other than its own track's when that is
+ * exactly the same array (in place: s[o] == d[o]); else PB_OK. */
+static inline pb_status chk_tracks_apart(int m, const float *const *d, const float *const *s,
+                                         size_t bytes, const void *tab, size_t tab_bytes)
+{
+    const chk_range t = chk_range_of(tab, tab_bytes);
+    for (int o = 0; o < m; o++) {
+        if (!d[o])
+            continue;
+        const chk_range r = chk_range_of(d[o], bytes);
+        if (chk_meets(r, t))
+            return PB_ERR_ALIAS;
+        for (int p = 0; p < m; p++) {
+            if (p != o && d[p] && chk_meets(r, chk_range_of(d[p], bytes)))
+                return PB_ERR_ALIAS;
+            if (s[p] && chk_meets(r, chk_range_of(s[p], bytes)) && !(p == o && s[p] == d[o]))
+                return PB_ERR_ALIAS;
+        }
+    }
+    return PB_OK;
+}
+/* whether every parents[j] of J is -1 or an earlier joint */
+static inline int chk_parents_ok(const int32_t *parents, size_t J)
+{
+    for (size_t j = 0; j < J; j++)
+        if (parents[j] < -1 || (int64_t)parents[j] >= (int64_t)j)
+            return 0;
+    return 1;
+}
+
 /* ------------------------------------------------- the pose blends' checks */
 
 /* whether a blend method reads the reference's rotations */

@@ -4,18 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
-
-typedef struct {
-    uintptr_t lo, hi;
-} span;
-
-static span span_of(const void *p, size_t bytes)
-{
-    span s = {(uintptr_t)p, (uintptr_t)p + bytes};
-    return s;
-}
-static int meets(span a, span b) { return a.lo < b.hi && b.lo < a.hi; }
 
 /* a clip's arrays in track order w x y z, px py pz, sx sy sz (NULL: absent) */
 static void clip_ptrs(const pb_clip *c, float *a[10])
@@ -55,22 +45,8 @@ static pb_status check(const pb_clip *src, const int32_t *mirror, pb_mirror_plan
     }
     /* outputs: disjoint from each other, from the table, and from every
      * input array except the same track's own */
-    const size_t nb = F * J * sizeof(float);
-    const span tab = span_of(mirror, J * sizeof(int32_t));
-    for (int o = 0; o < 10; o++) {
-        if (!d[o])
-            continue;
-        span so = span_of(d[o], nb);
-        if (meets(so, tab))
-            return PB_ERR_ALIAS;
-        for (int p = 0; p < 10; p++) {
-            if (p != o && d[p] && meets(so, span_of(d[p], nb)))
-                return PB_ERR_ALIAS;
-            if (s[p] && meets(so, span_of(s[p], nb)) && !(p == o && s[p] == d[o]))
-                return PB_ERR_ALIAS;
-        }
-    }
-    return PB_OK;
+    return chk_tracks_apart(10, (const float *const *)d, (const float *const *)s,
+                            F * J * sizeof(float), mirror, J * sizeof(int32_t));
 }
 
 pb_status pb_clip_mirror(const pb_clip *src, const int32_t *mirror, pb_mirror_plane plane,

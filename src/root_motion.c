@@ -7,19 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "internal.h"
 #include "quat64.h"
-
-typedef struct {
-    uintptr_t lo, hi;
-} span;
-
-static span span_of(const void *p, size_t bytes)
-{
-    span s = {(uintptr_t)p, (uintptr_t)p + bytes};
-    return s;
-}
-static int meets(span a, span b) { return a.lo < b.hi && b.lo < a.hi; }
 
 typedef struct {
     pb_root_opts o;
@@ -50,22 +40,20 @@ static pb_status check(const pb_clip *clip, const int32_t *parents, const pb_roo
     if (o.joint >= J || (unsigned)o.up > 2u || o.components == 0 ||
         (o.components & ~PB_ROOT_ALL) != 0)
         return PB_ERR_ARG;
-    if (parents)
-        for (size_t j = 0; j < J; j++)
-            if (parents[j] < -1 || (int64_t)parents[j] >= (int64_t)j)
-                return PB_ERR_ARG;
+    if (parents && !chk_parents_ok(parents, J))
+        return PB_ERR_ARG;
     /* the track's arrays: disjoint from each other and from the clip's (and
      * the parents) */
     const size_t fb = F * sizeof(float), nb = F * J * sizeof(float);
     for (int a = 0; a < 7; a++) {
-        span sa = span_of(t[a], fb);
+        chk_range sa = chk_range_of(t[a], fb);
         for (int b = a + 1; b < 7; b++)
-            if (meets(sa, span_of(t[b], fb)))
+            if (chk_meets(sa, chk_range_of(t[b], fb)))
                 return PB_ERR_ALIAS;
         for (int k = 0; k < (has_scale ? 10 : 7); k++)
-            if (meets(sa, span_of(c[k], nb)))
+            if (chk_meets(sa, chk_range_of(c[k], nb)))
                 return PB_ERR_ALIAS;
-        if (parents && meets(sa, span_of(parents, J * sizeof(int32_t))))
+        if (parents && chk_meets(sa, chk_range_of(parents, J * sizeof(int32_t))))
             return PB_ERR_ALIAS;
     }
     out->o = o;

@@ -9,17 +9,6 @@
 
 /* ------------------------------------------------------------ checking */
 
-typedef struct {
-    uintptr_t lo, hi;
-} range;
-
-static range range_of(const void *p, size_t bytes)
-{
-    range s = {(uintptr_t)p, (uintptr_t)p + bytes};
-    return s;
-}
-static int meets(range a, range b) { return a.lo < b.hi && b.lo < a.hi; }
-
 /* the pose's arrays in track order w x y z, px py pz, sx sy sz (NULL: absent) */
 static void pose_ptrs(const pb_cpose *p, const float *a[10])
 {
@@ -77,27 +66,11 @@ static pb_status check(size_t poses, size_t joints, const int32_t *parents, cons
         return PB_ERR_NULL;
     if (ia[7] && !oa[7]) /* input scales must reach the output */
         return PB_ERR_NULL;
-    for (size_t j = 0; j < joints; j++)
-        if (parents[j] < -1 || (int64_t)parents[j] >= (int64_t)j)
-            return PB_ERR_ARG;
+    if (!chk_parents_ok(parents, joints))
+        return PB_ERR_ARG;
     /* aliasing: outputs disjoint from each other, from parents, and from
      * every input except the same track's own array */
-    const size_t bytes = n * sizeof(float);
-    range par = range_of(parents, joints * sizeof(int32_t));
-    for (int o = 0; o < 10; o++) {
-        if (!oa[o])
-            continue;
-        range so = range_of(oa[o], bytes);
-        if (meets(so, par))
-            return PB_ERR_ALIAS;
-        for (int p = 0; p < 10; p++) {
-            if (p != o && oa[p] && meets(so, range_of(oa[p], bytes)))
-                return PB_ERR_ALIAS;
-            if (ia[p] && meets(so, range_of(ia[p], bytes)) && !(p == o && ia[p] == oa[o]))
-                return PB_ERR_ALIAS;
-        }
-    }
-    return PB_OK;
+    return chk_tracks_apart(10, oa, ia, n * sizeof(float), parents, joints * sizeof(int32_t));
 }
 
 /* ------------------------------------------------------------ the work */

@@ -373,6 +373,13 @@ Test(mirror, bad_tables_and_arguments)
     pb_clip part = b.c;
     part.rot.x = a.c.rot.x + 1; /* partial overlap with the input */
     cr_expect_eq(pb_clip_mirror(&a.c, ok, PB_MIRROR_YZ, &part), PB_ERR_ALIAS);
+    pb_clip twice = b.c; /* two output tracks in one array */
+    twice.rot.y = b.c.rot.x;
+    cr_expect_eq(pb_clip_mirror(&a.c, ok, PB_MIRROR_YZ, &twice), PB_ERR_ALIAS);
+    int32_t *tab = (int32_t *)(void *)b.c.pos.z; /* the table inside an output */
+    memcpy(tab, ok, sizeof ok);
+    memcpy(copy, b.mem, 10 * 6 * sizeof(float));
+    cr_expect_eq(pb_clip_mirror(&a.c, tab, PB_MIRROR_YZ, &b.c), PB_ERR_ALIAS);
     pb_clip fewer = b.c;
     fewer.frames = 1;
     cr_expect_eq(pb_clip_mirror(&a.c, ok, PB_MIRROR_YZ, &fewer), PB_ERR_ARG);
