@@ -60,8 +60,8 @@ int main(int argc, char **argv)
         return 2;
     }
     pb_bvh in, out, ref;
-    pb_bvh_error err;
-    if (pb_bvh_read_file(argv[1], &in, &err) != PB_BVH_OK) {
+    pb_io_error err;
+    if (pb_bvh_read_file(argv[1], &in, &err) != PB_IO_OK) {
         fprintf(stderr, "%s: %s\n", argv[1], err.message);
         return 1;
     }
@@ -72,10 +72,10 @@ int main(int argc, char **argv)
     }
     pb_clip src = clip_of(&in);
     size_t G = pb_clip_resample_frames(&src, (double)factor / in.frame_time, 0);
-    if (pb_bvh_read_file(argv[1], &out, &err) != PB_BVH_OK ||
-        pb_bvh_set_frames(&out, G, &err) != PB_BVH_OK ||
-        pb_bvh_read_file(argv[1], &ref, &err) != PB_BVH_OK ||
-        pb_bvh_set_frames(&ref, G, &err) != PB_BVH_OK) {
+    if (pb_bvh_read_file(argv[1], &out, &err) != PB_IO_OK ||
+        pb_bvh_set_frames(&out, G, &err) != PB_IO_OK ||
+        pb_bvh_read_file(argv[1], &ref, &err) != PB_IO_OK ||
+        pb_bvh_set_frames(&ref, G, &err) != PB_IO_OK) {
         fprintf(stderr, "%s\n", err.message);
         return 1;
     }
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
     }
     const char *dest = argc > 3 ? argv[3] : NULL;
     if (dest) {
-        if (pb_bvh_write_file(dest, &ref, &err) != PB_BVH_OK) {
+        if (pb_bvh_write_file(dest, &ref, &err) != PB_IO_OK) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }

@@ -6,7 +6,7 @@
 int main(int argc, char **argv)
 {
     pb_bvh in = {0}, out = {0};
-    pb_bvh_error err;
+    pb_io_error err;
     if (argc != 4)
         return fprintf(stderr, "usage: %s IN.bvh FPS OUT.bvh\n", argv[0]), 2;
     int failed = pb_bvh_read_file(argv[1], &in, &err) ||
