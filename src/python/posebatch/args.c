@@ -1,9 +1,11 @@
 /* The argument and array helpers every function of the extension uses:
- * FASTCALL argument parsing, optional bool / real / order= arguments, arrays
- * as C-contiguous float32, shape checks and errors, pb_status as an
- * exception, and the split / join between interleaved (..., 4) / (..., 3)
- * arrays and the library's structure-of-arrays batches; and numpy's C API,
- * imported once (pbpy_import_numpy, called by the module's init). */
+ * FASTCALL argument parsing, a str's index in a table of names, optional
+ * bool / real / order= arguments, arrays as C-contiguous float32, shape
+ * checks and errors, pb_status as an exception, the split / join between
+ * interleaved (..., 4) / (..., 3) arrays and the library's
+ * structure-of-arrays batches, C strings and lists as Python objects; and
+ * numpy's C API, imported once (pbpy_import_numpy, called by the module's
+ * init). */
 #define PY_SSIZE_T_CLEAN
 #define PBPY_MAIN /* this file holds numpy's C API table (pbpy_ARRAY_API) */
 #include "_posebatch.h"
