@@ -33,6 +33,9 @@ int pbpy_import_numpy(void);
  * positional, the first nreq are required; out[i] borrowed or NULL. */
 int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                const char *const *names, int count, int npos, int nreq, PyObject **out);
+/* the index of the str o in names[0..count), or -1 (o not a str or none of
+ * them; no exception set) */
+int str_index(PyObject *o, const char *const *names, int count);
 int opt_bool(const char *fn, const char *name, PyObject *o, int *v);
 int opt_double(const char *fn, const char *name, PyObject *o, double *v);
 /* An optional non-negative index argument (None or absent: dflt). */
@@ -72,6 +75,16 @@ pb_cquats cq_at(const float *p, size_t n);
 pb_quats q_at(float *p, size_t n);
 pb_cvec3s cv_at(const float *p, size_t n);
 pb_vec3s v_at(float *p, size_t n);
+/* a's n quaternions (xyzw: (x, y, z, w) order) / vectors split into the
+ * component arrays at *p, *p moved past them; the batch over them */
+pb_quats q_take(PyArrayObject *a, size_t n, int xyzw, float **p);
+pb_vec3s v_take(PyArrayObject *a, size_t n, float **p);
+/* a C string as str (UTF-8, undecodable bytes replaced), NULL as None; new
+ * reference */
+PyObject *str_or_none(const char *s);
+/* a new list of item(ctx, 0 .. n-1) (new references); NULL with the error
+ * set when the list or an item cannot be made */
+PyObject *list_of(size_t n, PyObject *(*item)(const void *ctx, size_t i), const void *ctx);
 
 /* kernels.c: one module function per element-wise kernel (added by
  * pbpy_add_kernels; -1 with the error set), quat_average and the tracks */
@@ -103,6 +116,9 @@ typedef struct {
 } BvhObject;
 extern PyTypeObject BvhType;
 BvhObject *bvh_new(void);
+/* A Bvh with a copy of b's skeleton and `frames` rest-pose frames
+ * (pb_bvh_new_motion; NULL with bvh_raise's exception). */
+BvhObject *bvh_like(const pb_bvh *b, size_t frames, double frame_time);
 /* posebatch.BvhError: a ValueError with .code and .line (made by
  * pbpy_new_bvh_error: 0, or -1 with the error set) */
 extern PyObject *BvhError;
@@ -110,6 +126,13 @@ int pbpy_new_bvh_error(void);
 /* Raises the Python exception for a pb_io_error (OSError, MemoryError or
  * BvhError; path, when not NULL, prefixes text errors). Returns NULL. */
 PyObject *bvh_raise(const pb_io_error *err, const char *path);
+/* After a library call on the file named by path (bytes, as
+ * PyUnicode_FSConverter makes them; released here): 0, or -1 with
+ * bvh_raise's exception (path prefixing text errors). */
+int io_path_done(pb_io_code code, const pb_io_error *err, PyObject *path);
+/* After a library call that filled the new object r: r, or NULL with r
+ * released and bvh_raise's exception (no path). */
+PyObject *io_result(pb_io_code code, const pb_io_error *err, PyObject *r);
 
 /* gltf.c */
 extern PyTypeObject GltfType;

@@ -1,19 +1,32 @@
 /* The argument and array helpers every function of the extension uses:
- * FASTCALL argument parsing, optional bool / real / order= arguments, arrays
- * as C-contiguous float32, shape checks and errors, pb_status as an
- * exception, and the split / join between interleaved (..., 4) / (..., 3)
- * arrays and the library's structure-of-arrays batches; and numpy's C API,
- * imported once (pbpy_import_numpy, called by the module's init). */
+ * FASTCALL argument parsing, a str's index in a table of names, optional
+ * bool / real / order= arguments, arrays as C-contiguous float32, shape
+ * checks and errors, pb_status as an exception, the split / join between
+ * interleaved (..., 4) / (..., 3) arrays and the library's
+ * structure-of-arrays batches, C strings and lists as Python objects; and
+ * numpy's C API, imported once (pbpy_import_numpy, called by the module's
+ * init). */
 #define PY_SSIZE_T_CLEAN
 #define PBPY_MAIN /* this file holds numpy's C API table (pbpy_ARRAY_API) */
 #include "_posebatch.h"
 
 #include <posebatch.h>
 
+#include <string.h>
+
 int pbpy_import_numpy(void)
 {
     import_array1(-1);
     return 0;
+}
+
+int str_index(PyObject *o, const char *const *names, int count)
+{
+    if (PyUnicode_Check(o))
+        for (int i = 0; i < count; i++)
+            if (PyUnicode_CompareWithASCIIString(o, names[i]) == 0)
+                return i;
+    return -1;
 }
 
 /* Parses FASTCALL arguments against names[0..count): the first npos may be
@@ -35,12 +48,7 @@ int parse_args(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject
         Py_ssize_t nk = PyTuple_GET_SIZE(kwnames);
         for (Py_ssize_t k = 0; k < nk; k++) {
             PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-            int found = -1;
-            for (int i = 0; i < count; i++)
-                if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) {
-                    found = i;
-                    break;
-                }
+            int found = str_index(key, names, count);
             if (found < 0) {
                 PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn,
                              key);
@@ -95,16 +103,14 @@ int opt_double(const char *fn, const char *name, PyObject *o, double *v)
 /* order="wxyz" (0) or "xyzw" (1). */
 int opt_order(const char *fn, PyObject *o, int *xyzw)
 {
+    static const char *const names[] = {"wxyz", "xyzw"};
     *xyzw = 0;
     if (!o)
         return 0;
-    if (PyUnicode_Check(o)) {
-        if (PyUnicode_CompareWithASCIIString(o, "wxyz") == 0)
-            return 0;
-        if (PyUnicode_CompareWithASCIIString(o, "xyzw") == 0) {
-            *xyzw = 1;
-            return 0;
-        }
+    int i = str_index(o, names, 2);
+    if (i >= 0) {
+        *xyzw = i;
+        return 0;
     }
     PyErr_Format(PyExc_ValueError, "%s(): argument 'order' must be 'wxyz' or 'xyzw', got %R", fn,
                  o);
@@ -321,4 +327,40 @@ int opt_index(const char *fn, const char *name, PyObject *o, long dflt, long *v)
     }
     *v = x;
     return 0;
+}
+
+PyObject *str_or_none(const char *s)
+{
+    if (!s)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+PyObject *list_of(size_t n, PyObject *(*item)(const void *ctx, size_t i), const void *ctx)
+{
+    PyObject *l = PyList_New((Py_ssize_t)n);
+    for (size_t i = 0; l && i < n; i++) {
+        PyObject *v = item(ctx, i);
+        if (!v) {
+            Py_CLEAR(l);
+            break;
+        }
+        PyList_SET_ITEM(l, (Py_ssize_t)i, v);
+    }
+    return l;
+}
+
+pb_quats q_take(PyArrayObject *a, size_t n, int xyzw, float **p)
+{
+    pb_quats q = q_at(*p, n);
+    q_split(F32(a), n, xyzw, q.w, q.x, q.y, q.z);
+    *p += 4 * n;
+    return q;
+}
+pb_vec3s v_take(PyArrayObject *a, size_t n, float **p)
+{
+    pb_vec3s v = v_at(*p, n);
+    v_split(F32(a), n, v.x, v.y, v.z);
+    *p += 3 * n;
+    return v;
 }

@@ -124,11 +124,11 @@ static int parse_blend_method(const char *fn, PyObject *o, int *m)
     *m = 0;
     if (!o)
         return 0;
-    for (int i = 0; i < 5; i++)
-        if (PyUnicode_Check(o) && PyUnicode_CompareWithASCIIString(o, blend_methods[i]) == 0) {
-            *m = i;
-            return 0;
-        }
+    int i = str_index(o, blend_methods, 5);
+    if (i >= 0) {
+        *m = i;
+        return 0;
+    }
     PyErr_Format(PyExc_ValueError,
                  "%s(): argument 'method' must be one of 'log_ref', 'raw_ref', 'log', 'raw', "
                  "'accurate', got %R",

@@ -35,7 +35,7 @@ static PyObject *wl_take(wlist *w)
     PyObject *l = PyList_New(0);
     for (size_t i = 0; i < w->n; i++) {
         if (l) {
-            PyObject *s = PyUnicode_DecodeUTF8(w->msg[i], (Py_ssize_t)strlen(w->msg[i]), "replace");
+            PyObject *s = str_or_none(w->msg[i]);
             if (!s || PyList_Append(l, s))
                 Py_CLEAR(l);
             Py_XDECREF(s);
@@ -120,12 +120,12 @@ static int euler_arg(const char *fn, PyObject *o, pb_bvh_euler_mode *m)
     *m = PB_BVH_EULER_SOURCE;
     if (!o)
         return 0;
-    static const char *names[] = {"source", "continuous", "principal"};
-    for (int i = 0; i < 3; i++)
-        if (PyUnicode_Check(o) && PyUnicode_CompareWithASCIIString(o, names[i]) == 0) {
-            *m = (pb_bvh_euler_mode)i;
-            return 0;
-        }
+    static const char *const names[] = {"source", "continuous", "principal"};
+    int i = str_index(o, names, 3);
+    if (i >= 0) {
+        *m = (pb_bvh_euler_mode)i;
+        return 0;
+    }
     PyErr_Format(PyExc_ValueError,
                  "%s(): argument 'euler' must be 'source', 'continuous' or 'principal', got %R", fn,
                  o);
@@ -151,13 +151,7 @@ static PyObject *Bvh_write(BvhObject *self, PyObject *const *args, Py_ssize_t na
     pb_io_code code;
     const char *path = PyBytes_AS_STRING(bytes);
     Py_BEGIN_ALLOW_THREADS code = pb_bvh_write_file_with(path, &self->b, &wo, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        bvh_raise(&err, path);
-        Py_DECREF(bytes);
-        return NULL;
-    }
-    Py_DECREF(bytes);
+    Py_END_ALLOW_THREADS if (io_path_done(code, &err, bytes)) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -195,18 +189,18 @@ static PyObject *Bvh_to_bytes(BvhObject *self, PyObject *const *args, Py_ssize_t
     return r;
 }
 
-/* A Bvh with a copy of self's skeleton and `frames` rest-pose frames. */
-static BvhObject *bvh_like(BvhObject *self, size_t frames, double frame_time)
+/* A resample of self at fps can be made: 0, or -1 with ValueError. */
+static int resample_check(const char *fn, const BvhObject *self, double fps)
 {
-    BvhObject *r = bvh_new();
-    if (!r)
-        return NULL;
-    pb_io_error err;
-    if (pb_bvh_new_motion(&self->b, frames, frame_time, &r->b, &err) != PB_IO_OK) {
-        Py_DECREF(r);
-        return (BvhObject *)bvh_raise(&err, NULL);
+    if (self->b.num_frames == 0) {
+        PyErr_Format(PyExc_ValueError, "%s(): the clip has no frames", fn);
+        return -1;
     }
-    return r;
+    if (!(fps > 0.0 && isfinite(fps))) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0", fn);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -219,14 +213,8 @@ static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t
     if (parse_args(fn, args, nargs, kwnames, names, 1, 1, 1, o) ||
         opt_double(fn, "fps", o[0], &fps))
         return NULL;
-    if (self->b.num_frames == 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): the clip has no frames", fn);
+    if (resample_check(fn, self, fps))
         return NULL;
-    }
-    if (!(fps > 0.0 && isfinite(fps))) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0", fn);
-        return NULL;
-    }
     /* What `posebatch resample` does (pb_bvh_resample: the clip, its source
      * angles and decimals), so that writing gives the CLI's bytes. */
     BvhObject *r = bvh_new();
@@ -235,12 +223,7 @@ static PyObject *Bvh_resample(BvhObject *self, PyObject *const *args, Py_ssize_t
     pb_io_code code;
     pb_io_error err;
     Py_BEGIN_ALLOW_THREADS code = pb_bvh_resample(&self->b, fps, 0, &r->b, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        Py_DECREF(r);
-        return bvh_raise(&err, NULL);
-    }
-    return (PyObject *)r;
+    Py_END_ALLOW_THREADS return io_result(code, &err, (PyObject *)r);
 }
 
 /* threads: None or an int 1..256 (0: as 1) */
@@ -275,14 +258,8 @@ static PyObject *Bvh_resample_write(BvhObject *self, PyObject *const *args, Py_s
         opt_double(fn, "fps", o[0], &fps) || euler_arg(fn, o[2], &wo.euler) ||
         (o[3] && opt_bool(fn, "loop", o[3], &loop)) || threads_arg(fn, o[4], &wo.threads))
         return NULL;
-    if (self->b.num_frames == 0) {
-        PyErr_Format(PyExc_ValueError, "%s(): the clip has no frames", fn);
+    if (resample_check(fn, self, fps))
         return NULL;
-    }
-    if (!(fps > 0.0 && isfinite(fps))) {
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'fps' must be finite and > 0", fn);
-        return NULL;
-    }
     PyObject *bytes;
     if (!PyUnicode_FSConverter(o[1], &bytes))
         return NULL;
@@ -293,13 +270,7 @@ static PyObject *Bvh_resample_write(BvhObject *self, PyObject *const *args, Py_s
     pb_io_code code;
     const char *path = PyBytes_AS_STRING(bytes);
     Py_BEGIN_ALLOW_THREADS code = pb_bvh_resample_write_file(&self->b, fps, flags, path, &wo, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        bvh_raise(&err, path);
-        Py_DECREF(bytes);
-        return NULL;
-    }
-    Py_DECREF(bytes);
+    Py_END_ALLOW_THREADS if (io_path_done(code, &err, bytes)) return NULL;
     return PyLong_FromSize_t(frames);
 }
 
@@ -337,7 +308,7 @@ static PyObject *Bvh_with_motion(BvhObject *self, PyObject *const *args, Py_ssiz
         return NULL;
     }
     size_t f = (size_t)PyArray_DIM(rot, 0);
-    BvhObject *r = bvh_like(self, f, ft);
+    BvhObject *r = bvh_like(&self->b, f, ft);
     if (r) {
         size_t m = f * j;
         q_split(F32(rot), m, xyzw, r->b.rot_w, r->b.rot_x, r->b.rot_y, r->b.rot_z);
@@ -429,35 +400,41 @@ static PyObject *Bvh_get_warnings(BvhObject *self, void *c)
     (void)c;
     return PyList_GetSlice(self->warnings, 0, PY_SSIZE_T_MAX);
 }
+/* joint i's name, parent (None for a root) and channel names, for list_of
+ * over the pb_bvh */
+static PyObject *joint_name(const void *b, size_t i)
+{
+    return str_or_none(((const pb_bvh *)b)->joints[i].name);
+}
+static PyObject *joint_parent(const void *b, size_t i)
+{
+    int32_t p = ((const pb_bvh *)b)->joints[i].parent;
+    return p < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(p);
+}
+static PyObject *joint_channels(const void *b, size_t i)
+{
+    const pb_bvh_joint *jt = &((const pb_bvh *)b)->joints[i];
+    PyObject *t = PyTuple_New(jt->num_channels);
+    for (int k = 0; t && k < jt->num_channels; k++) {
+        const char *nm = pb_bvh_channel_name((pb_bvh_channel)jt->channels[k]);
+        PyObject *s = PyUnicode_FromString(nm ? nm : "?");
+        if (!s) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, k, s);
+    }
+    return t;
+}
 static PyObject *Bvh_get_joint_names(BvhObject *self, void *c)
 {
     (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->b.num_joints);
-    for (size_t i = 0; l && i < self->b.num_joints; i++) {
-        const char *nm = self->b.joints[i].name;
-        PyObject *s = PyUnicode_DecodeUTF8(nm, (Py_ssize_t)strlen(nm), "replace");
-        if (!s) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, s);
-    }
-    return l;
+    return list_of(self->b.num_joints, joint_name, &self->b);
 }
 static PyObject *Bvh_get_parents(BvhObject *self, void *c)
 {
     (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->b.num_joints);
-    for (size_t i = 0; l && i < self->b.num_joints; i++) {
-        int32_t p = self->b.joints[i].parent;
-        PyObject *v = p < 0 ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(p);
-        if (!v) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, v);
-    }
-    return l;
+    return list_of(self->b.num_joints, joint_parent, &self->b);
 }
 static PyObject *Bvh_get_offsets(BvhObject *self, void *c)
 {
@@ -473,26 +450,7 @@ static PyObject *Bvh_get_offsets(BvhObject *self, void *c)
 static PyObject *Bvh_get_channels(BvhObject *self, void *c)
 {
     (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->b.num_joints);
-    for (size_t i = 0; l && i < self->b.num_joints; i++) {
-        const pb_bvh_joint *jt = &self->b.joints[i];
-        PyObject *t = PyTuple_New(jt->num_channels);
-        for (int k = 0; t && k < jt->num_channels; k++) {
-            const char *nm = pb_bvh_channel_name((pb_bvh_channel)jt->channels[k]);
-            PyObject *s = PyUnicode_FromString(nm ? nm : "?");
-            if (!s) {
-                Py_CLEAR(t);
-                break;
-            }
-            PyTuple_SET_ITEM(t, k, s);
-        }
-        if (!t) {
-            Py_CLEAR(l);
-            break;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, t);
-    }
-    return l;
+    return list_of(self->b.num_joints, joint_channels, &self->b);
 }
 
 static PyMethodDef Bvh_methods[] = {

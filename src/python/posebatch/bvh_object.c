@@ -1,7 +1,7 @@
 /* The core of posebatch.Bvh that every file making or checking a Bvh uses:
  * the type object (its life: new, dealloc, repr; bvh.c adds the methods and
- * attributes and readies it), posebatch.BvhError and the Python exception
- * of a pb_io_error. */
+ * attributes and readies it), posebatch.BvhError, the Python exception
+ * of a pb_io_error and the checks after a library call that raise it. */
 #define PY_SSIZE_T_CLEAN
 #include "_posebatch.h"
 
@@ -48,6 +48,22 @@ PyObject *bvh_raise(const pb_io_error *err, const char *path)
     return NULL;
 }
 
+int io_path_done(pb_io_code code, const pb_io_error *err, PyObject *path)
+{
+    if (code != PB_IO_OK)
+        bvh_raise(err, PyBytes_AS_STRING(path));
+    Py_DECREF(path);
+    return code == PB_IO_OK ? 0 : -1;
+}
+
+PyObject *io_result(pb_io_code code, const pb_io_error *err, PyObject *r)
+{
+    if (code == PB_IO_OK)
+        return r;
+    Py_DECREF(r);
+    return bvh_raise(err, NULL);
+}
+
 static void Bvh_dealloc(BvhObject *self)
 {
     pb_bvh_free(&self->b);
@@ -86,4 +102,14 @@ BvhObject *bvh_new(void)
         return NULL;
     }
     return o;
+}
+
+BvhObject *bvh_like(const pb_bvh *b, size_t frames, double frame_time)
+{
+    BvhObject *r = bvh_new();
+    if (!r)
+        return NULL;
+    pb_io_error err;
+    pb_io_code code = pb_bvh_new_motion(b, frames, frame_time, &r->b, &err);
+    return (BvhObject *)io_result(code, &err, (PyObject *)r);
 }

@@ -173,19 +173,11 @@ static PyObject *clip_call(const char *fn, int resample, PyObject *const *args, 
     pb_status st;
     double out_ft = 0.0;
     Py_BEGIN_ALLOW_THREADS float *p = buf;
-    src.rot = q_at(p, fj);
-    q_split(F32(rot), fj, xyzw, p, p + fj, p + 2 * fj, p + 3 * fj);
-    p += 4 * fj;
-    if (pos) {
-        src.pos = v_at(p, fj);
-        v_split(F32(pos), fj, p, p + fj, p + 2 * fj);
-        p += 3 * fj;
-    }
-    if (scl) {
-        src.scale = v_at(p, fj);
-        v_split(F32(scl), fj, p, p + fj, p + 2 * fj);
-        p += 3 * fj;
-    }
+    src.rot = q_take(rot, fj, xyzw, &p);
+    if (pos)
+        src.pos = v_take(pos, fj, &p);
+    if (scl)
+        src.scale = v_take(scl, fj, &p);
     pb_clip dst;
     memset(&dst, 0, sizeof dst);
     dst.frames = fo;

@@ -23,22 +23,23 @@ static void Gltf_dealloc(GltfObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* path -> bytes (filesystem encoding); NULL with an exception set */
-static PyObject *fs_path(PyObject *o)
+/* fn's one argument, path, as bytes (filesystem encoding); NULL with an
+ * exception set */
+static PyObject *path_arg(const char *fn, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
 {
-    PyObject *bytes = NULL;
-    return PyUnicode_FSConverter(o, &bytes) ? bytes : NULL;
+    static const char *names[] = {"path"};
+    PyObject *o[1], *bytes = NULL;
+    if (parse_args(fn, args, nargs, kwnames, names, 1, 1, 1, o))
+        return NULL;
+    return PyUnicode_FSConverter(o[0], &bytes) ? bytes : NULL;
 }
 
 PyObject *pbpy_file_format(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
     (void)self;
-    static const char *names[] = {"path"};
-    PyObject *o[1];
-    if (parse_args("file_format", args, nargs, kwnames, names, 1, 1, 1, o))
-        return NULL;
-    PyObject *bytes = fs_path(o[0]);
+    PyObject *bytes = path_arg("file_format", args, nargs, kwnames);
     if (!bytes)
         return NULL;
     pb_io_format f;
@@ -50,11 +51,7 @@ PyObject *pbpy_file_format(PyObject *self, PyObject *const *args, Py_ssize_t nar
 PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
-    static const char *names[] = {"path"};
-    PyObject *o[1];
-    if (parse_args("read_gltf", args, nargs, kwnames, names, 1, 1, 1, o))
-        return NULL;
-    PyObject *bytes = fs_path(o[0]);
+    PyObject *bytes = path_arg("read_gltf", args, nargs, kwnames);
     if (!bytes)
         return NULL;
     GltfObject *r = gltf_new();
@@ -66,14 +63,11 @@ PyObject *pbpy_read_gltf(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     pb_io_error err;
     pb_io_code code;
     Py_BEGIN_ALLOW_THREADS code = pb_gltf_read_file(path, &r->g, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
+    Py_END_ALLOW_THREADS if (io_path_done(code, &err, bytes))
     {
         Py_DECREF(r);
-        bvh_raise(&err, path);
-        Py_DECREF(bytes);
         return NULL;
     }
-    Py_DECREF(bytes);
     return (PyObject *)r;
 }
 
@@ -95,35 +89,20 @@ static PyObject *Gltf_resample(GltfObject *self, PyObject *const *args, Py_ssize
     pb_io_code code;
     Py_BEGIN_ALLOW_THREADS code =
         pb_gltf_resample(&self->g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r->g, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        Py_DECREF(r);
-        return bvh_raise(&err, NULL);
-    }
-    return (PyObject *)r;
+    Py_END_ALLOW_THREADS return io_result(code, &err, (PyObject *)r);
 }
 
 static PyObject *Gltf_write(GltfObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-    static const char *names[] = {"path"};
-    PyObject *o[1];
-    if (parse_args("Gltf.write", args, nargs, kwnames, names, 1, 1, 1, o))
-        return NULL;
-    PyObject *bytes = fs_path(o[0]);
+    PyObject *bytes = path_arg("Gltf.write", args, nargs, kwnames);
     if (!bytes)
         return NULL;
     const char *path = PyBytes_AS_STRING(bytes);
     pb_io_error err;
     pb_io_code code;
     Py_BEGIN_ALLOW_THREADS code = pb_gltf_write_file(path, &self->g, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        bvh_raise(&err, path);
-        Py_DECREF(bytes);
-        return NULL;
-    }
-    Py_DECREF(bytes);
+    Py_END_ALLOW_THREADS if (io_path_done(code, &err, bytes)) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -156,12 +135,7 @@ static PyObject *Gltf_to_bvh(GltfObject *self, PyObject *const *args, Py_ssize_t
     pb_io_code code;
     Py_BEGIN_ALLOW_THREADS code =
         pb_gltf_to_bvh(&self->g, skin, (size_t)anim, fps > 0.0 ? 1.0 / fps : 0.0, &r->b, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        Py_DECREF(r);
-        return bvh_raise(&err, NULL);
-    }
-    return (PyObject *)r;
+    Py_END_ALLOW_THREADS return io_result(code, &err, (PyObject *)r);
 }
 
 PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused)
@@ -173,29 +147,19 @@ PyObject *pbpy_bvh_to_gltf(PyObject *self, PyObject *unused)
     pb_io_error err;
     pb_io_code code;
     Py_BEGIN_ALLOW_THREADS code = pb_gltf_from_bvh(&((BvhObject *)self)->b, &r->g, &err);
-    Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-    {
-        Py_DECREF(r);
-        return bvh_raise(&err, NULL);
-    }
-    return (PyObject *)r;
+    Py_END_ALLOW_THREADS return io_result(code, &err, (PyObject *)r);
+}
+
+/* node i's name (None when unnamed), for list_of over the pb_gltf */
+static PyObject *node_name(const void *g, size_t i)
+{
+    return str_or_none(((const pb_gltf *)g)->nodes[i].name);
 }
 
 static PyObject *Gltf_get_node_names(GltfObject *self, void *c)
 {
     (void)c;
-    PyObject *l = PyList_New((Py_ssize_t)self->g.num_nodes);
-    for (size_t i = 0; l && i < self->g.num_nodes; i++) {
-        const char *n = self->g.nodes[i].name;
-        PyObject *s = n ? PyUnicode_DecodeUTF8(n, (Py_ssize_t)strlen(n), "replace")
-                        : (Py_INCREF(Py_None), Py_None);
-        if (!s) {
-            Py_DECREF(l);
-            return NULL;
-        }
-        PyList_SET_ITEM(l, (Py_ssize_t)i, s);
-    }
-    return l;
+    return list_of(self->g.num_nodes, node_name, &self->g);
 }
 
 static PyObject *Gltf_get_num_animations(GltfObject *self, void *c)

@@ -566,11 +566,7 @@ PyObject *py_quat_average(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (opt_order(fn, o[4], &xyzw))
         return NULL;
     if (o[2]) {
-        method = -1;
-        for (int i = 0; i < 6; i++)
-            if (PyUnicode_Check(o[2]) &&
-                PyUnicode_CompareWithASCIIString(o[2], avg_methods[i]) == 0)
-                method = i;
+        method = str_index(o[2], avg_methods, 6);
         if (method < 0) {
             PyErr_Format(PyExc_ValueError,
                          "%s(): argument 'method' must be one of 'raw', 'log', 'raw_ref', "

@@ -32,13 +32,7 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
         pb_io_code code;
         const char *path = PyBytes_AS_STRING(b);
         Py_BEGIN_ALLOW_THREADS code = pb_retarget_map_read_file(path, map, &err);
-        Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-        {
-            bvh_raise(&err, err.code == PB_IO_ERR_IO ? NULL : path);
-            Py_DECREF(b);
-            return -1;
-        }
-        Py_DECREF(b);
+        Py_END_ALLOW_THREADS if (io_path_done(code, &err, b)) return -1;
         *parsed = 1;
         return 0;
     }
@@ -125,9 +119,20 @@ static void put_map(pb_retarget_map *map, int parsed, PyObject *keep, const char
     free(names);
 }
 
-/* parses (clip, target, map=None, *, map_only=False) */
-static int parse(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                 BvhObject **src, BvhObject **tgt, PyObject **map_arg, int *map_only)
+/* The arguments (clip, target, map=None, *, map_only=False) of both calls:
+ * the two clips, the map and the options over it (release with put_call). */
+typedef struct {
+    BvhObject *src, *tgt;
+    pb_retarget_map map;
+    int parsed;
+    PyObject *keep;
+    const char **names;
+    pb_retarget_opts opts;
+} call_args;
+
+/* 0, or -1 with the error set (nothing left to release) */
+static int get_call(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    call_args *c)
 {
     static const char *names[] = {"clip", "target", "map", "map_only"};
     PyObject *o[4];
@@ -139,87 +144,68 @@ static int parse(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyObje
                          fn, names[k], Py_TYPE(o[k])->tp_name);
             return -1;
         }
-    *src = (BvhObject *)o[0];
-    *tgt = (BvhObject *)o[1];
-    *map_arg = o[2];
-    *map_only = 0;
-    return opt_bool(fn, "map_only", o[3], map_only);
+    c->src = (BvhObject *)o[0];
+    c->tgt = (BvhObject *)o[1];
+    int map_only = 0;
+    if (opt_bool(fn, "map_only", o[3], &map_only))
+        return -1;
+    if (get_map(fn, o[2], &c->map, &c->parsed, &c->keep, &c->names)) {
+        put_map(&c->map, c->parsed, c->keep, c->names);
+        return -1;
+    }
+    c->opts.map = o[2] && o[2] != Py_None ? &c->map : NULL;
+    c->opts.flags = map_only ? PB_RETARGET_MAP_ONLY : 0u;
+    return 0;
 }
+
+static void put_call(call_args *c) { put_map(&c->map, c->parsed, c->keep, c->names); }
 
 PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
-    const char *fn = "retarget";
-    BvhObject *src, *tgt;
-    PyObject *map_arg, *keep;
-    int map_only, parsed;
-    const char **names;
-    pb_retarget_map map;
-    if (parse(fn, args, nargs, kwnames, &src, &tgt, &map_arg, &map_only))
+    call_args c;
+    if (get_call("retarget", args, nargs, kwnames, &c))
         return NULL;
-    if (get_map(fn, map_arg, &map, &parsed, &keep, &names)) {
-        put_map(&map, parsed, keep, names);
-        return NULL;
-    }
     BvhObject *r = bvh_new();
     if (!r) {
-        put_map(&map, parsed, keep, names);
+        put_call(&c);
         return NULL;
     }
-    pb_retarget_opts ro = {map_arg && map_arg != Py_None ? &map : NULL,
-                           map_only ? PB_RETARGET_MAP_ONLY : 0u};
     pb_io_code code;
     pb_io_error err;
     /* the Bvh objects are not changed by anyone while we hold references:
      * their data are immutable from Python */
-    Py_BEGIN_ALLOW_THREADS code = pb_bvh_retarget(&src->b, &tgt->b, &ro, &r->b, &err);
-    Py_END_ALLOW_THREADS put_map(&map, parsed, keep, names);
-    if (code != PB_IO_OK) {
-        Py_DECREF(r);
-        return bvh_raise(&err, NULL);
-    }
-    return (PyObject *)r;
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_retarget(&c.src->b, &c.tgt->b, &c.opts, &r->b, &err);
+    Py_END_ALLOW_THREADS put_call(&c);
+    return io_result(code, &err, (PyObject *)r);
 }
 
 PyObject *py_retarget_match(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
     (void)self;
-    const char *fn = "retarget_match";
-    BvhObject *src, *tgt;
-    PyObject *map_arg, *keep;
-    int map_only, parsed;
-    const char **names;
-    pb_retarget_map map;
-    if (parse(fn, args, nargs, kwnames, &src, &tgt, &map_arg, &map_only))
+    call_args c;
+    if (get_call("retarget_match", args, nargs, kwnames, &c))
         return NULL;
-    if (get_map(fn, map_arg, &map, &parsed, &keep, &names)) {
-        put_map(&map, parsed, keep, names);
-        return NULL;
-    }
-    size_t J = tgt->b.num_joints;
+    const pb_bvh *src = &c.src->b, *tgt = &c.tgt->b;
+    size_t J = tgt->num_joints;
     long *match = malloc((J ? J : 1) * sizeof *match);
     if (!match) {
-        put_map(&map, parsed, keep, names);
+        put_call(&c);
         return PyErr_NoMemory();
     }
-    pb_retarget_opts ro = {map_arg && map_arg != Py_None ? &map : NULL,
-                           map_only ? PB_RETARGET_MAP_ONLY : 0u};
     pb_io_code code;
     pb_io_error err;
-    Py_BEGIN_ALLOW_THREADS code = pb_bvh_retarget_match(&src->b, &tgt->b, &ro, match, &err);
-    Py_END_ALLOW_THREADS put_map(&map, parsed, keep, names);
+    Py_BEGIN_ALLOW_THREADS code = pb_bvh_retarget_match(src, tgt, &c.opts, match, &err);
+    Py_END_ALLOW_THREADS put_call(&c);
     if (code != PB_IO_OK) {
         free(match);
         return bvh_raise(&err, NULL);
     }
     PyObject *d = PyDict_New();
     for (size_t t = 0; d && t < J; t++) {
-        const char *sn = match[t] >= 0 ? src->b.joints[match[t]].name : NULL;
-        PyObject *v = sn ? PyUnicode_DecodeUTF8(sn, (Py_ssize_t)strlen(sn), "replace")
-                         : (Py_INCREF(Py_None), Py_None);
-        PyObject *k = PyUnicode_DecodeUTF8(tgt->b.joints[t].name,
-                                           (Py_ssize_t)strlen(tgt->b.joints[t].name), "replace");
+        PyObject *v = str_or_none(match[t] >= 0 ? src->joints[match[t]].name : NULL);
+        PyObject *k = str_or_none(tgt->joints[t].name);
         if (!v || !k || PyDict_SetItem(d, k, v))
             Py_CLEAR(d);
         Py_XDECREF(v);

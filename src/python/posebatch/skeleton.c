@@ -133,21 +133,16 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     pb_pose out;
     memset(&in, 0, sizeof in);
     memset(&out, 0, sizeof out);
-    q_split(F32(rot), n, xyzw, p, p + n, p + 2 * n, p + 3 * n);
-    in.rot = cq_at(p, n);
+    in.rot = pb_cq(q_take(rot, n, xyzw, &p));
     out.rot = q_at(q, n);
-    p += 4 * n;
     q += 4 * n;
     if (pos) {
-        v_split(F32(pos), n, p, p + n, p + 2 * n);
-        in.pos = cv_at(p, n);
+        in.pos = pb_cv(v_take(pos, n, &p));
         out.pos = v_at(q, n);
-        p += 3 * n;
         q += 3 * n;
     }
     if (scl) {
-        v_split(F32(scl), n, p, p + n, p + 2 * n);
-        in.scale = cv_at(p, n);
+        in.scale = pb_cv(v_take(scl, n, &p));
         out.scale = v_at(q, n);
     }
     st = forward ? pb_pose_local_to_model(poses, joints, parents, &in, &out)

@@ -12,69 +12,56 @@
 
 /* ------------------------------------------------------------ arguments */
 
-static int opt_plane(const char *fn, PyObject *o, pb_mirror_plane *out)
+/* An optional str argument arg as its index in names[0..count) (absent or
+ * None: dflt); -1 with ValueError "argument 'arg' must be <want>". The str's
+ * UTF-8 is compared up to its first NUL, as these arguments always were
+ * (str_index, args.c, compares the whole str). */
+static int opt_choice(const char *fn, const char *arg, PyObject *o, const char *const *names,
+                      int count, int dflt, const char *want, int *i)
 {
-    *out = PB_MIRROR_YZ;
+    *i = dflt;
     if (!o || o == Py_None)
         return 0;
     const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-    if (s && strcmp(s, "yz") == 0)
-        *out = PB_MIRROR_YZ;
-    else if (s && strcmp(s, "xz") == 0)
-        *out = PB_MIRROR_XZ;
-    else if (s && strcmp(s, "xy") == 0)
-        *out = PB_MIRROR_XY;
-    else {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'plane' must be 'yz', 'xz' or 'xy'", fn);
+    for (*i = 0; s && *i < count; ++*i)
+        if (strcmp(s, names[*i]) == 0)
+            return 0;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "%s(): argument '%s' must be %s", fn, arg, want);
+    return -1;
+}
+
+static int opt_plane(const char *fn, PyObject *o, pb_mirror_plane *out)
+{
+    static const char *const names[] = {"yz", "xz", "xy"};
+    static const pb_mirror_plane planes[] = {PB_MIRROR_YZ, PB_MIRROR_XZ, PB_MIRROR_XY};
+    int i;
+    if (opt_choice(fn, "plane", o, names, 3, 0, "'yz', 'xz' or 'xy'", &i))
         return -1;
-    }
+    *out = planes[i];
     return 0;
 }
 
 static int opt_up(const char *fn, PyObject *o, pb_axis *out)
 {
-    *out = PB_AXIS_Y;
-    if (!o || o == Py_None)
-        return 0;
-    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-    if (s && (strcmp(s, "x") == 0 || strcmp(s, "X") == 0))
-        *out = PB_AXIS_X;
-    else if (s && (strcmp(s, "y") == 0 || strcmp(s, "Y") == 0))
-        *out = PB_AXIS_Y;
-    else if (s && (strcmp(s, "z") == 0 || strcmp(s, "Z") == 0))
-        *out = PB_AXIS_Z;
-    else {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s(): argument 'up' must be 'x', 'y' or 'z'", fn);
+    static const char *const names[] = {"x", "X", "y", "Y", "z", "Z"};
+    static const pb_axis axes[] = {PB_AXIS_X, PB_AXIS_Y, PB_AXIS_Z};
+    int i;
+    if (opt_choice(fn, "up", o, names, 6, 2, "'x', 'y' or 'z'", &i))
         return -1;
-    }
+    *out = axes[i / 2];
     return 0;
 }
 
 /* "ground", "heading" or "ground,heading" (either order) */
 static int opt_components(const char *fn, PyObject *o, unsigned *out)
 {
-    *out = PB_ROOT_ALL;
-    if (!o || o == Py_None)
-        return 0;
-    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-    unsigned c = 0;
-    if (s && strcmp(s, "ground") == 0)
-        c = PB_ROOT_GROUND;
-    else if (s && strcmp(s, "heading") == 0)
-        c = PB_ROOT_HEADING;
-    else if (s && (strcmp(s, "ground,heading") == 0 || strcmp(s, "heading,ground") == 0))
-        c = PB_ROOT_ALL;
-    if (!c) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError,
-                     "%s(): argument 'components' must be 'ground', 'heading' or "
-                     "'ground,heading'",
-                     fn);
+    static const char *const names[] = {"ground", "heading", "ground,heading", "heading,ground"};
+    static const unsigned comps[] = {PB_ROOT_GROUND, PB_ROOT_HEADING, PB_ROOT_ALL, PB_ROOT_ALL};
+    int i;
+    if (opt_choice(fn, "components", o, names, 4, 2, "'ground', 'heading' or 'ground,heading'", &i))
         return -1;
-    }
-    *out = c;
+    *out = comps[i];
     return 0;
 }
 
@@ -520,12 +507,7 @@ PyObject *pbpy_bvh_mirror(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_BEGIN_ALLOW_THREADS code = pb_bvh_mirror_table(&src->b, pairs, np, tab, &err);
         if (code == PB_IO_OK)
             code = pb_bvh_mirror(&src->b, tab, plane, &r->b, &err);
-        Py_END_ALLOW_THREADS if (code != PB_IO_OK)
-        {
-            Py_DECREF(r);
-            bvh_raise(&err, NULL);
-        }
-        else res = (PyObject *)r;
+        Py_END_ALLOW_THREADS res = io_result(code, &err, (PyObject *)r);
     }
     free(tab);
     free(pairs);
@@ -536,14 +518,9 @@ PyObject *pbpy_bvh_mirror(PyObject *self, PyObject *const *args, Py_ssize_t narg
 /* a copy of src's skeleton and motion (source angles and decimals too) */
 static BvhObject *bvh_copy(const pb_bvh *src)
 {
-    BvhObject *r = bvh_new();
+    BvhObject *r = bvh_like(src, src->num_frames, src->frame_time);
     if (!r)
         return NULL;
-    pb_io_error err;
-    if (pb_bvh_new_motion(src, src->num_frames, src->frame_time, &r->b, &err) != PB_IO_OK) {
-        Py_DECREF(r);
-        return (BvhObject *)bvh_raise(&err, NULL);
-    }
     size_t n = src->num_frames * src->num_joints;
     const float *s[7] = {src->rot_w, src->rot_x, src->rot_y, src->rot_z,
                          src->pos_x, src->pos_y, src->pos_z};
