@@ -45,11 +45,6 @@
  * (the caller prints the path itself then): the OS reason is never cut. */
 #define io_err(err, path, ...) io_path_err((err), PB_IO_ERR_IO, (path), __VA_ARGS__)
 
-static pb_io_code nomem(pb_io_error *err)
-{
-    return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
-}
-
 enum target_kind { T_NEW, T_REGULAR, T_STREAM };
 
 typedef struct target {
@@ -124,11 +119,11 @@ static pb_io_code resolve(const char *path, target *t, pb_io_error *err)
     if (stat(path, &t->st) == 0 && (S_ISCHR(t->st.st_mode) || S_ISFIFO(t->st.st_mode))) {
         t->path = strdup(path);
         t->kind = T_STREAM;
-        return t->path ? PB_IO_OK : nomem(err);
+        return t->path ? PB_IO_OK : io_nomem(err);
     }
     char *cur = strdup(path);
     if (!cur)
-        return nomem(err);
+        return io_nomem(err);
     for (int hops = 0;; hops++) {
         if (lstat(cur, &t->st) != 0) {
             int e = errno;

@@ -65,3 +65,8 @@ const char *pb_io_code_str(pb_io_code code)
 }
 
 const char *pb_bvh_code_str(pb_io_code code) { return pb_io_code_str(code); }
+
+pb_io_code io_nomem(pb_io_error *err)
+{
+    return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+}

@@ -17,6 +17,8 @@
 #define PB_PRINTF(a, b)
 #endif
 
+/* PB_IO_ERR_NOMEM, "out of memory" (io_error.c) */
+pb_io_code io_nomem(pb_io_error *err);
 /* Fills *err (when not NULL): "line N: " (line > 0) and the message; returns
  * code (io_error.c). */
 pb_io_code io_set_err(pb_io_error *err, pb_io_code code, long line, const char *fmt, ...)

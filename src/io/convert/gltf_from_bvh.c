@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pb_io_code nomem(pb_io_error *err)
-{
-    return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
-}
-
 long pb_gltf_default_skin(const pb_gltf *g) { return g && g->num_skins == 1 ? 0 : -1; }
 
 /* ---- BVH -> glTF ---- */
@@ -143,7 +138,7 @@ pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
     pb_gltf g = {0};
     gltf_priv *pv = gltf_priv_new(&g);
     if (!pv)
-        return nomem(err);
+        return io_nomem(err);
     size_t nch = 0;
     for (size_t j = 0; j < J && F; j++) {
         nch++;
@@ -239,5 +234,5 @@ pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
     return PB_IO_OK;
 oom:
     pb_gltf_free(&g);
-    return nomem(err);
+    return io_nomem(err);
 }

@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static pb_io_code nomem(pb_io_error *err)
-{
-    return bvh_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
-}
-
 /* ---- glTF -> BVH ---- */
 
 static int channel_of(const char *s)
@@ -71,7 +66,7 @@ static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, 
     if (!times || (a && !vals)) {
         free(times);
         free(vals);
-        return nomem(err);
+        return io_nomem(err);
     }
     for (size_t f = 0; f < F; f++)
         times[f] = (float)((a ? a->t_min : 0.0) + (double)(at ? at[f] : f) * ft);
@@ -120,7 +115,7 @@ static pb_io_code check_text_size(const motion_src *m, const pb_bvh *b, double f
     pb_io_code rc = bvh_alloc_motion(&probe, N, 0);
     probe.num_frames = N;
     if (rc)
-        rc = nomem(err);
+        rc = io_nomem(err);
     else
         rc = fill_frames(m, ft, at, &probe, err);
     double est = 0.0;
@@ -278,7 +273,7 @@ static pb_io_code choose_frame_time(const gltf_priv *pv, size_t anim, const pb_g
                 size_t m = best->count - 1;
                 double *d = malloc(m * sizeof *d);
                 if (!d)
-                    return nomem(err);
+                    return io_nomem(err);
                 for (size_t k = 0; k < m; k++)
                     d[k] = (double)best->input[k + 1] - best->input[k];
                 qsort(d, m, sizeof *d, cmp_double);
@@ -325,7 +320,7 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     size_t *stack = malloc(N * sizeof *stack), *order = malloc(N * sizeof *order);
     long *tch = malloc(N * sizeof *tch), *rch = malloc(N * sizeof *rch);
     if (!in || !idx || !stack || !order || !tch || !rch) {
-        rc = nomem(err);
+        rc = io_nomem(err);
         goto done;
     }
     size_t nj, ne;
@@ -342,7 +337,7 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
         pool += strlen(g->nodes[order[k]].name) + 24;
     b.name_pool_ = malloc(pool + 1);
     if (!b.joints || !b.end_sites || !b.name_pool_) {
-        rc = nomem(err);
+        rc = io_nomem(err);
         goto done;
     }
     b.num_joints = nj;
@@ -394,7 +389,7 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
         goto done;
     rc = bvh_alloc_motion(&b, F, 0);
     if (rc) {
-        rc = nomem(err);
+        rc = io_nomem(err);
         goto done;
     }
     b.num_frames = F;

@@ -25,11 +25,6 @@ typedef struct wstate {
     pb_io_error *err;
 } wstate;
 
-static pb_io_code wnomem(pb_io_error *err)
-{
-    return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
-}
-
 static void mark_acc(json_t *v, unsigned char *used, size_t n)
 {
     if (json_is_integer(v) && json_integer_value(v) >= 0 && (size_t)json_integer_value(v) < n)
@@ -171,13 +166,13 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
     if (!accs) {
         accs = json_array();
         if (!accs || json_object_set_new(root, "accessors", accs))
-            return wnomem(w->err);
+            return io_nomem(w->err);
     }
     size_t n = json_array_size(accs);
     slot_state ss = {calloc(n + 1, 1), calloc(n + 1, 1), n, accs};
     pb_io_code rc = PB_IO_OK;
     if (!ss.other || !ss.claimed) {
-        rc = wnomem(w->err);
+        rc = io_nomem(w->err);
         goto done;
     }
     other_accessor_users(root, ss.other, n);
@@ -201,7 +196,7 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
             free(seen);
             free(seen_idx);
             free(seen_old);
-            rc = wnomem(w->err);
+            rc = io_nomem(w->err);
             break;
         }
         for (size_t s = 0; s < an->num_samplers && !rc; s++) {
@@ -226,7 +221,7 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
             if (in_idx < 0) {
                 json_t *acc = accessor_slot(&ss, old_in, &in_idx);
                 if (!acc || set_accessor(w, acc, sm->input, sm->count, 1, 1)) {
-                    rc = wnomem(w->err);
+                    rc = io_nomem(w->err);
                     break;
                 }
                 seen[nseen] = sm->input;
@@ -244,7 +239,7 @@ static pb_io_code replace_samplers(wstate *w, const pb_gltf *g)
                 json_object_set_new(jsm, "output", json_integer(out_idx)) ||
                 json_object_set_new(jsm, "interpolation",
                                     json_string(interp_name(sm->interpolation))))
-                rc = wnomem(w->err);
+                rc = io_nomem(w->err);
         }
         free(seen);
         free(seen_idx);
@@ -293,7 +288,7 @@ static pb_io_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char 
         free(used);
         free(map);
         json_decref(nviews);
-        return wnomem(w->err);
+        return io_nomem(w->err);
     }
     walk_views(root, used, NULL, nv);
     size_t total = 0, kept = 0;
@@ -313,7 +308,7 @@ static pb_io_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char 
         free(used);
         free(map);
         json_decref(nviews);
-        return wnomem(w->err);
+        return io_nomem(w->err);
     }
     walk_views(root, NULL, map, nv); /* renumber every reference */
     size_t at = 0;
@@ -351,7 +346,7 @@ static pb_io_code rebuild_buffers(wstate *w, const gltf_priv *pv, unsigned char 
     if (bad) {
         free(bin);
         json_decref(nviews);
-        return wnomem(w->err);
+        return io_nomem(w->err);
     }
     if (json_array_size(nviews))
         json_object_set_new(root, "bufferViews", nviews);
@@ -385,7 +380,7 @@ pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_err
     const gltf_priv *pv = g->priv_;
     wstate w = {json_deep_copy(pv->root), NULL, 0, 0, err};
     if (!w.root)
-        return wnomem(err);
+        return io_nomem(err);
     unsigned char *bin = NULL;
     size_t bin_len = 0;
     char *text = NULL;
@@ -413,7 +408,7 @@ pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_err
         if (!bad)
             text = json_dumps(w.root, binary ? JSON_COMPACT : JSON_INDENT(2));
         if (bad || !text)
-            rc = wnomem(err);
+            rc = io_nomem(err);
     }
     if (!rc && binary) {
         size_t jl = strlen(text), jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
