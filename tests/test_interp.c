@@ -162,15 +162,8 @@ static void quat_random_test(qkind kind, int wide, uint64_t seed, double xlo, do
     qstats st[2] = {{0, 0, 0}, {0, 0, 0}};
     size_t nout = 0; /* cases outside the normal range (|u| etc. > 2 pi) */
     for (int round = 0; round < ROUNDS; round++) {
-        float x = (float)rng_range(&r, xlo, xhi);
-        if (round == 0)
-            x = 0.0f;
-        if (round == 1)
-            x = 1.0f;
-        for (size_t i = 0; i < BATCH; i++) {
-            keyset k = gen_keys(&r, wide);
-            qb_set(&b, i, &k);
-        }
+        float x = round_x(round, (float)rng_range(&r, xlo, xhi));
+        qb_fill(&b, BATCH, &r, wide);
         cr_assert_eq(call_q(kind, BATCH, x, &b, 0u, b.rot, b.vel), PB_OK);
         cr_assert_eq(call_q(kind, BATCH, x, &b, PB_EXACT_VELOCITY, b.rot2, b.vel2), PB_OK);
         for (int pass = 0; pass < 2; pass++) {
@@ -291,10 +284,7 @@ Test(interp, exact_velocity_matches_finite_difference_everywhere)
     for (int round = 0; round < 200; round++) {
         qkind kind = round % 2 ? K_HERMITE : K_CATMULL;
         float x = (float)rng_uniform(&r);
-        for (size_t i = 0; i < BATCH; i++) {
-            keyset k = gen_keys(&r, round % 4 >= 2);
-            qb_set(&b, i, &k);
-        }
+        qb_fill(&b, BATCH, &r, round % 4 >= 2);
         cr_assert_eq(call_q(kind, BATCH, x, &b, PB_EXACT_VELOCITY, b.rot, b.vel), PB_OK);
         for (size_t i = 0; i < BATCH; i++) {
             keyset k = qb_get(&b, i);
@@ -326,10 +316,7 @@ Test(interp, default_velocity_is_curve_derivative_only_at_x0)
     rng_t r = rng_seed(209);
     size_t n = 2000;
     qbatch b = qb_alloc(n);
-    for (size_t i = 0; i < n; i++) {
-        keyset k = gen_keys(&r, 0);
-        qb_set(&b, i, &k);
-    }
+    qb_fill(&b, n, &r, 0);
     const float h = 1.0f / 64.0f; /* exact in float; FD of float rotations */
     pb_quats rm = fq_alloc(n), rp = fq_alloc(n);
     double worst0 = 0.0, worst_exact = 0.0, max_dev_mid = 0.0;

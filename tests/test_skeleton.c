@@ -210,15 +210,25 @@ static void check_pose(const char *what, size_t p, size_t J, const int *lvl, con
     }
 }
 
+/* conv (pb_pose_local_to_model or pb_pose_model_to_local) of src's poses
+ * (tracks pos / scl) into dst (tracks pos / scl_out) */
+typedef pb_status (*convert_fn)(size_t poses, size_t joints, const int32_t *parents,
+                                const pb_cpose *in, const pb_pose *out);
+static void convert_or_die(convert_fn conv, const char *what, const int32_t *par, const poses *src,
+                           int pos, int scl, poses *dst, int scl_out)
+{
+    pb_cpose in = cview(src, pos, scl);
+    pb_pose out = view(dst, pos, scl_out);
+    cr_assert_eq(conv(src->P, src->J, par, &in, &out), PB_OK, "%s", what);
+}
+
 /* local -> model of `local` into `model` (tracks pos / scl), checked
  * against the reference; pos_out / scl_out: the output's tracks */
 static void check_l2m(const char *what, const int32_t *par, const poses *local, int pos, int scl,
                       poses *model, int scl_out, worst *w)
 {
     const size_t P = local->P, J = local->J;
-    pb_cpose in = cview(local, pos, scl);
-    pb_pose out = view(model, pos, scl_out);
-    cr_assert_eq(pb_pose_local_to_model(P, J, par, &in, &out), PB_OK, "%s", what);
+    convert_or_die(pb_pose_local_to_model, what, par, local, pos, scl, model, scl_out);
     ref_xf *l = malloc(J * sizeof *l), *m = malloc(J * sizeof *m);
     int *depth = malloc(J * sizeof *depth);
     cr_assert(l && m && depth);
@@ -240,9 +250,7 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
                       poses *local, int scl_out, worst *w)
 {
     const size_t P = model->P, J = model->J;
-    pb_cpose in = cview(model, pos, scl);
-    pb_pose out = view(local, pos, scl_out);
-    cr_assert_eq(pb_pose_model_to_local(P, J, par, &in, &out), PB_OK, "%s", what);
+    convert_or_die(pb_pose_model_to_local, what, par, model, pos, scl, local, scl_out);
     ref_xf *l = malloc(J * sizeof *l), *m = malloc(J * sizeof *m);
     int *one = malloc(J * sizeof *one);
     cr_assert(l && m && one);
