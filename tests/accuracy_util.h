@@ -25,13 +25,10 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-typedef struct {
-    float *w, *x, *y, *z;
-} fq;
-
-static inline fq fq_new(size_t n)
+/* a batch of n quaternions (ref.h's pb_quats helpers), zeroed */
+static inline pb_quats fq_new(size_t n)
 {
-    fq q;
+    pb_quats q;
     q.w = calloc(n ? n : 1, sizeof(float));
     q.x = calloc(n ? n : 1, sizeof(float));
     q.y = calloc(n ? n : 1, sizeof(float));
@@ -39,30 +36,11 @@ static inline fq fq_new(size_t n)
     cr_assert(q.w && q.x && q.y && q.z);
     return q;
 }
-static inline void fq_del(fq q)
-{
-    free(q.w);
-    free(q.x);
-    free(q.y);
-    free(q.z);
-}
-static inline void fq_put(fq q, size_t i, rq v)
-{
-    q.w[i] = (float)v.w;
-    q.x[i] = (float)v.x;
-    q.y[i] = (float)v.y;
-    q.z[i] = (float)v.z;
-}
-static inline rq fq_at(fq q, size_t i) { return rq_make(q.w[i], q.x[i], q.y[i], q.z[i]); }
-static inline pb_cquats fq_c(fq q, size_t off)
+/* the view of q from element off on */
+static inline pb_cquats fq_c(pb_quats q, size_t off)
 {
     pb_cquats c = {q.w + off, q.x + off, q.y + off, q.z + off};
     return c;
-}
-static inline pb_quats fq_o(fq q)
-{
-    pb_quats o = {q.w, q.x, q.y, q.z};
-    return o;
 }
 
 /* The buffers of average calls of k samples over J joints: rows sample
@@ -70,7 +48,7 @@ static inline pb_quats fq_o(fq q)
  * its pose view, float weight, the weight in double and one joint's sample
  * in double (for the reference). */
 typedef struct {
-    fq data, ref, out;
+    pb_quats data, ref, out;
     pb_cquats *s;
     float *w;
     double *wd;
@@ -91,9 +69,9 @@ static inline avg_batch avg_batch_new(size_t rows, size_t J, size_t k)
 }
 static inline void avg_batch_del(avg_batch b)
 {
-    fq_del(b.data);
-    fq_del(b.ref);
-    fq_del(b.out);
+    fq_free(b.data);
+    fq_free(b.ref);
+    fq_free(b.out);
     free(b.s);
     free(b.w);
     free(b.wd);

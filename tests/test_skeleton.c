@@ -252,10 +252,7 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
     const size_t P = model->P, J = model->J;
     convert_or_die(pb_pose_model_to_local, what, par, model, pos, scl, local, scl_out);
     ref_xf *l = malloc(J * sizeof *l), *m = malloc(J * sizeof *m);
-    int *one = malloc(J * sizeof *one);
-    cr_assert(l && m && one);
-    for (size_t j = 0; j < J; j++)
-        one[j] = 1;
+    cr_assert(l && m);
     for (size_t p = 0; p < P; p++) {
         for (size_t j = 0; j < J; j++)
             m[j] = get_xf(model, p * J + j, pos, scl);
@@ -292,7 +289,6 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
     }
     free(l);
     free(m);
-    free(one);
 }
 
 static int same_bits(const poses *a, const poses *b, int k)
