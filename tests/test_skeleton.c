@@ -123,6 +123,15 @@ static void make_parents(rng_t *r, enum shape sh, size_t J, int32_t *par)
     }
 }
 
+/* make_parents into a fresh array of J (the caller frees it) */
+static int32_t *parents_new(rng_t *r, enum shape sh, size_t J)
+{
+    int32_t *par = malloc(J * sizeof *par);
+    cr_assert(par);
+    make_parents(r, sh, J, par);
+    return par;
+}
+
 /* random local poses: unit rotations of either sign, bones of length up to
  * 1, scales in [0.8, 1.25] */
 static void fill_local(rng_t *r, poses *s)
@@ -311,9 +320,7 @@ Test(skeleton, local_to_model_random, .timeout = 300)
     for (int sh = 0; sh < SHAPES; sh++) {
         for (size_t ji = 0; ji < sizeof Js / sizeof Js[0]; ji++) {
             const size_t J = Js[ji];
-            int32_t *par = malloc(J * sizeof *par);
-            cr_assert(par);
-            make_parents(&r, (enum shape)sh, J, par);
+            int32_t *par = parents_new(&r, (enum shape)sh, J);
             for (size_t P = 1; P <= 67; P += (J <= 64 ? 1 : J <= 257 ? 11 : 33)) {
                 poses local = poses_new(P, J), model = poses_new(P, J);
                 fill_local(&r, &local);
@@ -362,9 +369,7 @@ Test(skeleton, model_to_local_random, .timeout = 300)
     for (int sh = 0; sh < SHAPES; sh++) {
         for (size_t ji = 0; ji < sizeof Js / sizeof Js[0]; ji++) {
             const size_t J = Js[ji];
-            int32_t *par = malloc(J * sizeof *par);
-            cr_assert(par);
-            make_parents(&r, (enum shape)sh, J, par);
+            int32_t *par = parents_new(&r, (enum shape)sh, J);
             for (size_t P = 1; P <= 67; P += (J <= 31 ? 1 : 13)) {
                 poses local = poses_new(P, J), model = poses_new(P, J), back = poses_new(P, J);
                 fill_local(&r, &local);
