@@ -4,6 +4,9 @@
 #ifndef PB_TESTS_BVH_SAMPLE_H
 #define PB_TESTS_BVH_SAMPLE_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 static const char *const k_sample_bvh =
     "HIERARCHY\n"                                                                /* 1 */
     "ROOT Hips\n"                                                                /* 2 */
@@ -25,5 +28,19 @@ static const char *const k_sample_bvh =
     "Frame Time: .0333333\n"                                                     /* 18 */
     "1 2 3 10 20 30 40 50 60\n"                                                  /* 19 */
     "4 5 6 11 21 31 41 51 61\n";
+
+/* The hierarchy of a BVH text whose root R has one channel (Xrotation)
+ * and `joints` children J0, J1, ... with none, up to and including
+ * "MOTION\n", written into t (cap bytes); returns its length. The caller
+ * adds the frame count, frame time and data lines. */
+static inline size_t bvh_flat_hierarchy(char *t, size_t cap, int joints)
+{
+    size_t k =
+        (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
+    for (int j = 0; j < joints; j++)
+        k += (size_t)snprintf(t + k, cap - k, "JOINT J%d\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n", j);
+    k += (size_t)snprintf(t + k, cap - k, "}\nMOTION\n");
+    return k;
+}
 
 #endif /* PB_TESTS_BVH_SAMPLE_H */

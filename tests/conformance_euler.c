@@ -30,25 +30,52 @@ static const pb_bvh_euler_mode modes[3] = {PB_BVH_EULER_SOURCE, PB_BVH_EULER_CON
 static const size_t sizes[] = {1, 2, 3, 4, 7, 8, 9, 16, 17, 31, 64, 65, 160};
 #define REPS 24
 
+#define CHOOSE_SEED 0x2545f4914f6cdd1dull
+#define TO_QUAT_SEED 0x5851f42d4c957f2dull
+
 typedef struct {
     double deg[3 * EC_MAXJ];
     unsigned char ar[EC_MAXJ];
 } result;
 
+/* The cases, in order: REPS of every kind, of the joint counts of sizes in
+ * turn, generated from one seed. for (case_first(&it, seed); case_next(&it);)
+ * visits them in it.c (it.kind, it.rep). */
+typedef struct {
+    ec_case c;
+    int kind, rep;
+} case_iter;
+
+static void case_first(case_iter *it, unsigned long long seed)
+{
+    ec_rng = seed;
+    it->kind = 0;
+    it->rep = -1;
+}
+
+static int case_next(case_iter *it)
+{
+    if (++it->rep == REPS) {
+        it->rep = 0;
+        it->kind++;
+    }
+    if (it->kind >= EC_KINDS)
+        return 0;
+    ec_make(&it->c, it->kind, sizes[(size_t)it->rep % (sizeof sizes / sizeof sizes[0])]);
+    return 1;
+}
+
 /* every case in every mode: the results in order */
 static size_t run_all(result *out, size_t cap)
 {
-    static ec_case c;
+    static case_iter it;
+    const ec_case *c = &it.c;
     size_t k = 0;
-    ec_rng = 0x2545f4914f6cdd1dull;
-    for (int kind = 0; kind < EC_KINDS; kind++)
-        for (int rep = 0; rep < REPS; rep++) {
-            ec_make(&c, kind, sizes[(size_t)rep % (sizeof sizes / sizeof sizes[0])]);
-            for (int m = 0; m < 3; m++)
-                for (int p = 0; p < 2 && k < cap; p++, k++)
-                    bvh_choose_angles_n(modes[m], c.n, c.order, c.nrot, c.qw, c.qx, c.qy, c.qz,
-                                        c.src, p ? c.prev : NULL, out[k].deg, out[k].ar);
-        }
+    for (case_first(&it, CHOOSE_SEED); case_next(&it);)
+        for (int m = 0; m < 3; m++)
+            for (int p = 0; p < 2 && k < cap; p++, k++)
+                bvh_choose_angles_n(modes[m], c->n, c->order, c->nrot, c->qw, c->qx, c->qy, c->qz,
+                                    c->src, p ? c->prev : NULL, out[k].deg, out[k].ar);
     return k;
 }
 
@@ -107,16 +134,13 @@ static int resample_angles(double *out, size_t *count)
  * floats of pb_euler_to_quat_n on every backend: compared bit for bit) */
 static size_t to_quats(float *out, size_t cap)
 {
-    static ec_case c;
+    static case_iter it;
+    const ec_case *c = &it.c;
     size_t k = 0;
-    ec_rng = 0x5851f42d4c957f2dull;
-    for (int kind = 0; kind < EC_KINDS; kind++)
-        for (int rep = 0; rep < REPS; rep++) {
-            ec_make(&c, kind, sizes[(size_t)rep % (sizeof sizes / sizeof sizes[0])]);
-            for (int a = 0; a < 2 && k + 4 * c.n <= cap; a++, k += 4 * c.n)
-                bvh_euler_to_quat_n(c.n, c.order, c.nrot, a ? c.prev : c.src, out + k,
-                                    out + k + c.n, out + k + 2 * c.n, out + k + 3 * c.n);
-        }
+    for (case_first(&it, TO_QUAT_SEED); case_next(&it);)
+        for (int a = 0; a < 2 && k + 4 * c->n <= cap; a++, k += 4 * c->n)
+            bvh_euler_to_quat_n(c->n, c->order, c->nrot, a ? c->prev : c->src, out + k,
+                                out + k + c->n, out + k + 2 * c->n, out + k + 3 * c->n);
     return k;
 }
 
@@ -141,35 +165,30 @@ int main(void)
         int before = failed;
         /* run_all again to know each result's joint count: the cases are
          * regenerated with the same seed */
-        static ec_case c;
+        static case_iter it;
         size_t k = 0;
-        ec_rng = 0x2545f4914f6cdd1dull;
-        for (int kind = 0; kind < EC_KINDS; kind++)
-            for (int rep = 0; rep < REPS; rep++) {
-                ec_make(&c, kind, sizes[(size_t)rep % (sizeof sizes / sizeof sizes[0])]);
-                for (int mp = 0; mp < 6; mp++, k++) {
-                    int bad = 0;
-                    char msg[256] = "";
-                    for (size_t e = 0; e < c.n && !bad; e++) {
-                        if (bitwise) {
-                            bad = memcmp(want[k].deg + 3 * e, got[k].deg + 3 * e,
-                                         3 * sizeof(double)) != 0 ||
-                                  want[k].ar[e] != got[k].ar[e];
-                            if (bad)
-                                snprintf(msg, sizeof msg, "joint %zu not bit-identical", e);
-                        } else {
-                            bad = ec_agree(got[k].deg, got[k].ar, want[k].deg, want[k].ar, e, 1e-9,
-                                           msg, sizeof msg);
-                        }
-                    }
-                    if (bad) {
-                        printf("FAIL %s: %s case %d mode %d%s: %s\n",
-                               pb_backend_name((pb_backend)b), ec_kind_names[kind], rep, mp / 2,
-                               mp & 1 ? " with prev" : "", msg);
-                        failed++;
+        for (case_first(&it, CHOOSE_SEED); case_next(&it);)
+            for (int mp = 0; mp < 6; mp++, k++) {
+                int bad = 0;
+                char msg[256] = "";
+                for (size_t e = 0; e < it.c.n && !bad; e++) {
+                    if (bitwise) {
+                        bad = memcmp(want[k].deg + 3 * e, got[k].deg + 3 * e, 3 * sizeof(double)) !=
+                                  0 ||
+                              want[k].ar[e] != got[k].ar[e];
+                        if (bad)
+                            snprintf(msg, sizeof msg, "joint %zu not bit-identical", e);
                     } else {
-                        passed++;
+                        bad = ec_agree(got[k].deg, got[k].ar, want[k].deg, want[k].ar, e, 1e-9, msg,
+                                       sizeof msg);
                     }
+                }
+                if (bad) {
+                    printf("FAIL %s: %s case %d mode %d%s: %s\n", pb_backend_name((pb_backend)b),
+                           ec_kind_names[it.kind], it.rep, mp / 2, mp & 1 ? " with prev" : "", msg);
+                    failed++;
+                } else {
+                    passed++;
                 }
             }
         if (to_quats(qg, qn) != qn || memcmp(qw, qg, qn * sizeof *qw) != 0) {

@@ -193,4 +193,14 @@ static inline pb_gltf read_ok(const char *p)
     return g;
 }
 
+/* The shared sample model `name` (read_ok); the test is skipped where it is
+ * missing. */
+static inline pb_gltf read_sample_or_skip(const char *name)
+{
+    const char *p = gltf_sample_path(name);
+    if (!p)
+        cr_skip_test("no %s", name);
+    return read_ok(p);
+}
+
 #endif /* PB_TESTS_GLTF_UTIL_H */

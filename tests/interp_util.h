@@ -151,6 +151,22 @@ static inline keyset qb_get(const qbatch *b, size_t i)
     return k;
 }
 
+/* n random key sets (gen_keys) into b */
+static inline void qb_fill(qbatch *b, size_t n, rng_t *r, int wide)
+{
+    for (size_t i = 0; i < n; i++) {
+        keyset k = gen_keys(r, wide);
+        qb_set(b, i, &k);
+    }
+}
+
+/* The parameter x of round `round` of a random test: 0 in the first round,
+ * 1 in the second, then drawn (which the caller draws in every round). */
+static inline float round_x(int round, float drawn)
+{
+    return round == 0 ? 0.0f : round == 1 ? 1.0f : drawn;
+}
+
 typedef enum { K_HERMITE, K_CATMULL } qkind;
 
 static inline void describe_keys(char *buf, size_t n, qkind kind, const keyset *k)

@@ -122,6 +122,13 @@ typedef struct {
     float w[LK + LA];
 } lcase;
 
+/* layer i's rotations, translations and scales as a blend pose */
+static inline pb_cpose layer_pose(const layer_data *d, size_t i)
+{
+    pb_cpose p = {pb_cq(d->rot[i]), pb_cv(d->pos[i]), pb_cv(d->scale[i])};
+    return p;
+}
+
 static inline void fill_layers(const layer_data *d, const lcase *cs, pb_blend_layer *bl,
                                pb_blend_layer *al)
 {

@@ -329,6 +329,20 @@ static inline void run_and_check(op_t op, size_t n, pb_quats a, pb_quats b, pb_v
     fv_free(ov);
 }
 
+/* One tracked check, named name, of op over n inputs (a, b, v) with
+ * run_and_check; frees the inputs afterwards. */
+static inline void check_op_and_free(const char *name, op_t op, size_t n, pb_quats a, pb_quats b,
+                                     pb_vec3s v, int guards)
+{
+    ref_track t;
+    rt_init(&t, name);
+    run_and_check(op, n, a, b, v, &t, guards);
+    RT_EXPECT(t);
+    fq_free(a);
+    fq_free(b);
+    fv_free(v);
+}
+
 /* ---- random vec3 inputs for exp ---------------------------------------- */
 
 static inline rv3 gen_vec_exp(rng_t *r, size_t i)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "posebatch.h"
 
@@ -206,5 +207,14 @@ void rt_report(const ref_track *t);
                   (t).name, (t).nfail, (t).count, (t).max_err, (t).max_ratio, (t).worst_i,         \
                   (t).worst);                                                                      \
     } while (0)
+
+/* ---- statistics switch ------------------------------------------------- */
+/* Whether the environment variable PB_TEST_STATS (set, not "0") asks the
+ * tests to print their largest errors. */
+static inline int stats_on(void)
+{
+    const char *e = getenv("PB_TEST_STATS");
+    return e && *e && *e != '0';
+}
 
 #endif /* POSEBATCH_TESTS_REF_H */

@@ -180,9 +180,10 @@ double ra_sin_half_angle(rq a, rq b)
     return nrm > 0 ? v / nrm : 0;
 }
 
-void ra_quat_to_matrix(rq q, double r[3][3])
+void ra_quat_to_matrix(rq q, double r[3][3]) { ra_quat_to_matrix_raw(rq_normalize(q), r); }
+
+void ra_quat_to_matrix_raw(rq q, double r[3][3])
 {
-    q = rq_normalize(q);
     double w = q.w, x = q.x, y = q.y, z = q.z;
     r[0][0] = 1 - 2 * (y * y + z * z);
     r[0][1] = 2 * (x * y - w * z);

@@ -51,8 +51,11 @@ void ra_sym4_eigen(double m[4][4], double eval[4], double evec[4][4]);
 double ra_sin_half_angle(rq a, rq b);
 /* Frobenius norm of R(a) - R(b) (rotation matrices of normalised a, b). */
 double ra_frobenius_distance(rq a, rq b);
-/* Rotation matrix of unit q (row-major). */
+/* Rotation matrix of unit q (row-major); q is normalised first. */
 void ra_quat_to_matrix(rq q, double r[3][3]);
+/* The same formula on q as given (no normalisation: a q off the unit
+ * sphere shows in the matrix). */
+void ra_quat_to_matrix_raw(rq q, double r[3][3]);
 
 /* ---- splines notebook ----------------------------------------------------- */
 /* exp((ln abs(q p^-1) + ln abs(s q^-1)) / 2) */

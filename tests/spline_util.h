@@ -21,12 +21,6 @@
 #define TOL_ROT ((double)PB_ACCURACY_ROTATION_RAD)
 #define MAX_REPORTS 5
 
-static inline int stats_on(void)
-{
-    const char *e = getenv("PB_TEST_STATS");
-    return e && *e && *e != '0';
-}
-
 typedef struct {
     size_t cases, skipped, fails, reports;
     double maxerr;

@@ -29,61 +29,50 @@ static const size_t k_list[] = {1, 2, 15, 16, 17, 64, 1000, 4511, 100000, 100000
 static void run_k(int clustered, size_t kmax, uint64_t seed)
 {
     rng_t r = rng_seed(seed);
-    double worst[K_COUNT] = {0};
-    size_t worst_k[K_COUNT] = {0};
+    double worst[AV_COUNT] = {0};
+    size_t worst_k[AV_COUNT] = {0};
     size_t bad = 0;
     for (size_t ki = 0; ki < NK && k_list[ki] <= kmax; ki++) {
         size_t k = k_list[ki];
         size_t distinct = clustered ? k : 1;
-        fq data = fq_new(distinct * NJ_K), ref = fq_new(NJ_K), out = fq_new(NJ_K);
-        pb_cquats *s = malloc(k * sizeof *s);
-        float *w = malloc(k * sizeof *w);
-        double *wd = malloc(k * sizeof *wd);
-        rq *sd = malloc(k * sizeof *sd);
-        cr_assert(s && w && wd && sd);
+        avg_batch b = avg_batch_new(distinct, NJ_K, k);
         for (size_t j = 0; j < NJ_K; j++) {
             rq base = rng_quat(&r);
-            fq_put(ref, j, rng_quat_near(&r, base, 1.0));
+            fq_set(b.ref, j, rng_quat_near(&r, base, 1.0));
             for (size_t i = 0; i < distinct; i++)
-                fq_put(data, i * NJ_K + j,
+                fq_set(b.data, i * NJ_K + j,
                        clustered ? rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)) : base);
         }
         for (size_t i = 0; i < k; i++) {
-            s[i] = fq_c(data, (clustered ? i : 0) * NJ_K);
-            w[i] = (float)((clustered ? rng_range(&r, 0.5, 1.5) : 1.0) / (double)k);
-            wd[i] = w[i];
+            b.s[i] = fq_c(b.data, (clustered ? i : 0) * NJ_K);
+            b.w[i] = (float)((clustered ? rng_range(&r, 0.5, 1.5) : 1.0) / (double)k);
+            b.wd[i] = b.w[i];
         }
-        for (int kd = 0; kd < K_COUNT; kd++) {
-            memset(out.w, 0xff, NJ_K * sizeof(float));
-            cr_assert_eq(call((kind)kd, NJ_K, k, fq_c(ref, 0), s, w, fq_o(out)), PB_OK);
+        for (int kd = 0; kd < AV_COUNT; kd++) {
+            memset(b.out.w, 0xff, NJ_K * sizeof(float));
+            cr_assert_eq(av_call((av_kind)kd, NJ_K, k, fq_c(b.ref, 0), b.s, b.w, b.out), PB_OK);
             for (size_t j = 0; j < NJ_K; j++) {
                 for (size_t i = 0; i < k; i++)
-                    sd[i] = fq_at(data, (clustered ? i : 0) * NJ_K + j);
+                    b.sd[i] = fq_get(b.data, (clustered ? i : 0) * NJ_K + j);
                 double gap;
-                rq want = reference((kind)kd, fq_at(ref, j), k, sd, wd, &gap);
-                rq got = fq_at(out, j);
-                double e = rq_angle_between(want, got), tol = tol_for((kind)kd, gap);
+                rq want = reference((av_kind)kd, fq_get(b.ref, j), k, b.sd, b.wd, &gap);
+                rq got = fq_get(b.out, j);
+                double e = rq_angle_between(want, got), tol = tol_for((av_kind)kd, gap);
                 if (!(e <= worst[kd]) || e != e) {
                     worst[kd] = e;
                     worst_k[kd] = k;
                 }
                 if (!(e <= tol) && bad++ < 12)
-                    cr_expect(0, "%s %s k=%zu joint %zu: err %.3g rad > %.3g", kname[kd],
+                    cr_expect(0, "%s %s k=%zu joint %zu: err %.3g rad > %.3g", av_name[kd],
                               clustered ? "clustered" : "identical", k, j, e, tol);
             }
         }
-        fq_del(data);
-        fq_del(ref);
-        fq_del(out);
-        free(s);
-        free(w);
-        free(wd);
-        free(sd);
+        avg_batch_del(b);
     }
     if (stats_on())
-        for (int kd = 0; kd < K_COUNT; kd++)
+        for (int kd = 0; kd < AV_COUNT; kd++)
             fprintf(stderr, "k growth %s %-8s: max err %.3g rad (at k=%zu)\n",
-                    clustered ? "clustered" : "identical", kname[kd], worst[kd], worst_k[kd]);
+                    clustered ? "clustered" : "identical", av_name[kd], worst[kd], worst_k[kd]);
     cr_expect(bad == 0, "%zu errors above the bound", bad);
 }
 
@@ -101,35 +90,35 @@ Test(accuracy, reference_extract_long_clips, .timeout = 120)
     for (size_t fi = 0; fi < 3; fi++)
         for (int clustered = 0; clustered < 2; clustered++) {
             size_t F = frames_l[fi];
-            fq poses = fq_new(F * J), out = fq_new(J);
+            pb_quats poses = fq_new(F * J), out = fq_new(J);
             rq *sd = malloc(F * sizeof *sd);
             double *wd = malloc(F * sizeof *wd);
             cr_assert(sd && wd);
             for (size_t j = 0; j < J; j++) {
                 rq base = rng_quat(&r);
                 for (size_t f = 0; f < F; f++)
-                    fq_put(poses, f * J + j,
+                    fq_set(poses, f * J + j,
                            clustered ? rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r))
                                      : base);
             }
             pb_cquats in = fq_c(poses, 0);
-            cr_assert_eq(pb_quat_reference_extract(F, J, in, fq_o(out)), PB_OK);
+            cr_assert_eq(pb_quat_reference_extract(F, J, in, out), PB_OK);
             for (size_t j = 0; j < J; j++) {
                 for (size_t f = 0; f < F; f++) {
-                    sd[f] = fq_at(poses, f * J + j);
+                    sd[f] = fq_get(poses, f * J + j);
                     wd[f] = 1.0;
                 }
                 double gap;
                 rq want = ra_average_accurate(F, sd, wd, &gap);
-                double e = rq_angle_between(want, fq_at(out, j)), tol = tol_for(K_ACCURATE, gap);
+                double e = rq_angle_between(want, fq_get(out, j)), tol = tol_for(AV_ACCURATE, gap);
                 if (!(e <= worst))
                     worst = e;
                 cr_expect(e <= tol && out.w[j] >= 0,
                           "reference_extract %s frames=%zu joint %zu: err %.3g rad > %.3g (w %g)",
                           clustered ? "clustered" : "identical", F, j, e, tol, (double)out.w[j]);
             }
-            fq_del(poses);
-            fq_del(out);
+            fq_free(poses);
+            fq_free(out);
             free(sd);
             free(wd);
         }
@@ -150,7 +139,7 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
     for (size_t ki = 0; ki < 3; ki++)
         for (int method = 0; method < 2; method++) {
             size_t k = kl[ki];
-            fq rot = fq_new(k * J), refq = fq_new(J), outq = fq_new(J);
+            pb_quats rot = fq_new(k * J), refq = fq_new(J), outq = fq_new(J);
             float *pv = malloc(k * J * 3 * sizeof(float)), *sv = malloc(k * J * 3 * sizeof(float));
             float rp[3 * 3], rs[3 * 3], op[3 * 3], os[3 * 3];
             pb_cquats *rl = malloc(k * sizeof *rl);
@@ -161,9 +150,9 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
             cr_assert(pv && sv && rl && pl && sl && w && sd && wd);
             for (size_t j = 0; j < J; j++) {
                 rq base = rng_quat(&r);
-                fq_put(refq, j, rng_quat_near(&r, base, 0.5));
+                fq_set(refq, j, rng_quat_near(&r, base, 0.5));
                 for (size_t i = 0; i < k; i++)
-                    fq_put(rot, i * J + j, rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)));
+                    fq_set(rot, i * J + j, rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)));
                 for (int c = 0; c < 3; c++) {
                     double p0 = rng_range(&r, -10, 10), s0 = rng_range(&r, 0.5, 2);
                     rp[c * 3 + j] = (float)p0;
@@ -184,16 +173,16 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
                 wd[i] = w[i];
             }
             pb_cpose ref = {fq_c(refq, 0), {rp, rp + 3, rp + 6}, {rs, rs + 3, rs + 6}};
-            pb_pose out = {fq_o(outq), {op, op + 3, op + 6}, {os, os + 3, os + 6}};
+            pb_pose out = {outq, {op, op + 3, op + 6}, {os, os + 3, os + 6}};
             pb_blend_method m = method ? PB_BLEND_LOG_REF : PB_BLEND_RAW_REF;
             cr_assert_eq(pb_pose_blend(J, k, rl, pl, sl, w, m, &ref, &out), PB_OK);
             for (size_t j = 0; j < J; j++) {
                 for (size_t i = 0; i < k; i++)
-                    sd[i] = fq_at(rot, i * J + j);
-                rq rj = fq_at(refq, j);
+                    sd[i] = fq_get(rot, i * J + j);
+                rq rj = fq_get(refq, j);
                 rq want =
                     method ? ra_average_log_ref(rj, k, sd, wd) : ra_average_raw_ref(rj, k, sd, wd);
-                double e = rq_angle_between(want, fq_at(outq, j));
+                double e = rq_angle_between(want, fq_get(outq, j));
                 if (!(e <= wr))
                     wr = e;
                 cr_expect(e <= TOL_ROT, "pose_blend %s k=%zu joint %zu: rotation err %.3g rad",
@@ -219,9 +208,9 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
                               k, j, c, pe, se);
                 }
             }
-            fq_del(rot);
-            fq_del(refq);
-            fq_del(outq);
+            fq_free(rot);
+            fq_free(refq);
+            fq_free(outq);
             free(pv);
             free(sv);
             free(rl);
@@ -241,7 +230,7 @@ Test(accuracy, pose_blend_k_growth, .timeout = 120)
 #define NJ_W 7
 #define K_W 5
 
-static int is_scale_free(kind kd) { return kd != K_LOG && kd != K_LOG_REF; }
+static int is_scale_free(av_kind kd) { return kd != AV_LOG && kd != AV_LOG_REF; }
 
 /* For raw, raw_ref, basic and accurate (and pb_pose_blend's rotations by
  * raw, raw_ref and accurate): weights w_i in [0.1, 1] scaled by 2^e for every
@@ -253,14 +242,15 @@ static int is_scale_free(kind kd) { return kd != K_LOG && kd != K_LOG_REF; }
 Test(accuracy, weight_scale_invariance, .timeout = 120)
 {
     rng_t r = rng_seed(1405);
-    fq data = fq_new(K_W * NJ_W), ref = fq_new(NJ_W), out = fq_new(NJ_W), base_out = fq_new(NJ_W);
+    pb_quats data = fq_new(K_W * NJ_W), ref = fq_new(NJ_W), out = fq_new(NJ_W),
+             base_out = fq_new(NJ_W);
     pb_cquats s[K_W];
     float w0[K_W];
     for (size_t j = 0; j < NJ_W; j++) {
         rq b = rng_quat(&r);
-        fq_put(ref, j, rng_quat_near(&r, b, 1.0));
+        fq_set(ref, j, rng_quat_near(&r, b, 1.0));
         for (size_t i = 0; i < K_W; i++)
-            fq_put(data, i * NJ_W + j, rq_scale(rng_quat_near(&r, b, 1.5), rng_sign(&r)));
+            fq_set(data, i * NJ_W + j, rq_scale(rng_quat_near(&r, b, 1.5), rng_sign(&r)));
     }
     for (size_t i = 0; i < K_W; i++) {
         s[i] = fq_c(data, i * NJ_W);
@@ -269,20 +259,20 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
     w0[0] = 1.0f; /* the largest weight: 2^127 w0 stays finite */
     size_t bad = 0, bitdiff = 0;
     double worst = 0;
-    for (int variant = 0; variant < K_COUNT + 3; variant++) {
-        kind kd = variant < K_COUNT ? (kind)variant : K_RAW;
-        pb_blend_method bm = variant == K_COUNT       ? PB_BLEND_RAW
-                             : variant == K_COUNT + 1 ? PB_BLEND_RAW_REF
-                                                      : PB_BLEND_ACCURATE;
-        int blend = variant >= K_COUNT;
+    for (int variant = 0; variant < AV_COUNT + 3; variant++) {
+        av_kind kd = variant < AV_COUNT ? (av_kind)variant : AV_RAW;
+        pb_blend_method bm = variant == AV_COUNT       ? PB_BLEND_RAW
+                             : variant == AV_COUNT + 1 ? PB_BLEND_RAW_REF
+                                                       : PB_BLEND_ACCURATE;
+        int blend = variant >= AV_COUNT;
         if (!blend && !is_scale_free(kd))
             continue;
         if (blend)
-            kd = bm == PB_BLEND_RAW ? K_RAW : bm == PB_BLEND_RAW_REF ? K_RAW_REF : K_ACCURATE;
+            kd = bm == PB_BLEND_RAW ? AV_RAW : bm == PB_BLEND_RAW_REF ? AV_RAW_REF : AV_ACCURATE;
         const char *name = blend ? (bm == PB_BLEND_RAW       ? "pose_blend raw"
                                     : bm == PB_BLEND_RAW_REF ? "pose_blend raw_ref"
                                                              : "pose_blend accurate")
-                                 : kname[kd];
+                                 : av_name[kd];
         for (int idx = 0; idx <= 277; idx++) {
             int e = idx == 0 ? 0 : 128 - idx; /* 0 first, then 127 .. -149 */
             float w[K_W];
@@ -298,10 +288,10 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
             pb_status st;
             if (blend) {
                 pb_cpose rp = {fq_c(ref, 0), {0, 0, 0}, {0, 0, 0}};
-                pb_pose op = {fq_o(out), {0, 0, 0}, {0, 0, 0}};
+                pb_pose op = {out, {0, 0, 0}, {0, 0, 0}};
                 st = pb_pose_blend(NJ_W, K_W, s, NULL, NULL, w, bm, &rp, &op);
             } else {
-                st = call(kd, NJ_W, K_W, fq_c(ref, 0), s, w, fq_o(out));
+                st = av_call(kd, NJ_W, K_W, fq_c(ref, 0), s, w, out);
             }
             cr_assert_eq(st, PB_OK);
             if (e == 0) {
@@ -311,15 +301,15 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
                 memcpy(base_out.z, out.z, sizeof(float) * NJ_W);
             }
             for (size_t j = 0; j < NJ_W; j++) {
-                rq got = fq_at(out, j), want;
+                rq got = fq_get(out, j), want;
                 rq sd[K_W];
                 for (size_t i = 0; i < K_W; i++)
-                    sd[i] = fq_at(data, i * NJ_W + j);
+                    sd[i] = fq_get(data, i * NJ_W + j);
                 double gap = 1.0;
                 if (nonzero)
-                    want = reference(kd, fq_at(ref, j), K_W, sd, wd, &gap);
+                    want = reference(kd, fq_get(ref, j), K_W, sd, wd, &gap);
                 else
-                    want = kd == K_RAW_REF ? rq_abs(fq_at(ref, j)) : rq_identity();
+                    want = kd == AV_RAW_REF ? rq_abs(fq_get(ref, j)) : rq_identity();
                 double err = rq_angle_between(want, got), tol = tol_for(kd, gap);
                 double norm = rq_norm(got);
                 if (!(err <= worst))
@@ -340,10 +330,10 @@ Test(accuracy, weight_scale_invariance, .timeout = 120)
     if (stats_on())
         fprintf(stderr, "weight scale: max err %.3g rad, %zu bit differences\n", worst, bitdiff);
     cr_expect(bad == 0 && bitdiff == 0, "%zu errors, %zu bit differences", bad, bitdiff);
-    fq_del(data);
-    fq_del(ref);
-    fq_del(out);
-    fq_del(base_out);
+    fq_free(data);
+    fq_free(ref);
+    fq_free(out);
+    fq_free(base_out);
 }
 
 /* The issue's cases: {1e20, 1e20, 1e20}, {FLT_MAX, FLT_MAX, FLT_MAX},
@@ -357,36 +347,36 @@ Test(accuracy, weight_extremes)
                                   {3e38f, 1e-30f, 2e38f}};
     rng_t r = rng_seed(1406);
     const size_t J = 9;
-    fq data = fq_new(3 * J), ref = fq_new(J), out = fq_new(J);
+    pb_quats data = fq_new(3 * J), ref = fq_new(J), out = fq_new(J);
     pb_cquats s[3] = {fq_c(data, 0), fq_c(data, J), fq_c(data, 2 * J)};
     for (size_t j = 0; j < J; j++) {
         rq b = rng_quat(&r);
-        fq_put(ref, j, rng_quat_near(&r, b, 1.0));
+        fq_set(ref, j, rng_quat_near(&r, b, 1.0));
         for (size_t i = 0; i < 3; i++)
-            fq_put(data, i * J + j, rq_scale(rng_quat_near(&r, b, 1.0), rng_sign(&r)));
+            fq_set(data, i * J + j, rq_scale(rng_quat_near(&r, b, 1.0), rng_sign(&r)));
     }
     for (size_t c = 0; c < sizeof wl / sizeof wl[0]; c++)
-        for (int kd = 0; kd < K_COUNT; kd++) {
-            if (!is_scale_free((kind)kd))
+        for (int kd = 0; kd < AV_COUNT; kd++) {
+            if (!is_scale_free((av_kind)kd))
                 continue;
             double wd[3] = {wl[c][0], wl[c][1], wl[c][2]};
             memset(out.w, 0xff, J * sizeof(float));
-            cr_assert_eq(call((kind)kd, J, 3, fq_c(ref, 0), s, wl[c], fq_o(out)), PB_OK);
+            cr_assert_eq(av_call((av_kind)kd, J, 3, fq_c(ref, 0), s, wl[c], out), PB_OK);
             for (size_t j = 0; j < J; j++) {
-                rq sd[3] = {fq_at(data, j), fq_at(data, J + j), fq_at(data, 2 * J + j)};
+                rq sd[3] = {fq_get(data, j), fq_get(data, J + j), fq_get(data, 2 * J + j)};
                 double gap;
-                rq want = reference((kind)kd, fq_at(ref, j), 3, sd, wd, &gap);
-                rq got = fq_at(out, j);
+                rq want = reference((av_kind)kd, fq_get(ref, j), 3, sd, wd, &gap);
+                rq got = fq_get(out, j);
                 double e = rq_angle_between(want, got);
-                cr_expect(e <= tol_for((kind)kd, gap) && fabs(rq_norm(got) - 1) < 1e-6,
+                cr_expect(e <= tol_for((av_kind)kd, gap) && fabs(rq_norm(got) - 1) < 1e-6,
                           "%s weights {%g, %g, %g} joint %zu: err %.3g rad, got (%g, %g, %g, %g)",
-                          kname[kd], (double)wl[c][0], (double)wl[c][1], (double)wl[c][2], j, e,
+                          av_name[kd], (double)wl[c][0], (double)wl[c][1], (double)wl[c][2], j, e,
                           got.w, got.x, got.y, got.z);
             }
         }
-    fq_del(data);
-    fq_del(ref);
-    fq_del(out);
+    fq_free(data);
+    fq_free(ref);
+    fq_free(out);
 }
 
 /* ---- conditioning --------------------------------------------------------------- */
@@ -394,12 +384,12 @@ Test(accuracy, weight_extremes)
 /* The condition number the header defines for raw and raw_ref:
  * kappa = sum_i |w_i| / |sum_i w_i sigma_i s_i| (sigma_i the hemisphere sign
  * the formula gives sample i), in double from the float inputs. */
-static double kappa_of(kind kd, rq ref, size_t k, const rq *s, const double *w)
+static double kappa_of(av_kind kd, rq ref, size_t k, const rq *s, const double *w)
 {
     rq acc = rq_make(0, 0, 0, 0);
     double sw = 0;
     for (size_t i = 0; i < k; i++) {
-        double side = kd == K_RAW_REF ? rq_dot(ref, s[i]) : s[i].w;
+        double side = kd == AV_RAW_REF ? rq_dot(ref, s[i]) : s[i].w;
         acc = rq_add(acc, rq_scale(s[i], side < 0 ? -w[i] : w[i]));
         sw += fabs(w[i]) * rq_norm(s[i]);
     }
@@ -419,43 +409,38 @@ Test(accuracy, conditioning_raw_and_raw_ref, .timeout = 120)
     const size_t J = 16;
     size_t bad = 0;
     double worst_ratio = 0, worst_kappa = 0;
-    for (int kd = K_RAW; kd <= K_RAW_REF; kd += 2)
+    for (int kd = AV_RAW; kd <= AV_RAW_REF; kd += 2)
         for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++)
             for (int rep = 0; rep < (kl[ki] > 100 ? 4 : 40); rep++) {
                 size_t k = kl[ki];
-                fq data = fq_new(k * J), ref = fq_new(J), out = fq_new(J);
-                pb_cquats *s = malloc(k * sizeof *s);
-                float *w = malloc(k * sizeof *w);
-                double *wd = malloc(k * sizeof *wd);
-                rq *sd = malloc(k * sizeof *sd);
-                cr_assert(s && w && wd && sd);
+                avg_batch b = avg_batch_new(k, J, k);
                 double delta = rng_logrange(&r, 1e-6, 1.0);
                 for (size_t i = 0; i < k; i++) {
                     double g = (i & 1) ? 1.0 - delta : 1.0;
-                    w[i] = (float)(g * 2.0 / (double)k);
-                    wd[i] = w[i];
-                    s[i] = fq_c(data, i * J);
+                    b.w[i] = (float)(g * 2.0 / (double)k);
+                    b.wd[i] = b.w[i];
+                    b.s[i] = fq_c(b.data, i * J);
                 }
                 for (size_t j = 0; j < J; j++) {
-                    double a = rng_logrange(&r, kd == K_RAW ? 5e-7 : 2.5e-6, 4e-3),
+                    double a = rng_logrange(&r, kd == AV_RAW ? 5e-7 : 2.5e-6, 4e-3),
                            pert = a * rng_range(&r, 0, 0.25);
                     rq q = rng_quat(&r), rf = q, o = rng_quat(&r);
                     o = rq_normalize(rq_sub(o, rq_scale(q, rq_dot(o, q))));
-                    if (kd == K_RAW) /* angle pi - 2a: w = a */
+                    if (kd == AV_RAW) /* angle pi - 2a: w = a */
                         q = rq_make(a, o.x, o.y, o.z);
                     else /* rf nearly orthogonal to q, tilted by less than a */
                         rf = rq_normalize(
                             rq_add(o, rq_scale(q, rng_sign(&r) * a * rng_range(&r, 0, 0.5))));
                     q = rq_normalize(q);
-                    fq_put(ref, j, rf);
+                    fq_set(b.ref, j, rf);
                     for (size_t i = 0; i < k; i++) {
                         /* raw reads the sign of w itself; raw_ref a float dot */
-                        double want = (i & 1) ? -1.0 : 1.0, side, thr = kd == K_RAW ? 0 : 1e-6;
+                        double want = (i & 1) ? -1.0 : 1.0, side, thr = kd == AV_RAW ? 0 : 1e-6;
                         rq si;
                         int tries = 0;
                         do { /* sample i on side want, clear of the border */
                             rq p = rq_scale(rng_quat(&r), pert);
-                            if (kd == K_RAW) {
+                            if (kd == AV_RAW) {
                                 si = rq_round(rq_normalize(rq_add(q, p)));
                                 if (si.w * want < 0)
                                     si.w = -si.w; /* nearly the same rotation */
@@ -467,18 +452,18 @@ Test(accuracy, conditioning_raw_and_raw_ref, .timeout = 120)
                             }
                         } while (!(side * want > thr) && ++tries < 1000);
                         cr_assert(side * want > thr);
-                        fq_put(data, i * J + j, si);
+                        fq_set(b.data, i * J + j, si);
                     }
                 }
-                memset(out.w, 0xff, J * sizeof(float));
-                cr_assert_eq(call((kind)kd, J, k, fq_c(ref, 0), s, w, fq_o(out)), PB_OK);
+                memset(b.out.w, 0xff, J * sizeof(float));
+                cr_assert_eq(av_call((av_kind)kd, J, k, fq_c(b.ref, 0), b.s, b.w, b.out), PB_OK);
                 for (size_t j = 0; j < J; j++) {
                     for (size_t i = 0; i < k; i++)
-                        sd[i] = fq_at(data, i * J + j);
-                    rq rf = fq_at(ref, j), want;
-                    double gap, kap = kappa_of((kind)kd, rf, k, sd, wd);
-                    want = reference((kind)kd, rf, k, sd, wd, &gap);
-                    double e = rq_angle_between(want, fq_at(out, j));
+                        b.sd[i] = fq_get(b.data, i * J + j);
+                    rq rf = fq_get(b.ref, j), want;
+                    double gap, kap = kappa_of((av_kind)kd, rf, k, b.sd, b.wd);
+                    want = reference((av_kind)kd, rf, k, b.sd, b.wd, &gap);
+                    double e = rq_angle_between(want, fq_get(b.out, j));
                     double tol = TOL_ROT + 1.2e-7 * kap;
                     if (kap > worst_kappa)
                         worst_kappa = kap;
@@ -486,15 +471,9 @@ Test(accuracy, conditioning_raw_and_raw_ref, .timeout = 120)
                         worst_ratio = e / tol;
                     if (!(e <= tol) && bad++ < 12)
                         cr_expect(0, "%s k=%zu joint %zu kappa %.3g: err %.3g rad > %.3g",
-                                  kname[kd], k, j, kap, e, tol);
+                                  av_name[kd], k, j, kap, e, tol);
                 }
-                fq_del(data);
-                fq_del(ref);
-                fq_del(out);
-                free(s);
-                free(w);
-                free(wd);
-                free(sd);
+                avg_batch_del(b);
             }
     if (stats_on())
         fprintf(stderr, "conditioning: worst err / bound %.3g, kappa up to %.3g\n", worst_ratio,
@@ -519,7 +498,7 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
     for (size_t ki = 0; ki < 3; ki++)
         for (int method = 0; method < 2; method++) {
             size_t k = kl[ki];
-            fq rot = fq_new(k * J), refq = fq_new(J), outq = fq_new(J), keep = fq_new(J);
+            pb_quats rot = fq_new(k * J), refq = fq_new(J), outq = fq_new(J), keep = fq_new(J);
             float *pv = malloc(k * J * 3 * sizeof(float)), *sv = malloc(k * J * 3 * sizeof(float));
             float op[9], os[9], opk[9];
             pb_blend_layer *L = malloc(k * sizeof *L);
@@ -529,9 +508,9 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
             cr_assert(pv && sv && L && w0 && sd && wd);
             for (size_t j = 0; j < J; j++) {
                 rq base = rng_quat(&r);
-                fq_put(refq, j, rng_quat_near(&r, base, 0.5));
+                fq_set(refq, j, rng_quat_near(&r, base, 0.5));
                 for (size_t i = 0; i < k; i++)
-                    fq_put(rot, i * J + j, rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)));
+                    fq_set(rot, i * J + j, rq_scale(rng_quat_near(&r, base, 0.35), rng_sign(&r)));
             }
             for (size_t x = 0; x < k * J * 3; x++) {
                 pv[x] = (float)rng_range(&r, -10, 10);
@@ -545,7 +524,7 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
             for (size_t i = 0; i < k; i++)
                 wd[i] = w0[i] / T;
             pb_cpose ref = {fq_c(refq, 0), {0, 0, 0}, {0, 0, 0}};
-            pb_pose out = {fq_o(outq), {op, op + 3, op + 6}, {os, os + 3, os + 6}};
+            pb_pose out = {outq, {op, op + 3, op + 6}, {os, os + 3, os + 6}};
             for (int idx = 0; idx <= 13; idx++) {
                 int e = idx == 0 ? 0 : 140 - 20 * idx; /* 0, then 120 .. -140 */
                 int exact = 1;
@@ -577,11 +556,11 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
                     memcpy(opk, op, sizeof op);
                     for (size_t j = 0; j < J; j++) {
                         for (size_t i = 0; i < k; i++)
-                            sd[i] = fq_at(rot, i * J + j);
-                        rq rj = fq_at(refq, j);
+                            sd[i] = fq_get(rot, i * J + j);
+                        rq rj = fq_get(refq, j);
                         rq want = method ? ra_average_log_ref(rj, k, sd, wd)
                                          : ra_average_raw_ref(rj, k, sd, wd);
-                        double er = rq_angle_between(want, fq_at(outq, j));
+                        double er = rq_angle_between(want, fq_get(outq, j));
                         if (!(er <= wr))
                             wr = er;
                         cr_expect(er <= TOL_ROT, "layers %s k=%zu joint %zu: rotation err %.3g rad",
@@ -610,10 +589,10 @@ Test(accuracy, layers_k_growth_and_weight_scale, .timeout = 120)
                                   method ? "log_ref" : "raw_ref", k, e);
                 }
             }
-            fq_del(rot);
-            fq_del(refq);
-            fq_del(outq);
-            fq_del(keep);
+            fq_free(rot);
+            fq_free(refq);
+            fq_free(outq);
+            fq_free(keep);
             free(pv);
             free(sv);
             free(L);

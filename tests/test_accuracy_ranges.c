@@ -26,8 +26,8 @@ Test(accuracy, de_casteljau_all_t, .timeout = 120)
 {
     rng_t r = rng_seed(1408);
     const size_t J = 2048, NT = 200;
-    fq q[4] = {fq_new(J), fq_new(J), fq_new(J), fq_new(J)};
-    fq out = fq_new(J);
+    pb_quats q[4] = {fq_new(J), fq_new(J), fq_new(J), fq_new(J)};
+    pb_quats out = fq_new(J);
     rq *k4 = malloc(J * 4 * sizeof *k4);
     cr_assert(k4);
     for (size_t j = 0; j < J; j++) {
@@ -39,7 +39,7 @@ Test(accuracy, de_casteljau_all_t, .timeout = 120)
                 c = rq_mul(rq_from_axis_angle(ax, ang), c);
             c = rq_scale(c, rng_sign(&r));
             k4[j * 4 + (size_t)i] = rq_round(c);
-            fq_put(q[i], j, c);
+            fq_set(q[i], j, c);
         }
     }
     double worst = 0, worst_t = 0;
@@ -47,14 +47,14 @@ Test(accuracy, de_casteljau_all_t, .timeout = 120)
     for (size_t ti = 0; ti <= NT + 30; ti++) {
         float t = ti <= NT ? (float)ti / (float)NT : 1.0f - ldexpf(1.0f, -(int)(ti - NT));
         cr_assert_eq(pb_quat_de_casteljau(J, t, fq_c(q[0], 0), fq_c(q[1], 0), fq_c(q[2], 0),
-                                          fq_c(q[3], 0), fq_o(out)),
+                                          fq_c(q[3], 0), out),
                      PB_OK);
         for (size_t j = 0; j < J; j++) {
             rq *c = k4 + j * 4;
             if (!dc_clear(c[0], c[1], c[2], c[3], t))
                 continue;
             rq want = ra_de_casteljau(c[0], c[1], c[2], c[3], t);
-            double e = rq_angle_between(want, fq_at(out, j));
+            double e = rq_angle_between(want, fq_get(out, j));
             if (!(e <= worst)) {
                 worst = e;
                 worst_t = t;
@@ -67,8 +67,8 @@ Test(accuracy, de_casteljau_all_t, .timeout = 120)
         fprintf(stderr, "de_casteljau: max err %.3g rad at t=%.9g\n", worst, worst_t);
     cr_expect(bad == 0, "%zu errors above 2e-6 rad", bad);
     for (int i = 0; i < 4; i++)
-        fq_del(q[i]);
-    fq_del(out);
+        fq_free(q[i]);
+    fq_free(out);
     free(k4);
 }
 
@@ -89,14 +89,14 @@ Test(accuracy, pose_blend_small_scales, .timeout = 60)
         for (int m = 0; m <= 30; m++)
             for (int with_ref = 0; with_ref < 2; with_ref++) {
                 size_t k = kl[ki];
-                fq rot = fq_new(J), outq = fq_new(J);
+                pb_quats rot = fq_new(J), outq = fq_new(J);
                 float *sv = malloc(k * 3 * J * sizeof(float)), rs[3 * 16], os[3 * 16];
                 pb_cquats *rl = malloc(k * sizeof *rl);
                 pb_cvec3s *sl = malloc(k * sizeof *sl);
                 float *w = malloc(k * sizeof *w);
                 cr_assert(sv && rl && sl && w);
                 for (size_t j = 0; j < J; j++)
-                    fq_put(rot, j, rng_quat(&r));
+                    fq_set(rot, j, rng_quat(&r));
                 double mag = pow(10.0, -m);
                 for (size_t x = 0; x < 3 * J; x++) {
                     rs[x] = (float)(mag * rng_range(&r, 0.5, 2));
@@ -110,7 +110,7 @@ Test(accuracy, pose_blend_small_scales, .timeout = 60)
                     w[i] = (float)(rng_range(&r, 0.5, 1.5) / (double)k);
                 }
                 pb_cpose ref = {{0, 0, 0, 0}, {0, 0, 0}, {rs, rs + J, rs + 2 * J}};
-                pb_pose out = {fq_o(outq), {0, 0, 0}, {os, os + J, os + 2 * J}};
+                pb_pose out = {outq, {0, 0, 0}, {os, os + J, os + 2 * J}};
                 cr_assert_eq(pb_pose_blend(J, k, rl, NULL, sl, w, PB_BLEND_RAW,
                                            with_ref ? &ref : NULL, &out),
                              PB_OK);
@@ -131,8 +131,8 @@ Test(accuracy, pose_blend_small_scales, .timeout = 60)
                         cr_expect(0, "scale 1e-%d k=%zu %s x=%zu: err %.3g rel > %.3g (L %.3g)", m,
                                   k, with_ref ? "ref" : "no ref", x, e, tol, la);
                 }
-                fq_del(rot);
-                fq_del(outq);
+                fq_free(rot);
+                fq_free(outq);
                 free(sv);
                 free(rl);
                 free(sl);
@@ -164,7 +164,7 @@ Test(accuracy, pose_blend_scale_logs_unbiased, .timeout = 60)
     } rg[] = {{0.7072, 0.76, 0.5f}, {1.32, 1.4142, 0.5f}, {1.75, 2.0, 0.5f}, {0.5, 0.56, 0.5f},
               {0.7072, 0.76, 1.0f}, {1.32, 1.4142, 1.0f}, {0.96, 1.04, 1.0f}};
     enum { J = 4096, REPS = 16 };
-    fq rot = fq_new(J), outq = fq_new(J);
+    pb_quats rot = fq_new(J), outq = fq_new(J);
     float *sv = malloc(6 * J * sizeof(float));
     cr_assert(sv);
     float *sx = sv, *ox = sv + 3 * J;
@@ -182,7 +182,7 @@ Test(accuracy, pose_blend_scale_logs_unbiased, .timeout = 60)
             }
             pb_cquats rl = fq_c(rot, 0);
             pb_cvec3s sl = {sx, sx + J, sx + 2 * J};
-            pb_pose out = {fq_o(outq), {0, 0, 0}, {ox, ox + J, ox + 2 * J}};
+            pb_pose out = {outq, {0, 0, 0}, {ox, ox + J, ox + 2 * J}};
             cr_assert_eq(pb_pose_blend(J, 1, &rl, NULL, &sl, &rg[g].w, PB_BLEND_RAW, NULL, &out),
                          PB_OK);
             for (size_t x = 0; x < 3 * J; x++) {
@@ -202,7 +202,7 @@ Test(accuracy, pose_blend_scale_logs_unbiased, .timeout = 60)
         cr_expect(fabs(mean) <= 1e-8, "s in [%.4g, %.4g) w %.2g: mean err %+.3g rel, beyond 1e-8",
                   rg[g].lo, rg[g].hi, (double)rg[g].w, mean);
     }
-    fq_del(rot);
-    fq_del(outq);
+    fq_free(rot);
+    fq_free(outq);
     free(sv);
 }

@@ -12,11 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "avg_kind.h"
 #include "posebatch.h"
 #include "ref.h"
 #include "ref_average.h"
-
-#define TOL_ROT ((double)PB_ACCURACY_ROTATION_RAD)
 
 Test(backend, version)
 {
@@ -175,48 +174,23 @@ static void averages_spline_check(pb_backend b, berr *e)
         s[i] = pb_cq(k[i]);
     const float wf[4] = {0.1f, 0.2f, 0.3f, 0.4f};
     const double wd[4] = {0.1f, 0.2f, 0.3f, 0.4f};
-    for (int f = 0; f < 9; f++) {
+    for (int f = 0; f < 9; f++) { /* the six averages (avg_kind.h), then the rest */
         pb_status st;
-        const char *what;
+        char what[32];
         float t = 1.3f;
-        switch (f) {
-        case 0:
-            what = "average_raw";
-            st = pb_quat_average_raw(n, K, s, wf, out);
-            break;
-        case 1:
-            what = "average_log";
-            st = pb_quat_average_log(n, K, s, wf, out);
-            break;
-        case 2:
-            what = "average_raw_ref";
-            st = pb_quat_average_raw_ref(n, K, pb_cq(ref), s, wf, out);
-            break;
-        case 3:
-            what = "average_log_ref";
-            st = pb_quat_average_log_ref(n, K, pb_cq(ref), s, wf, out);
-            break;
-        case 4:
-            what = "average_accurate";
-            st = pb_quat_average_accurate(n, K, s, wf, out);
-            break;
-        case 5:
-            what = "average_basic";
-            st = pb_quat_average_basic(n, K, s, wf, out);
-            break;
-        case 6:
-            what = "tangent_offset";
+        if (f < AV_COUNT) {
+            snprintf(what, sizeof what, "average_%s", av_name[f]);
+            st = av_call((av_kind)f, n, K, pb_cq(ref), s, wf, out);
+        } else if (f == 6) {
+            snprintf(what, sizeof what, "tangent_offset");
             st = pb_quat_tangent_offset(n, s[0], s[1], s[2], out);
-            break;
-        case 7:
-            what = "spline_eval open";
+        } else if (f == 7) {
+            snprintf(what, sizeof what, "spline_eval open");
             st = pb_quat_spline_eval(K, n, pb_cq(track), t, 0, out);
-            break;
-        default:
-            what = "spline_eval closed";
+        } else {
+            snprintf(what, sizeof what, "spline_eval closed");
             t = 3.6f;
             st = pb_quat_spline_eval(K, n, pb_cq(track), t, PB_CLOSED, out);
-            break;
         }
         cr_assert_eq(st, PB_OK, "%s: %s status %d", pb_backend_name(b), what, (int)st);
         for (size_t j = 0; j < n; j++) {
@@ -224,23 +198,17 @@ static void averages_spline_check(pb_backend b, berr *e)
             double gap = 1.0;
             for (size_t i = 0; i < K; i++)
                 q[i] = fq_get(k[i], j);
-            switch (f) {
-            case 0: want = ra_average_raw(K, q, wd); break;
-            case 1: want = ra_average_log(K, q, wd); break;
-            case 2: want = ra_average_raw_ref(rf, K, q, wd); break;
-            case 3: want = ra_average_log_ref(rf, K, q, wd); break;
-            case 4: want = ra_average_accurate(K, q, wd, &gap); break;
-            case 5: want = ra_average_basic(K, q, wd, NULL); break;
-            case 6: want = ra_tangent_offset(q[0], q[1], q[2]); break;
-            default: want = ra_spline_eval(K, q, 1, t, f == 8); break;
-            }
+            if (f < AV_COUNT)
+                av_ref((av_kind)f, rf, K, q, wd, &want, &gap);
+            else if (f == 6)
+                want = ra_tangent_offset(q[0], q[1], q[2]);
+            else
+                want = ra_spline_eval(K, q, 1, t, f == 8);
             rq got = fq_get(out, j);
             double er = rq_angle_between(want, got);
-            /* accurate: the header's max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g), g the relative
-             * eigen-gap; everything else 2e-6 */
-            double tol = f == 4
-                             ? (gap > 0 ? fmax(TOL_ROT, PB_ACCURACY_EIGEN_GAP_RAD / gap) : INFINITY)
-                             : TOL_ROT;
+            /* av_tol: accurate's max(2e-6, PB_ACCURACY_EIGEN_GAP_RAD / g), g the
+             * relative eigen-gap; everything else 2e-6 */
+            double tol = f < AV_COUNT ? av_tol((av_kind)f, gap) : TOL_ROT;
             if (!(er <= e->rot))
                 e->rot = er;
             if (!(er <= tol) && e->fails++ < 3)
@@ -272,8 +240,7 @@ Test(backend, force_each_supported_meets_accuracy)
         catmull_rom_check(b, &e1);
         averages_spline_check(b, &e2);
         tested++;
-        const char *env = getenv("PB_TEST_STATS");
-        if (env && *env && *env != '0')
+        if (stats_on())
             fprintf(stderr,
                     "[stat] backend %-7s catmull_rom rot %.3g rad, vel %.3g of tolerance; "
                     "averages/spline rot %.3g rad\n",

@@ -158,11 +158,8 @@ Test(bvh_fidelity, never_writes_more_elements_than_the_reader_reads)
     size_t cap = 1 << 16;
     char *t = malloc(cap);
     cr_assert_not_null(t);
-    size_t k =
-        (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
-    for (int j = 0; j < 40; j++)
-        k += (size_t)snprintf(t + k, cap - k, "JOINT J%d\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n", j);
-    snprintf(t + k, cap - k, "}\nMOTION\nFrames: 1\nFrame Time: 0.01\n0\n");
+    size_t k = bvh_flat_hierarchy(t, cap, 40);
+    snprintf(t + k, cap - k, "Frames: 1\nFrame Time: 0.01\n0\n");
     pb_bvh b = read_text(t);
     pb_bvh_error err;
     /* 41 joints x 20000 frames of "0\n": 820000 elements in 40000 bytes. */

@@ -254,11 +254,8 @@ Test(bvh_read, memory_per_byte_is_bounded)
     size_t cap = 4096 + 100000 * 2;
     char *t = malloc(cap);
     cr_assert_not_null(t);
-    size_t k =
-        (size_t)snprintf(t, cap, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
-    for (int j = 0; j < 10; j++)
-        k += (size_t)snprintf(t + k, cap - k, "JOINT J%d\n{\nOFFSET 0 1 0\nCHANNELS 0\n}\n", j);
-    k += (size_t)snprintf(t + k, cap - k, "}\nMOTION\nFrames: 100000\nFrame Time: 0.01\n");
+    size_t k = bvh_flat_hierarchy(t, cap, 10);
+    k += (size_t)snprintf(t + k, cap - k, "Frames: 100000\nFrame Time: 0.01\n");
     for (int f = 0; f < 100000; f++) {
         t[k++] = '0';
         t[k++] = '\n';

@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #include "bvh_util.h"
+#include "ref.h"
+#include "ref_average.h"
 
 #define PI 3.14159265358979323846
 
@@ -40,20 +42,6 @@ static void matmul(double A[3][3], double B[3][3], double C[3][3])
                 T[i][j] += A[i][k] * B[k][j];
         }
     memcpy(C, T, sizeof T);
-}
-
-static void quat_to_mat(const double q[4], double R[3][3])
-{
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    R[0][0] = 1 - 2 * (y * y + z * z);
-    R[0][1] = 2 * (x * y - w * z);
-    R[0][2] = 2 * (x * z + w * y);
-    R[1][0] = 2 * (x * y + w * z);
-    R[1][1] = 1 - 2 * (x * x + z * z);
-    R[1][2] = 2 * (y * z - w * x);
-    R[2][0] = 2 * (x * z - w * y);
-    R[2][1] = 2 * (y * z + w * x);
-    R[2][2] = 1 - 2 * (x * x + y * y);
 }
 
 /* Deterministic uniform in [lo, hi). */
@@ -97,7 +85,7 @@ Test(euler, to_quat_matches_matrix_product)
             double q[4], R[3][3], A[3][3], B[3][3], C[3][3], M[3][3];
             pb_euler_to_quat((pb_euler_order)o, d, q);
             cr_assert_float_eq(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-14);
-            quat_to_mat(q, R);
+            ra_quat_to_matrix_raw(rq_make(q[0], q[1], q[2], q[3]), R);
             elem(ax[0], d[0], A);
             elem(ax[1], d[1], B);
             elem(ax[2], d[2], C);

@@ -108,12 +108,7 @@ static double max_eval_error(const pb_gltf *g, size_t a, size_t n)
 
 Test(gltf, fox_glb_reads_and_evaluates_as_specified)
 {
-    const char *p = gltf_sample_path("Fox.glb");
-    if (!p)
-        cr_skip_test("no Fox.glb");
-    pb_gltf g;
-    pb_bvh_error err;
-    cr_assert_eq(pb_gltf_read_file(p, &g, &err), PB_BVH_OK, "%s", err.message);
+    pb_gltf g = read_sample_or_skip("Fox.glb");
     cr_assert_eq(g.num_skins, 1);
     cr_assert_eq(g.skins[0].num_joints, 24);
     cr_assert_eq(g.num_animations, 3);
@@ -134,12 +129,7 @@ Test(gltf, fox_glb_reads_and_evaluates_as_specified)
 
 Test(gltf, cesium_man_reads_and_evaluates_as_specified)
 {
-    const char *p = gltf_sample_path("cesium_man.gltf");
-    if (!p)
-        cr_skip_test("no cesium_man.gltf");
-    pb_gltf g;
-    pb_bvh_error err;
-    cr_assert_eq(pb_gltf_read_file(p, &g, &err), PB_BVH_OK, "%s", err.message);
+    pb_gltf g = read_sample_or_skip("cesium_man.gltf");
     cr_assert_eq(g.num_animations, 1);
     cr_assert_eq(g.animations[0].num_channels, 57);
     cr_assert_eq(g.num_skins, 1);

@@ -17,6 +17,7 @@
 
 #include "clipdata.h"
 #include "glb_build.h"
+#include "gltf_util.h"
 #include "posebatch/io.h"
 
 /* One node animated by one rotation sampler of n keys (times, xyzw), read
@@ -163,24 +164,12 @@ Test(gltf_checks, huge_animation_refused_up_front, .timeout = 10)
     pb_gltf_free(&g);
 }
 
-static const char *model(const char *name)
-{
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/gltf/%s", data_dir(), name);
-    struct stat st;
-    return stat(buf, &st) == 0 ? buf : NULL;
-}
-
 /* Fox's Walk (0.7083 s) and Run (1.1583 s) keep their length at 60 fps: a
  * last key at the end, not 0.7 and 1.15 s (looping clips would pop). */
 Test(gltf_checks, resample_keeps_each_animation_length)
 {
-    const char *p = model("Fox.glb");
-    if (!p)
-        cr_skip_test("Fox.glb not found");
-    pb_gltf g, r;
+    pb_gltf g = read_sample_or_skip("Fox.glb"), r;
     pb_bvh_error err;
-    cr_assert_eq(pb_gltf_read_file(p, &g, &err), PB_BVH_OK, "%s", err.message);
     for (unsigned flags = 0; flags <= PB_GLTF_RESAMPLE_CUBIC; flags += PB_GLTF_RESAMPLE_CUBIC) {
         cr_assert_eq(pb_gltf_resample(&g, 60, flags, &r, &err), PB_BVH_OK, "%s", err.message);
         for (size_t a = 0; a < g.num_animations; a++) {
@@ -206,13 +195,9 @@ Test(gltf_checks, resample_keeps_each_animation_length)
 /* glTF -> BVH: keys 1/24 s apart in float mean 1/24 s, written so. */
 Test(gltf_checks, frame_time_of_the_keys_is_the_whole_rate)
 {
-    const char *p = model("Fox.glb");
-    if (!p)
-        cr_skip_test("Fox.glb not found");
-    pb_gltf g;
+    pb_gltf g = read_sample_or_skip("Fox.glb");
     pb_bvh b;
     pb_bvh_error err;
-    cr_assert_eq(pb_gltf_read_file(p, &g, &err), PB_BVH_OK, "%s", err.message);
     cr_assert_eq(pb_gltf_to_bvh(&g, pb_gltf_default_skin(&g), 1, 0.0, &b, &err), PB_BVH_OK, "%s",
                  err.message);
     cr_expect_eq(b.frame_time, 1.0 / 24.0, "%.17g", b.frame_time);

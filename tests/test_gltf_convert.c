@@ -63,10 +63,7 @@ Test(gltf, bvh_gltf_bvh_round_trip_within_1e_3_degrees)
 
 Test(gltf, gltf_to_bvh_of_a_skin)
 {
-    const char *p = gltf_sample_path("Fox.glb");
-    if (!p)
-        cr_skip_test("no Fox.glb");
-    pb_gltf g = read_ok(p);
+    pb_gltf g = read_sample_or_skip("Fox.glb");
     pb_bvh b;
     pb_bvh_error err;
     cr_assert_eq(pb_gltf_default_skin(&g), 0);

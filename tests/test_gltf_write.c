@@ -11,10 +11,7 @@
 
 Test(gltf, resample_at_the_source_rate_keeps_the_keys)
 {
-    const char *p = gltf_sample_path("Fox.glb");
-    if (!p)
-        cr_skip_test("no Fox.glb");
-    pb_gltf g = read_ok(p), r;
+    pb_gltf g = read_sample_or_skip("Fox.glb"), r;
     pb_bvh_error err;
     const pb_gltf_sampler *s0 = &g.animations[1].samplers[0];
     double fps = (double)(s0->count - 1) / ((double)s0->input[s0->count - 1] - s0->input[0]);
@@ -38,10 +35,7 @@ Test(gltf, resample_at_the_source_rate_keeps_the_keys)
 
 Test(gltf, resample_cubic_tangents_are_catmull_rom)
 {
-    const char *p = gltf_sample_path("cesium_man.gltf");
-    if (!p)
-        cr_skip_test("no cesium_man.gltf");
-    pb_gltf g = read_ok(p), r;
+    pb_gltf g = read_sample_or_skip("cesium_man.gltf"), r;
     pb_bvh_error err;
     double fps = 50;
     cr_assert_eq(pb_gltf_resample(&g, fps, PB_GLTF_RESAMPLE_CUBIC, &r, &err), PB_BVH_OK, "%s",

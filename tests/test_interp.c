@@ -162,15 +162,8 @@ static void quat_random_test(qkind kind, int wide, uint64_t seed, double xlo, do
     qstats st[2] = {{0, 0, 0}, {0, 0, 0}};
     size_t nout = 0; /* cases outside the normal range (|u| etc. > 2 pi) */
     for (int round = 0; round < ROUNDS; round++) {
-        float x = (float)rng_range(&r, xlo, xhi);
-        if (round == 0)
-            x = 0.0f;
-        if (round == 1)
-            x = 1.0f;
-        for (size_t i = 0; i < BATCH; i++) {
-            keyset k = gen_keys(&r, wide);
-            qb_set(&b, i, &k);
-        }
+        float x = round_x(round, (float)rng_range(&r, xlo, xhi));
+        qb_fill(&b, BATCH, &r, wide);
         cr_assert_eq(call_q(kind, BATCH, x, &b, 0u, b.rot, b.vel), PB_OK);
         cr_assert_eq(call_q(kind, BATCH, x, &b, PB_EXACT_VELOCITY, b.rot2, b.vel2), PB_OK);
         for (int pass = 0; pass < 2; pass++) {
@@ -291,10 +284,7 @@ Test(interp, exact_velocity_matches_finite_difference_everywhere)
     for (int round = 0; round < 200; round++) {
         qkind kind = round % 2 ? K_HERMITE : K_CATMULL;
         float x = (float)rng_uniform(&r);
-        for (size_t i = 0; i < BATCH; i++) {
-            keyset k = gen_keys(&r, round % 4 >= 2);
-            qb_set(&b, i, &k);
-        }
+        qb_fill(&b, BATCH, &r, round % 4 >= 2);
         cr_assert_eq(call_q(kind, BATCH, x, &b, PB_EXACT_VELOCITY, b.rot, b.vel), PB_OK);
         for (size_t i = 0; i < BATCH; i++) {
             keyset k = qb_get(&b, i);
@@ -326,10 +316,7 @@ Test(interp, default_velocity_is_curve_derivative_only_at_x0)
     rng_t r = rng_seed(209);
     size_t n = 2000;
     qbatch b = qb_alloc(n);
-    for (size_t i = 0; i < n; i++) {
-        keyset k = gen_keys(&r, 0);
-        qb_set(&b, i, &k);
-    }
+    qb_fill(&b, n, &r, 0);
     const float h = 1.0f / 64.0f; /* exact in float; FD of float rotations */
     pb_quats rm = fq_alloc(n), rp = fq_alloc(n);
     double worst0 = 0.0, worst_exact = 0.0, max_dev_mid = 0.0;
@@ -337,15 +324,9 @@ Test(interp, default_velocity_is_curve_derivative_only_at_x0)
     for (int which = 0; which < 3; which++) {
         float x = which == 0 ? 0.0f : 0.5f;
         unsigned flags = which == 2 ? PB_EXACT_VELOCITY : 0u;
-        cr_assert_eq(pb_quat_catmull_rom(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                         pb_cq(b.r[3]), flags, b.rot, b.vel),
-                     PB_OK);
-        cr_assert_eq(pb_quat_catmull_rom(n, x - h, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                         pb_cq(b.r[3]), 0u, rm, NOVEL),
-                     PB_OK);
-        cr_assert_eq(pb_quat_catmull_rom(n, x + h, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                         pb_cq(b.r[3]), 0u, rp, NOVEL),
-                     PB_OK);
+        cr_assert_eq(call_q(K_CATMULL, n, x, &b, flags, b.rot, b.vel), PB_OK);
+        cr_assert_eq(call_q(K_CATMULL, n, x - h, &b, 0u, rm, NOVEL), PB_OK);
+        cr_assert_eq(call_q(K_CATMULL, n, x + h, &b, 0u, rp, NOVEL), PB_OK);
         for (size_t i = 0; i < n; i++) {
             /* central difference of the float curve (Richardson-free, h = 1/64):
              * truncation ~ h^2/6 |w''| and rounding 2 * 2e-6 / (2h) */
@@ -401,13 +382,9 @@ Test(interp, catmull_rom_endpoints_and_start_velocity)
     rt_init(&t0, "catmull x=0: rot == r1, vel == (d01 + d12)/2");
     rt_init(&t1, "catmull x=1: rot == +-r2");
     for (int flags = 0; flags < 2; flags++) {
-        cr_assert_eq(pb_quat_catmull_rom(n, 0.0f, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                         pb_cq(b.r[3]), flags ? PB_EXACT_VELOCITY : 0u, b.rot,
-                                         b.vel),
+        cr_assert_eq(call_q(K_CATMULL, n, 0.0f, &b, flags ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
                      PB_OK);
-        cr_assert_eq(pb_quat_catmull_rom(n, 1.0f, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                         pb_cq(b.r[3]), flags ? PB_EXACT_VELOCITY : 0u, b.rot2,
-                                         b.vel2),
+        cr_assert_eq(call_q(K_CATMULL, n, 1.0f, &b, flags ? PB_EXACT_VELOCITY : 0u, b.rot2, b.vel2),
                      PB_OK);
         for (size_t i = 0; i < n; i++) {
             keyset k = qb_get(&b, i);
@@ -453,13 +430,12 @@ Test(interp, hermite_zero_velocity_same_keys_returns_r0)
     static const float xs[] = {0.0f, 0.25f, 0.5f, 1.0f, -1.0f, 2.0f};
     for (size_t s = 0; s < sizeof xs / sizeof xs[0]; s++)
         for (int flags = 0; flags < 2; flags++) {
-            cr_assert_eq(pb_quat_hermite(n, xs[s], pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cv(b.v0),
-                                         pb_cv(b.v1), flags ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
-                         PB_OK);
-            cr_assert_eq(pb_quat_catmull_rom(n, xs[s], pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                             pb_cq(b.r[3]), flags ? PB_EXACT_VELOCITY : 0u, b.rot2,
-                                             b.vel2),
-                         PB_OK);
+            cr_assert_eq(
+                call_q(K_HERMITE, n, xs[s], &b, flags ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
+                PB_OK);
+            cr_assert_eq(
+                call_q(K_CATMULL, n, xs[s], &b, flags ? PB_EXACT_VELOCITY : 0u, b.rot2, b.vel2),
+                PB_OK);
             for (size_t i = 0; i < n; i++) {
                 rq r0 = fq_get(b.r[0], i), o = fq_get(b.rot, i), o2 = fq_get(b.rot2, i);
                 rv3 v = fv_get(b.vel, i), v2 = fv_get(b.vel2, i);
@@ -563,8 +539,7 @@ Test(interp, hermite_huge_velocities)
             k.v1 = rv3_round(rv3_scale(rng_unit3(&r), rng_logrange(&r, 4.0 * REF_PI, 1e4)));
             qb_set(&b, i, &k);
         }
-        cr_assert_eq(pb_quat_hermite(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cv(b.v0), pb_cv(b.v1),
-                                     exact ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
+        cr_assert_eq(call_q(K_HERMITE, n, x, &b, exact ? PB_EXACT_VELOCITY : 0u, b.rot, b.vel),
                      PB_OK);
         double w[3], q[3];
         ref_hermite_basis(x, w, q);
@@ -607,9 +582,7 @@ Test(interp, catmull_rom_in_place_rot_is_r1)
         fq_set(keep, i, k.r[1]);
     }
     float x = 0.375f;
-    cr_assert_eq(pb_quat_catmull_rom(n, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
-                                     pb_cq(b.r[3]), PB_EXACT_VELOCITY, b.r[1], b.vel),
-                 PB_OK);
+    cr_assert_eq(call_q(K_CATMULL, n, x, &b, PB_EXACT_VELOCITY, b.r[1], b.vel), PB_OK);
     for (size_t i = 0; i < n; i++) {
         keyset k = qb_get(&b, i);
         k.r[1] = fq_get(keep, i);

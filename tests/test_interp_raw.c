@@ -49,15 +49,8 @@ static void raw_random_test(int wide, uint64_t seed)
     rt_init(&t2, n2);
     rt_init(&t3, n3);
     for (int round = 0; round < ROUNDS; round++) {
-        float x = (float)rng_uniform(&r);
-        if (round == 0)
-            x = 0.0f;
-        if (round == 1)
-            x = 1.0f;
-        for (size_t i = 0; i < BATCH; i++) {
-            keyset k = gen_keys(&r, wide);
-            qb_set(&b, i, &k);
-        }
+        float x = round_x(round, (float)rng_uniform(&r));
+        qb_fill(&b, BATCH, &r, wide);
         cr_assert_eq(pb_quat_raw_cubic(BATCH, x, pb_cq(b.r[0]), pb_cq(b.r[1]), pb_cq(b.r[2]),
                                        pb_cq(b.r[3]), 0u, b.rot, b.vel4),
                      PB_OK);

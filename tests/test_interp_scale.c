@@ -22,11 +22,7 @@ static void scale_test(int catmull, int wide, uint64_t seed)
     rt_init(&t, name);
     double svrel = 0.0;
     for (int round = 0; round < ROUNDS; round++) {
-        float x = (float)rng_uniform(&r);
-        if (round == 0)
-            x = 0.0f;
-        if (round == 1)
-            x = 1.0f;
+        float x = round_x(round, (float)rng_uniform(&r));
         for (size_t i = 0; i < n; i++) {
             rv3 base = wide ? rv3_make(rng_logrange(&r, 1e-2, 1e2), rng_logrange(&r, 1e-2, 1e2),
                                        rng_logrange(&r, 1e-2, 1e2))

@@ -275,15 +275,11 @@ Test(layers, no_joint_weights_equal_joint_weights_of_one, .timeout = 120)
                         for (size_t i = 0; i < k; i++) {
                             memset(&bl[i], 0, sizeof bl[i]);
                             bl[i].weight = wsets[ws][i % 3] * (1.0f + 0.125f * (float)(i / 3));
-                            bl[i].pose.rot = pb_cq(d.rot[i % LK]);
-                            bl[i].pose.pos = pb_cv(d.pos[i % LK]);
-                            bl[i].pose.scale = pb_cv(d.scale[i % LK]);
+                            bl[i].pose = layer_pose(&d, i % LK);
                         }
                         memset(al, 0, sizeof al);
                         al[0].weight = 0.75f;
-                        al[0].pose.rot = pb_cq(d.rot[LK]);
-                        al[0].pose.pos = pb_cv(d.pos[LK]);
-                        al[0].pose.scale = pb_cv(d.scale[LK]);
+                        al[0].pose = layer_pose(&d, LK);
                         pb_cpose ref = {pb_cq(d.rref), pb_cv(d.pref), pb_cv(d.sref)};
                         pb_blend_desc desc = {0,
                                               bl,

@@ -13,27 +13,16 @@
 #include "clipdata.h"
 #include "posebatch.h"
 #include "posebatch/io.h"
+#include "ref.h"
 
 #define PI 3.14159265358979323846
 
 /* ------------------------------------------------------------ helpers */
 
-typedef struct {
-    double w, x, y, z;
-} q4d;
-
-static q4d qmul_d(q4d a, q4d b)
-{
-    q4d r = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-             a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-             a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-             a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-    return r;
-}
 /* rotation about coordinate axis a by t radians */
-static q4d qaxis(int a, double t)
+static rq qaxis(int a, double t)
 {
-    q4d r = {cos(t / 2), 0, 0, 0};
+    rq r = {cos(t / 2), 0, 0, 0};
     double s = sin(t / 2);
     if (a == 0)
         r.x = s;
@@ -130,7 +119,7 @@ Test(root_motion, heading_is_the_tait_bryan_yaw)
                 pitch = (c & 1 ? 1 : -1) * PI / 2;
                 roll = 0;
             }
-            q4d r = qmul_d(qmul_d(qaxis(up, yaw), qaxis(sd, pitch)), qaxis(fw, roll));
+            rq r = rq_mul(rq_mul(qaxis(up, yaw), qaxis(sd, pitch)), qaxis(fw, roll));
             float rw = (float)r.w, rx = (float)r.x, ry = (float)r.y, rz = (float)r.z;
             float px = 1, py = 2, pz = 3;
             pb_clip clip = {1, 1, 1.0, {&rw, &rx, &ry, &rz}, {&px, &py, &pz}, {0, 0, 0}};
@@ -179,12 +168,12 @@ Test(root_motion, round_trip_every_axis_and_component)
                     }
                     if (comp & PB_ROOT_HEADING) {
                         /* the root's forward axis now projects onto +f */
-                        q4d r = {b.c.rot.w[i], b.c.rot.x[i], b.c.rot.y[i], b.c.rot.z[i]};
-                        q4d fv = {0, 0, 0, 0};
+                        rq r = {b.c.rot.w[i], b.c.rot.x[i], b.c.rot.y[i], b.c.rot.z[i]};
+                        rq fv = {0, 0, 0, 0};
                         double *fc[3] = {&fv.x, &fv.y, &fv.z};
                         *fc[fw] = 1;
-                        q4d rc = {r.w, -r.x, -r.y, -r.z};
-                        q4d v = qmul_d(qmul_d(r, fv), rc);
+                        rq rc = {r.w, -r.x, -r.y, -r.z};
+                        rq v = rq_mul(rq_mul(r, fv), rc);
                         double vv[3] = {v.x, v.y, v.z};
                         cr_expect(fabs(vv[sd]) < 1e-5 && vv[fw] > 0, "forward %g %g %g", vv[0],
                                   vv[1], vv[2]);
@@ -231,7 +220,7 @@ Test(root_motion, joint_below_the_root)
         cr_expect(fabsf(m.c.pos.x[i]) < 2e-4f && fabsf(m.c.pos.z[i]) < 2e-4f,
                   "frame %zu: joint 2 at %g, %g", f, m.c.pos.x[i], m.c.pos.z[i]);
         /* its forward axis (+z) projects onto +z: the x of R z is 0 */
-        q4d r = {m.c.rot.w[i], m.c.rot.x[i], m.c.rot.y[i], m.c.rot.z[i]};
+        rq r = {m.c.rot.w[i], m.c.rot.x[i], m.c.rot.y[i], m.c.rot.z[i]};
         double vx = 2 * (r.x * r.z + r.w * r.y), vz = 1 - 2 * (r.x * r.x + r.y * r.y);
         cr_expect(fabs(vx) < 1e-5 && vz > 0, "frame %zu: forward x %g z %g", f, vx, vz);
     }
@@ -274,9 +263,9 @@ Test(root_motion, walk_in_place_and_back)
                       fabs((double)b.pos_y[i] - orig.pos_y[i]) <= 2e-7 * scale,
                   "element %zu", i);
         /* the angle of orig^-1 b: twice the norm of its vector part */
-        q4d o = {orig.rot_w[i], -orig.rot_x[i], -orig.rot_y[i], -orig.rot_z[i]};
-        q4d nb = {b.rot_w[i], b.rot_x[i], b.rot_y[i], b.rot_z[i]};
-        q4d d = qmul_d(o, nb);
+        rq o = {orig.rot_w[i], -orig.rot_x[i], -orig.rot_y[i], -orig.rot_z[i]};
+        rq nb = {b.rot_w[i], b.rot_x[i], b.rot_y[i], b.rot_z[i]};
+        rq d = rq_mul(o, nb);
         double ang = 2 * sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
         cr_assert(ang < 1e-6, "element %zu: rotation off by %g rad", i, ang);
     }
@@ -431,10 +420,10 @@ static tmodel fk(const pb_bvh *b)
 /* model position of an End Site: T_p + R_p offset */
 static void site_pos(const pb_pose *m, size_t i, const float off[3], double out[3])
 {
-    q4d r = {m->rot.w[i], m->rot.x[i], m->rot.y[i], m->rot.z[i]};
-    q4d v = {0, off[0], off[1], off[2]};
-    q4d rc = {r.w, -r.x, -r.y, -r.z};
-    q4d t = qmul_d(qmul_d(r, v), rc);
+    rq r = {m->rot.w[i], m->rot.x[i], m->rot.y[i], m->rot.z[i]};
+    rq v = {0, off[0], off[1], off[2]};
+    rq rc = {r.w, -r.x, -r.y, -r.z};
+    rq t = rq_mul(rq_mul(r, v), rc);
     out[0] = m->pos.x[i] + t.x;
     out[1] = m->pos.y[i] + t.y;
     out[2] = m->pos.z[i] + t.z;

@@ -105,13 +105,7 @@ static void big_mul_test(op_t op, uint64_t seed)
     fill_pairs(&r, a, b, n);
     for (size_t i = 0; i < n; i++)
         fv_set(v, i, rv3_make(0, 0, 0));
-    ref_track t;
-    rt_init(&t, op_name[op]);
-    run_and_check(op, n, a, b, v, &t, 1);
-    RT_EXPECT(t);
-    fq_free(a);
-    fq_free(b);
-    fv_free(v);
+    check_op_and_free(op_name[op], op, n, a, b, v, 1);
 }
 
 Test(primitives, mul_random) { big_mul_test(OP_MUL, 1); }
@@ -220,10 +214,7 @@ Test(primitives, abs_random_and_signed_zero)
         a.w[i] = (i / 97) % 2 ? -0.0f : 0.0f;
         a.y[i] = (i / 194) % 2 ? -0.0f : 0.0f;
     }
-    ref_track t;
-    rt_init(&t, "abs");
-    run_and_check(OP_ABS, n, a, b, v, &t, 1);
-    RT_EXPECT(t);
+    check_op_and_free("abs", OP_ABS, n, a, b, v, 1);
     /* explicit: w == -0 counts as negative, w == +0 does not */
     float w[2] = {-0.0f, 0.0f}, x[2] = {0.6f, 0.6f}, y[2] = {-0.8f, -0.8f}, z[2] = {0.0f, -0.0f};
     float ow[2], ox[2], oy[2], oz[2];
@@ -239,9 +230,6 @@ Test(primitives, abs_random_and_signed_zero)
     /* in place */
     cr_assert_eq(pb_quat_abs(2, q, (pb_quats){w, x, y, z}), PB_OK);
     cr_expect(!signbit(w[0]) && x[0] == -0.6f && !signbit(w[1]) && x[1] == 0.6f, "abs in place");
-    fq_free(a);
-    fq_free(b);
-    fv_free(v);
 }
 
 /* ---- normalize ----------------------------------------------------------- */
@@ -271,13 +259,7 @@ Test(primitives, normalize_random_norms_1em18_to_1e18)
     fq_set(a, 5, rq_make(-0.0, -0.0, 0, -0.0));
     fq_set(a, 6, rq_make(7e17, -7e17, 1e10, 1e-10));    /* |q| ~ 1e18 */
     fq_set(a, 7, rq_make(5e-19, 1e-25, -8e-19, 1e-30)); /* |q| ~ 1e-18 */
-    ref_track t;
-    rt_init(&t, "normalize");
-    run_and_check(OP_NORMALIZE, n, a, b, v, &t, 1);
-    RT_EXPECT(t);
-    fq_free(a);
-    fq_free(b);
-    fv_free(v);
+    check_op_and_free("normalize", OP_NORMALIZE, n, a, b, v, 1);
 }
 
 Test(primitives, normalize_special_values)

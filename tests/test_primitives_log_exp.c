@@ -64,13 +64,7 @@ static void big_log_test(op_t op, uint64_t seed)
             fq_set(b, i, rq_identity());
         char name[128];
         snprintf(name, sizeof name, "%s: %s", op_name[op], cats[cat]);
-        ref_track t;
-        rt_init(&t, name);
-        run_and_check(op, n, a, b, v, &t, 1);
-        RT_EXPECT(t);
-        fq_free(a);
-        fq_free(b);
-        fv_free(v);
+        check_op_and_free(name, op, n, a, b, v, 1);
     }
 }
 
@@ -97,13 +91,8 @@ Test(primitives, log_tiny_half_angles_relative_precision)
                 fq_set(b, i, rq_identity());
                 i++;
             }
-        ref_track t;
-        rt_init(&t, s ? "log w ~ -1, |v| 1e-30..1e-3" : "log w ~ +1, |v| 1e-30..1e-3");
-        run_and_check(OP_LOG, n, a, b, v, &t, 0);
-        RT_EXPECT(t);
-        fq_free(a);
-        fq_free(b);
-        fv_free(v);
+        check_op_and_free(s ? "log w ~ -1, |v| 1e-30..1e-3" : "log w ~ +1, |v| 1e-30..1e-3", OP_LOG,
+                          n, a, b, v, 0);
     }
 }
 
@@ -177,13 +166,7 @@ static void big_exp_test(op_t op, uint64_t seed)
         char name[96];
         snprintf(name, sizeof name, "%s, half-angle %s", op_name[op],
                  bucket ? "pi/2 < |v| <= 4 pi" : "|v| <= pi/2");
-        ref_track t;
-        rt_init(&t, name);
-        run_and_check(op, n, a, b, v, &t, 1);
-        RT_EXPECT(t);
-        fq_free(a);
-        fq_free(b);
-        fv_free(v);
+        check_op_and_free(name, op, n, a, b, v, 1);
     }
 }
 
@@ -205,13 +188,7 @@ Test(primitives, exp_tiny_half_angles_relative_precision)
             fq_set(b, i, rq_identity());
             i++;
         }
-    ref_track t;
-    rt_init(&t, "exp tiny half-angles");
-    run_and_check(OP_EXP, n, a, b, v, &t, 0);
-    RT_EXPECT(t);
-    fq_free(a);
-    fq_free(b);
-    fv_free(v);
+    check_op_and_free("exp tiny half-angles", OP_EXP, n, a, b, v, 0);
 }
 
 Test(primitives, exp_huge_vectors_stay_unit)

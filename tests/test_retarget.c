@@ -14,29 +14,18 @@
 
 #include "clipdata.h"
 #include "posebatch/io.h"
+#include "ref.h"
 
 #define PI 3.14159265358979323846
 
-typedef struct {
-    double w, x, y, z;
-} q4;
-
-static q4 qm(q4 a, q4 b)
+static void qv(rq q, const double v[3], double o[3])
 {
-    q4 r = {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-            a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-            a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-    return r;
-}
-static void qv(q4 q, const double v[3], double o[3])
-{
-    q4 p = {0, v[0], v[1], v[2]}, c = {q.w, -q.x, -q.y, -q.z};
-    q4 r = qm(qm(q, p), c);
+    rq p = {0, v[0], v[1], v[2]}, c = {q.w, -q.x, -q.y, -q.z};
+    rq r = rq_mul(rq_mul(q, p), c);
     o[0] = r.x, o[1] = r.y, o[2] = r.z;
 }
 /* angle between rotations, radians */
-static double qangle(q4 a, q4 b)
+static double qangle(rq a, rq b)
 {
     double na = sqrt(a.w * a.w + a.x * a.x + a.y * a.y + a.z * a.z);
     double nb = sqrt(b.w * b.w + b.x * b.x + b.y * b.y + b.z * b.z);
@@ -45,12 +34,12 @@ static double qangle(q4 a, q4 b)
 }
 
 /* global rotations and positions of frame f, double (caller frees) */
-static void fk(const pb_bvh *b, size_t f, q4 *g, double (*p)[3])
+static void fk(const pb_bvh *b, size_t f, rq *g, double (*p)[3])
 {
     size_t J = b->num_joints;
     for (size_t j = 0; j < J; j++) {
         size_t i = f * J + j;
-        q4 r = {b->rot_w[i], b->rot_x[i], b->rot_y[i], b->rot_z[i]};
+        rq r = {b->rot_w[i], b->rot_x[i], b->rot_y[i], b->rot_z[i]};
         double t[3] = {b->pos_x[i], b->pos_y[i], b->pos_z[i]};
         int32_t a = b->joints[j].parent;
         if (a < 0) {
@@ -58,7 +47,7 @@ static void fk(const pb_bvh *b, size_t f, q4 *g, double (*p)[3])
             memcpy(p[j], t, sizeof t);
         } else {
             double o[3];
-            g[j] = qm(g[a], r);
+            g[j] = rq_mul(g[a], r);
             qv(g[a], t, o);
             for (int c = 0; c < 3; c++)
                 p[j][c] = p[a][c] + o[c];
@@ -76,6 +65,28 @@ static void retarget_or_die(const pb_bvh *s, const pb_bvh *t, pb_bvh *out)
 {
     pb_io_error err;
     cr_assert_eq(pb_bvh_retarget(s, t, NULL, out, &err), PB_IO_OK, "%s", err.message);
+}
+
+/* pb_bvh_retarget_match of s onto t: per joint of t, the joint of s (the
+ * caller frees it) */
+static long *match_or_die(const pb_bvh *s, const pb_bvh *t)
+{
+    long *match = malloc(t->num_joints * sizeof(long));
+    pb_io_error err;
+    cr_assert(match);
+    cr_assert_eq(pb_bvh_retarget_match(s, t, NULL, match, &err), PB_IO_OK, "%s", err.message);
+    return match;
+}
+
+/* the shared clip `other` into tgt (the test is skipped where it is
+ * missing) and the repository's cmu_01_03 into cmu */
+static void read_cmu_and_shared(const char *other, pb_bvh *cmu, pb_bvh *tgt)
+{
+    const char *p = clip_path(other);
+    if (!p)
+        cr_skip_test("shared clip missing");
+    read_or_die(p, tgt);
+    read_or_die(repo_clip_path("cmu_01_03.bvh"), cmu);
 }
 
 /* ------------------------------------------------------------ identity */
@@ -122,16 +133,12 @@ Test(retarget, same_skeleton_is_bitwise_identity)
  * joint which is matched back to them */
 static double round_trip_error(const pb_bvh *src, const pb_bvh *tgt, size_t *compared)
 {
-    pb_io_error err;
-    long *fwd = malloc(tgt->num_joints * sizeof(long));
-    long *back = malloc(src->num_joints * sizeof(long));
-    cr_assert_eq(pb_bvh_retarget_match(src, tgt, NULL, fwd, &err), PB_IO_OK, "%s", err.message);
-    cr_assert_eq(pb_bvh_retarget_match(tgt, src, NULL, back, &err), PB_IO_OK, "%s", err.message);
+    long *fwd = match_or_die(src, tgt), *back = match_or_die(tgt, src);
     pb_bvh mid, rt;
     retarget_or_die(src, tgt, &mid);
     retarget_or_die(&mid, src, &rt);
     size_t J = src->num_joints;
-    q4 *g1 = malloc(J * sizeof *g1), *g2 = malloc(J * sizeof *g2);
+    rq *g1 = malloc(J * sizeof *g1), *g2 = malloc(J * sizeof *g2);
     double(*p1)[3] = malloc(J * sizeof *p1), (*p2)[3] = malloc(J * sizeof *p2);
     double worst = 0.0;
     *compared = 0;
@@ -157,12 +164,8 @@ static double round_trip_error(const pb_bvh *src, const pb_bvh *tgt, size_t *com
 
 static void round_trip(const char *other)
 {
-    const char *p = clip_path(other);
-    if (!p)
-        cr_skip_test("shared clip missing");
     pb_bvh cmu, tgt;
-    read_or_die(p, &tgt);
-    read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
+    read_cmu_and_shared(other, &cmu, &tgt);
     size_t compared;
     double worst = round_trip_error(&cmu, &tgt, &compared);
     fprintf(stderr,
@@ -197,17 +200,13 @@ static double correlation(const double *a, const double *b, size_t n)
 
 static void feet(const char *other, const char *lfoot, const char *rfoot)
 {
-    const char *p = clip_path(other);
-    if (!p)
-        cr_skip_test("shared clip missing");
     pb_bvh cmu, tgt, out;
-    read_or_die(p, &tgt);
-    read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
+    read_cmu_and_shared(other, &cmu, &tgt);
     retarget_or_die(&cmu, &tgt, &out);
     const char *names[2][2] = {{"LeftFoot", lfoot}, {"RightFoot", rfoot}};
     size_t F = cmu.num_frames;
     double *ys = malloc(F * sizeof *ys), *yt = malloc(F * sizeof *yt);
-    q4 *gs = malloc(cmu.num_joints * sizeof *gs), *gt = malloc(out.num_joints * sizeof *gt);
+    rq *gs = malloc(cmu.num_joints * sizeof *gs), *gt = malloc(out.num_joints * sizeof *gt);
     double(*ps)[3] = malloc(cmu.num_joints * sizeof *ps);
     double(*pt)[3] = malloc(out.num_joints * sizeof *pt);
     for (int side = 0; side < 2; side++) {
@@ -291,7 +290,7 @@ static double arm_direction_error(const pb_bvh *a, const pb_bvh *b)
                                {"LeftForeArm", "LeftHand"},
                                {"RightArm", "RightForeArm"},
                                {"RightForeArm", "RightHand"}};
-    q4 *ga = malloc(a->num_joints * sizeof *ga), *gb = malloc(b->num_joints * sizeof *gb);
+    rq *ga = malloc(a->num_joints * sizeof *ga), *gb = malloc(b->num_joints * sizeof *gb);
     double(*pa)[3] = malloc(a->num_joints * sizeof *pa);
     double(*pb)[3] = malloc(b->num_joints * sizeof *pb);
     double worst = 0;
@@ -425,7 +424,7 @@ static double world_directions(const pb_bvh *src, const pb_bvh *out, const long 
                                size_t frames, size_t *checked)
 {
     size_t Js = src->num_joints, Jt = out->num_joints;
-    q4 *gs = malloc(Js * sizeof *gs), *gt = malloc(Jt * sizeof *gt);
+    rq *gs = malloc(Js * sizeof *gs), *gt = malloc(Jt * sizeof *gt);
     double(*ps)[3] = malloc(Js * sizeof *ps), (*pt)[3] = malloc(Jt * sizeof *pt);
     double(*rs)[3] = rest_positions(src), (*rt)[3] = rest_positions(out);
     double worst = 0;
@@ -489,27 +488,30 @@ static double world_directions(const pb_bvh *src, const pb_bvh *out, const long 
     return worst;
 }
 
-static void directions(const char *other)
+/* cmu retargeted onto tgt gives out: at least 12 world bone directions per
+ * frame of the 600, each within 1e-3 degrees of cmu's (what: tgt in the
+ * printed summary) */
+static void expect_world_directions(const pb_bvh *cmu, const pb_bvh *tgt, const pb_bvh *out,
+                                    const char *what)
 {
-    const char *p = clip_path(other);
-    if (!p)
-        cr_skip_test("shared clip missing");
-    pb_bvh cmu, tgt, out;
-    read_or_die(p, &tgt);
-    read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
-    retarget_or_die(&cmu, &tgt, &out);
-    long *match = malloc(tgt.num_joints * sizeof(long));
-    pb_io_error err;
-    cr_assert_eq(pb_bvh_retarget_match(&cmu, &tgt, NULL, match, &err), PB_IO_OK);
+    long *match = match_or_die(cmu, tgt);
     size_t checked;
-    double worst = world_directions(&cmu, &out, match, 600, &checked);
+    double worst = world_directions(cmu, out, match, 600, &checked);
     fprintf(stderr,
             "retarget cmu_01_03 -> %s: %zu world bone directions per frame over 600 "
             "frames, largest difference %.3g degrees\n",
-            other, checked / 600, worst);
+            what, checked / 600, worst);
     cr_expect_geq(checked / 600, 12);
     cr_expect_lt(worst, 1e-3, "world directions off by %g degrees", worst);
     free(match);
+}
+
+static void directions(const char *other)
+{
+    pb_bvh cmu, tgt, out;
+    read_cmu_and_shared(other, &cmu, &tgt);
+    retarget_or_die(&cmu, &tgt, &out);
+    expect_world_directions(&cmu, &tgt, &out, other);
     pb_bvh_free(&out);
     pb_bvh_free(&cmu);
     pb_bvh_free(&tgt);
@@ -531,28 +533,17 @@ Test(retarget, world_directions_turned_skeleton)
         o[0] = o[2], o[2] = -x;
     }
     retarget_or_die(&cmu, &turned, &out);
-    long *match = malloc(turned.num_joints * sizeof(long));
-    pb_io_error err;
-    cr_assert_eq(pb_bvh_retarget_match(&cmu, &turned, NULL, match, &err), PB_IO_OK);
-    size_t checked;
-    double worst = world_directions(&cmu, &out, match, 600, &checked);
-    fprintf(stderr,
-            "retarget cmu_01_03 -> its skeleton turned 90 degrees: %zu world "
-            "directions per frame, largest difference %.3g degrees\n",
-            checked / 600, worst);
-    cr_expect_geq(checked / 600, 12);
-    cr_expect_lt(worst, 1e-3, "world directions off by %g degrees", worst);
+    expect_world_directions(&cmu, &turned, &out, "its skeleton turned 90 degrees");
     /* the hips (whose chains start with bones of zero length: LHipJoint,
      * RHipJoint, LowerBack) turn by the quarter turn: G_t = G_s R^-1 */
-    const q4 rinv = {cos(PI / 4), 0, -sin(PI / 4), 0};
+    const rq rinv = {cos(PI / 4), 0, -sin(PI / 4), 0};
     for (size_t f = 0; f < 600; f++) {
         size_t i = f * cmu.num_joints;
-        q4 gs = {cmu.rot_w[i], cmu.rot_x[i], cmu.rot_y[i], cmu.rot_z[i]};
-        q4 gt = {out.rot_w[i], out.rot_x[i], out.rot_y[i], out.rot_z[i]};
-        double a = qangle(gt, qm(gs, rinv)) * 180.0 / PI;
+        rq gs = {cmu.rot_w[i], cmu.rot_x[i], cmu.rot_y[i], cmu.rot_z[i]};
+        rq gt = {out.rot_w[i], out.rot_x[i], out.rot_y[i], out.rot_z[i]};
+        double a = qangle(gt, rq_mul(gs, rinv)) * 180.0 / PI;
         cr_assert_lt(a, 1e-3, "frame %zu: the hips off by %g degrees", f, a);
     }
-    free(match);
     pb_bvh_free(&out);
     pb_bvh_free(&cmu);
     pb_bvh_free(&turned);
@@ -618,15 +609,9 @@ Test(retarget, names_match_by_family)
  * LeftHip / LeftKnee / LeftAnkle / LeftToe */
 Test(retarget, names_3dsmax_arm_chain)
 {
-    const char *p = clip_path("cmu3dsmax_131_01.bvh");
-    if (!p)
-        cr_skip_test("shared clip missing");
     pb_bvh cmu, max;
-    read_or_die(repo_clip_path("cmu_01_03.bvh"), &cmu);
-    read_or_die(p, &max);
-    long *match = malloc(max.num_joints * sizeof(long));
-    pb_io_error err;
-    cr_assert_eq(pb_bvh_retarget_match(&cmu, &max, NULL, match, &err), PB_IO_OK, "%s", err.message);
+    read_cmu_and_shared("cmu3dsmax_131_01.bvh", &cmu, &max);
+    long *match = match_or_die(&cmu, &max);
     const char *pairs[][2] = {{"LeftCollar", "LeftShoulder"}, {"LeftShoulder", "LeftArm"},
                               {"LeftElbow", "LeftForeArm"},   {"LeftWrist", "LeftHand"},
                               {"RightShoulder", "RightArm"},  {"LeftHip", "LeftUpLeg"},

@@ -123,6 +123,15 @@ static void make_parents(rng_t *r, enum shape sh, size_t J, int32_t *par)
     }
 }
 
+/* make_parents into a fresh array of J (the caller frees it) */
+static int32_t *parents_new(rng_t *r, enum shape sh, size_t J)
+{
+    int32_t *par = malloc(J * sizeof *par);
+    cr_assert(par);
+    make_parents(r, sh, J, par);
+    return par;
+}
+
 /* random local poses: unit rotations of either sign, bones of length up to
  * 1, scales in [0.8, 1.25] */
 static void fill_local(rng_t *r, poses *s)
@@ -210,15 +219,25 @@ static void check_pose(const char *what, size_t p, size_t J, const int *lvl, con
     }
 }
 
+/* conv (pb_pose_local_to_model or pb_pose_model_to_local) of src's poses
+ * (tracks pos / scl) into dst (tracks pos / scl_out) */
+typedef pb_status (*convert_fn)(size_t poses, size_t joints, const int32_t *parents,
+                                const pb_cpose *in, const pb_pose *out);
+static void convert_or_die(convert_fn conv, const char *what, const int32_t *par, const poses *src,
+                           int pos, int scl, poses *dst, int scl_out)
+{
+    pb_cpose in = cview(src, pos, scl);
+    pb_pose out = view(dst, pos, scl_out);
+    cr_assert_eq(conv(src->P, src->J, par, &in, &out), PB_OK, "%s", what);
+}
+
 /* local -> model of `local` into `model` (tracks pos / scl), checked
  * against the reference; pos_out / scl_out: the output's tracks */
 static void check_l2m(const char *what, const int32_t *par, const poses *local, int pos, int scl,
                       poses *model, int scl_out, worst *w)
 {
     const size_t P = local->P, J = local->J;
-    pb_cpose in = cview(local, pos, scl);
-    pb_pose out = view(model, pos, scl_out);
-    cr_assert_eq(pb_pose_local_to_model(P, J, par, &in, &out), PB_OK, "%s", what);
+    convert_or_die(pb_pose_local_to_model, what, par, local, pos, scl, model, scl_out);
     ref_xf *l = malloc(J * sizeof *l), *m = malloc(J * sizeof *m);
     int *depth = malloc(J * sizeof *depth);
     cr_assert(l && m && depth);
@@ -240,14 +259,9 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
                       poses *local, int scl_out, worst *w)
 {
     const size_t P = model->P, J = model->J;
-    pb_cpose in = cview(model, pos, scl);
-    pb_pose out = view(local, pos, scl_out);
-    cr_assert_eq(pb_pose_model_to_local(P, J, par, &in, &out), PB_OK, "%s", what);
+    convert_or_die(pb_pose_model_to_local, what, par, model, pos, scl, local, scl_out);
     ref_xf *l = malloc(J * sizeof *l), *m = malloc(J * sizeof *m);
-    int *one = malloc(J * sizeof *one);
-    cr_assert(l && m && one);
-    for (size_t j = 0; j < J; j++)
-        one[j] = 1;
+    cr_assert(l && m);
     for (size_t p = 0; p < P; p++) {
         for (size_t j = 0; j < J; j++)
             m[j] = get_xf(model, p * J + j, pos, scl);
@@ -284,7 +298,6 @@ static void check_m2l(const char *what, const int32_t *par, const poses *model, 
     }
     free(l);
     free(m);
-    free(one);
 }
 
 static int same_bits(const poses *a, const poses *b, int k)
@@ -307,9 +320,7 @@ Test(skeleton, local_to_model_random, .timeout = 300)
     for (int sh = 0; sh < SHAPES; sh++) {
         for (size_t ji = 0; ji < sizeof Js / sizeof Js[0]; ji++) {
             const size_t J = Js[ji];
-            int32_t *par = malloc(J * sizeof *par);
-            cr_assert(par);
-            make_parents(&r, (enum shape)sh, J, par);
+            int32_t *par = parents_new(&r, (enum shape)sh, J);
             for (size_t P = 1; P <= 67; P += (J <= 64 ? 1 : J <= 257 ? 11 : 33)) {
                 poses local = poses_new(P, J), model = poses_new(P, J);
                 fill_local(&r, &local);
@@ -358,9 +369,7 @@ Test(skeleton, model_to_local_random, .timeout = 300)
     for (int sh = 0; sh < SHAPES; sh++) {
         for (size_t ji = 0; ji < sizeof Js / sizeof Js[0]; ji++) {
             const size_t J = Js[ji];
-            int32_t *par = malloc(J * sizeof *par);
-            cr_assert(par);
-            make_parents(&r, (enum shape)sh, J, par);
+            int32_t *par = parents_new(&r, (enum shape)sh, J);
             for (size_t P = 1; P <= 67; P += (J <= 31 ? 1 : 13)) {
                 poses local = poses_new(P, J), model = poses_new(P, J), back = poses_new(P, J);
                 fill_local(&r, &local);

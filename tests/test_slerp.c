@@ -102,6 +102,17 @@ static void gen_pair(rng_t *r, int slerp_long, rq *a, rq *b)
     *b = rq_round(*b);
 }
 
+/* n pairs of gen_pair into a and b */
+static void fill_pairs(rng_t *r, int slerp_long, pb_quats a, pb_quats b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        rq qa, qb;
+        gen_pair(r, slerp_long, &qa, &qb);
+        fq_set(a, i, qa);
+        fq_set(b, i, qb);
+    }
+}
+
 static void random_test(int nl, int long_path, double tlo, double thi, uint64_t seed)
 {
     rng_t r = rng_seed(seed);
@@ -119,12 +130,7 @@ static void random_test(int nl, int long_path, double tlo, double thi, uint64_t 
             t = 1.0f;
         if (round == 2)
             t = 0.5f;
-        for (size_t i = 0; i < BATCH; i++) {
-            rq qa, qb;
-            gen_pair(&r, long_path && !nl, &qa, &qb);
-            fq_set(a, i, qa);
-            fq_set(b, i, qb);
-        }
+        fill_pairs(&r, long_path && !nl, a, b, BATCH);
         cr_assert_eq(call(nl, BATCH, t, a, b, long_path ? PB_LONG_PATH : 0u, out), PB_OK);
         for (size_t i = 0; i < BATCH; i++) {
             rq qa = fq_get(a, i), qb = fq_get(b, i), o = fq_get(out, i), ref;
@@ -341,12 +347,7 @@ Test(slerp, constant_angular_speed_and_endpoints)
     rng_t r = rng_seed(311);
     size_t n = 2000;
     pb_quats a = fq_alloc(n), b = fq_alloc(n), o = fq_alloc(n);
-    for (size_t i = 0; i < n; i++) {
-        rq qa, qb;
-        gen_pair(&r, 0, &qa, &qb);
-        fq_set(a, i, qa);
-        fq_set(b, i, qb);
-    }
+    fill_pairs(&r, 0, a, b, n);
     static const float ts[] = {0.0f, 0.25f, 0.5f, 1.0f};
     for (size_t k = 0; k < 4; k++) {
         cr_assert_eq(pb_quat_slerp(n, ts[k], pb_cq(a), pb_cq(b), 0u, o), PB_OK);
