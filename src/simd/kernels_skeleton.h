@@ -149,6 +149,18 @@ PB_INLINE int sk_track_on(int k, int pos, int scl) { return k < 4 || (k < 7 ? po
     if (scl)                                                                                       \
         sc = sk_ld3_m(m, 7, s);                                                                    \
     const int32_t a = par[j];
+/* SK_STORE: the joint's results back into its scratch slot;
+ * SK_TILES_OUT: the chunk's scratch to the outputs. */
+#define SK_STORE                                                                                   \
+    sk_stq_m(m, s, r);                                                                             \
+    if (pos)                                                                                       \
+        sk_st3_m(m, 4, s, t);                                                                      \
+    if (scl || ones)                                                                               \
+        sk_st3_m(m, 7, s, sc);
+#define SK_TILES_OUT                                                                               \
+    for (int k = 0; k < NT_SK; k++)                                                                \
+        if (sk_track_on(k, pos, scl || ones))                                                      \
+            sk_tile_out(out->t[k] + b, J, cnt, c0, c1, m[k]);
 #define SK_PARENT(src)                                                                             \
     vq R;                                                                                          \
     v3 S = v3_splat(1.0f), T = v3_splat(0.0f);                                                     \
@@ -206,15 +218,9 @@ PB_INLINE void fk_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
                 if (pos)
                     t = v3_add(T, sk_rotate(R, t));
             }
-            sk_stq_m(m, s, r);
-            if (pos)
-                sk_st3_m(m, 4, s, t);
-            if (scl || ones)
-                sk_st3_m(m, 7, s, sc);
+            SK_STORE
         }
-        for (int k = 0; k < NT_SK; k++)
-            if (sk_track_on(k, pos, scl || ones))
-                sk_tile_out(out->t[k] + b, J, cnt, c0, c1, m[k]);
+        SK_TILES_OUT
     }
 }
 /* The inverse: chunks and joints children first (in place, a joint's
@@ -254,15 +260,9 @@ PB_INLINE void ik_block(size_t J, const int32_t *par, const pb_sk_in *in, const 
                     sc.z = vf_div(sc.z, S.z);
                 }
             }
-            sk_stq_m(m, s, r);
-            if (pos)
-                sk_st3_m(m, 4, s, t);
-            if (scl || ones)
-                sk_st3_m(m, 7, s, sc);
+            SK_STORE
         }
-        for (int k = 0; k < NT_SK; k++)
-            if (sk_track_on(k, pos, scl || ones))
-                sk_tile_out(out->t[k] + b, J, cnt, c0, c1, m[k]);
+        SK_TILES_OUT
         if (c0 == 0)
             break;
     }
