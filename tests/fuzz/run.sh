@@ -11,25 +11,11 @@
 # Extra libFuzzer flags can be passed in FUZZ_FLAGS.
 set -euo pipefail
 
-src=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build-fuzz}
-secs=${2:-60}
-case $build in /*) ;; *) build=$src/$build ;; esac
-data=${PB_SHARED_DATA_DIR:-$src/../shared/data}
+. "$(dirname "$0")/prepare.sh"
+fuzz_prepare fuzz_bvh "$@"
 frames=${SEED_FRAMES:-60}
-
-exe=$build/tests/fuzz/fuzz_bvh
-if [ ! -x "$exe" ]; then
-    if [ ! -f "$build/build.ninja" ]; then
-        CC=${CC:-clang} meson setup "$build" "$src" -Dfuzz=true -Dtests=disabled -Dbench=disabled
-    fi
-    ninja -C "$build" tests/fuzz/fuzz_bvh
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/pb_fuzz_bvh.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 corpus=$work/corpus
-mkdir -p "$corpus" "$build/fuzz-artifacts"
+mkdir -p "$corpus"
 
 nseed=0
 if ls "$data"/mocap/*.bvh >/dev/null 2>&1; then

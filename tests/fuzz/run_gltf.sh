@@ -14,24 +14,10 @@
 # there from run to run) instead of a temporary one.
 set -euo pipefail
 
-src=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build-fuzz}
-secs=${2:-60}
-case $build in /*) ;; *) build=$src/$build ;; esac
-data=${PB_SHARED_DATA_DIR:-$src/../shared/data}
-
-exe=$build/tests/fuzz/fuzz_gltf
-if [ ! -x "$exe" ]; then
-    if [ ! -f "$build/build.ninja" ]; then
-        CC=${CC:-clang} meson setup "$build" "$src" -Dfuzz=true -Dtests=disabled -Dbench=disabled
-    fi
-    ninja -C "$build" tests/fuzz/fuzz_gltf
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/pb_fuzz_gltf.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/prepare.sh"
+fuzz_prepare fuzz_gltf "$@"
 corpus=${FUZZ_CORPUS:-$work/corpus}
-mkdir -p "$corpus" "$build/fuzz-artifacts"
+mkdir -p "$corpus"
 python3 "$src/tests/fuzz/gltf_seeds.py" "$work/seeds" "$data" >/dev/null
 
 # earlier findings: each must pass before fuzzing (and seeds the run)
