@@ -105,6 +105,8 @@ def test_mirror_arrays_errors(rng):
     rot = unit_quats(rng, (2, 3))
     with pytest.raises(ValueError, match="plane"):
         pb.mirror(rot, [0, 2, 1], plane="zz")
+    with pytest.raises(ValueError, match="plane"):  # the whole str, not its prefix
+        pb.mirror(rot, [0, 2, 1], plane="yz\0xy")
     with pytest.raises(ValueError, match="3 entries"):
         pb.mirror(rot, [0, 1])
     with pytest.raises(ValueError):  # not an involution

@@ -13,20 +13,17 @@
 /* ------------------------------------------------------------ arguments */
 
 /* An optional str argument arg as its index in names[0..count) (absent or
- * None: dflt); -1 with ValueError "argument 'arg' must be <want>". The str's
- * UTF-8 is compared up to its first NUL, as these arguments always were
- * (str_index, args.c, compares the whole str). */
+ * None: dflt); -1 with ValueError "argument 'arg' must be <want>" for
+ * anything else (the whole str compared: "yz\0x" is not "yz"). */
 static int opt_choice(const char *fn, const char *arg, PyObject *o, const char *const *names,
                       int count, int dflt, const char *want, int *i)
 {
     *i = dflt;
     if (!o || o == Py_None)
         return 0;
-    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-    for (*i = 0; s && *i < count; ++*i)
-        if (strcmp(s, names[*i]) == 0)
-            return 0;
-    PyErr_Clear();
+    *i = str_index(o, names, count);
+    if (*i >= 0)
+        return 0;
     PyErr_Format(PyExc_ValueError, "%s(): argument '%s' must be %s", fn, arg, want);
     return -1;
 }
