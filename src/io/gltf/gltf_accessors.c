@@ -194,7 +194,7 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
     }
     float *out = calloc(n * comps, sizeof *out);
     if (!out) {
-        gltf_nomem(r->err);
+        io_nomem(r->err);
         return NULL;
     }
     if (bv >= 0) {

@@ -39,7 +39,7 @@ static float *sampler_input(reader *r, long long acc, const char *path, size_t *
             return NULL;
         }
     if (!gltf_keep(r->pv, in)) {
-        gltf_nomem(r->err);
+        io_nomem(r->err);
         return NULL;
     }
     r->acc_cache[acc] = in;
@@ -66,12 +66,12 @@ static int read_animation(reader *r, size_t ai, json_t *o)
     r->pv->in_acc[ai] = calloc(ns, sizeof(int32_t));
     r->pv->out_acc[ai] = calloc(ns, sizeof(int32_t));
     if (!a->samplers || !a->channels || !r->pv->in_acc[ai] || !r->pv->out_acc[ai])
-        return gltf_nomem(r->err), -1;
+        return io_nomem(r->err), -1;
     a->num_samplers = ns;
     /* the path each sampler serves (from its first channel): -1 none yet */
     int *spath = malloc(ns * sizeof *spath);
     if (!spath)
-        return gltf_nomem(r->err), -1;
+        return io_nomem(r->err), -1;
     for (size_t s = 0; s < ns; s++)
         spath[s] = -1;
     size_t used = 0;
@@ -173,7 +173,7 @@ static int read_animation(reader *r, size_t ai, json_t *o)
         float *ov = gltf_decode_accessor(r, out, op, allowed, want, &oc);
         if (!ov || !gltf_keep(r->pv, ov)) {
             free(spath);
-            return ov ? gltf_nomem(r->err), -1 : -1;
+            return ov ? io_nomem(r->err), -1 : -1;
         }
         size_t per = sm->count * gltf_stride(sm);
         if (p == 3) {
@@ -233,7 +233,7 @@ int gltf_read_animations(reader *r)
     r->pv->in_acc = calloc(n ? n : 1, sizeof *r->pv->in_acc);
     r->pv->out_acc = calloc(n ? n : 1, sizeof *r->pv->out_acc);
     if (!g->animations || !r->pv->in_acc || !r->pv->out_acc)
-        return gltf_nomem(r->err), -1;
+        return io_nomem(r->err), -1;
     g->num_animations = n;
     for (size_t i = 0; i < n; i++)
         if (read_animation(r, i, json_array_get(ja, i)))

@@ -89,7 +89,7 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
                    -1;
         data = malloc((size_t)len);
         if (!data)
-            return gltf_nomem(r->err), -1;
+            return io_nomem(r->err), -1;
         memcpy(data, r->bin, (size_t)len);
     } else {
         const char *uri = json_string_value(ju);
@@ -104,7 +104,7 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
             size_t dl;
             data = b64_decode(comma + 1, strlen(comma + 1), &dl);
             if (!data && dl == (size_t)-1)
-                return gltf_nomem(r->err), -1;
+                return io_nomem(r->err), -1;
             if (!data)
                 return gltf_err(r->err, PB_IO_ERR_SYNTAX, path,
                                 "uri: invalid base64 character at position %zu", dl),
@@ -121,7 +121,7 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
             size_t ul = strlen(uri);
             char *file = malloc(ul + 1);
             if (!file)
-                return gltf_nomem(r->err), -1;
+                return io_nomem(r->err), -1;
             size_t k = 0;
             for (size_t i = 0; i < ul; i++) {
                 if (uri[i] == '%' && i + 2 < ul && hexval(uri[i + 1]) >= 0 &&
@@ -137,7 +137,7 @@ int gltf_load_buffer(reader *r, size_t b, json_t *jb)
             free(file);
             if (!data) {
                 if (e == ENOMEM)
-                    return gltf_nomem(r->err), -1;
+                    return io_nomem(r->err), -1;
                 return gltf_err(r->err, e ? PB_IO_ERR_IO : PB_IO_ERR_VALUE, path, "uri '%s': %s",
                                 uri, why),
                        -1;

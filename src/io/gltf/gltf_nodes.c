@@ -70,7 +70,7 @@ int gltf_read_nodes(reader *r)
     size_t n = jn ? json_array_size(jn) : 0;
     g->nodes = calloc(n ? n : 1, sizeof *g->nodes);
     if (!g->nodes)
-        return gltf_nomem(r->err), -1;
+        return io_nomem(r->err), -1;
     g->num_nodes = n;
     for (size_t i = 0; i < n; i++)
         g->nodes[i].parent = -1;
@@ -122,7 +122,7 @@ int gltf_read_nodes(reader *r)
         size_t nc = jc ? json_array_size(jc) : 0;
         int32_t *ch = calloc(nc ? nc : 1, sizeof *ch);
         if (!ch)
-            return gltf_nomem(r->err), -1;
+            return io_nomem(r->err), -1;
         nd->children = ch;
         nd->num_children = nc;
         for (size_t k = 0; k < nc; k++) {
@@ -172,7 +172,7 @@ int gltf_read_skins(reader *r)
     size_t n = js ? json_array_size(js) : 0;
     g->skins = calloc(n ? n : 1, sizeof *g->skins);
     if (!g->skins)
-        return gltf_nomem(r->err), -1;
+        return io_nomem(r->err), -1;
     g->num_skins = n;
     for (size_t i = 0; i < n; i++) {
         char path[64];
@@ -183,7 +183,7 @@ int gltf_read_skins(reader *r)
         size_t nj = json_array_size(jj);
         int32_t *j = calloc(nj, sizeof *j);
         if (!j)
-            return gltf_nomem(r->err), -1;
+            return io_nomem(r->err), -1;
         g->skins[i].joints = j;
         g->skins[i].num_joints = nj;
         g->skins[i].name = gltf_get_name(o);

@@ -118,7 +118,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
     r->acc_cache = calloc(r->num_accessors ? r->num_accessors : 1, sizeof *r->acc_cache);
     r->acc_count = calloc(r->num_accessors ? r->num_accessors : 1, sizeof *r->acc_count);
     if (!r->pv->buf || !r->pv->buf_len || !r->acc_cache || !r->acc_count)
-        return gltf_nomem(r->err), -1;
+        return io_nomem(r->err), -1;
     r->pv->num_buffers = nb;
     for (size_t b = 0; b < nb; b++)
         if (gltf_load_buffer(r, b, json_array_get(jb, b)))
@@ -148,7 +148,7 @@ pb_io_code pb_gltf_read_memory(const void *data, size_t size, const char *base_d
     r.err = err;
     r.base_dir = base_dir && base_dir[0] ? base_dir : ".";
     r.pv = gltf_priv_new(&g);
-    int rc = r.pv ? parse(&r, data, size) : (gltf_nomem(err), -1);
+    int rc = r.pv ? parse(&r, data, size) : (io_nomem(err), -1);
     free(r.acc_cache);
     free(r.acc_count);
     if (rc) {
@@ -178,7 +178,7 @@ pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
         if (refused)
             return io_path_err(err, PB_IO_ERR_SYNTAX, path, "%s", refused);
         if (errno == ENOMEM)
-            return gltf_nomem(err);
+            return io_nomem(err);
         return io_path_err(err, big ? PB_IO_ERR_LIMIT : PB_IO_ERR_IO, path, "%s",
                            big ? "larger than 2 GiB" : strerror(errno));
     }
@@ -189,7 +189,7 @@ pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err)
         if (!dir) {
             free(data);
             memset(out, 0, sizeof *out);
-            return gltf_nomem(err);
+            return io_nomem(err);
         }
     }
     pb_io_code rc = pb_gltf_read_memory(data, len, dir ? dir : ".", out, err);

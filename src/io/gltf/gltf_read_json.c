@@ -10,11 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-pb_io_code gltf_nomem(pb_io_error *err)
-{
-    return gltf_err(err, PB_IO_ERR_NOMEM, NULL, "out of memory");
-}
-
 /* An optional array member (NULL when absent); error when not an array. */
 int gltf_opt_array(reader *r, json_t *obj, const char *key, const char *path, json_t **out)
 {

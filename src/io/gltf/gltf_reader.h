@@ -28,7 +28,6 @@ typedef struct reader {
     size_t *acc_comps, *acc_count;
 } reader;
 
-pb_io_code gltf_nomem(pb_io_error *err);
 /* An optional array member (NULL when absent); error when not an array. */
 int gltf_opt_array(reader *r, json_t *obj, const char *key, const char *path, json_t **out);
 /* An integer member in [lo, hi]; absent: *out = def, or an error when def is
