@@ -685,3 +685,42 @@ Test(skeleton, errors_aliasing)
     free(buf);
     fix_free(&f);
 }
+
+/* pb_bvh_three_translations: the channels' values plus the OFFSET where a
+ * joint has the channel, the value (the OFFSET already) where not; in
+ * place the same; overlap and NULL refused with out untouched. */
+Test(skeleton, three_translations)
+{
+    const char *text = "HIERARCHY\nROOT R\n{\n OFFSET 1 2 3\n CHANNELS 6 Xposition Yposition "
+                       "Zposition Zrotation Xrotation Yrotation\n JOINT A\n {\n  OFFSET 4 5 6\n"
+                       "  CHANNELS 4 Yposition Zrotation Xrotation Yrotation\n  End Site\n  {\n"
+                       "   OFFSET 0 1 0\n  }\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n"
+                       "10 20 30 0 0 0 -7 0 0 0\n11 21 31 0 0 0 -8 0 0 0\n";
+    pb_bvh b;
+    pb_io_error err;
+    cr_assert_eq(pb_bvh_read_memory(text, strlen(text), &b, &err), PB_IO_OK, "%s", err.message);
+    float m[3][4];
+    pb_vec3s out = {m[0], m[1], m[2]};
+    cr_assert_eq(pb_bvh_three_translations(&b, out, &err), PB_IO_OK, "%s", err.message);
+    /* frame-major, f * 2 + j: R has every channel, A only Yposition */
+    const float want[3][4] = {{11, 4, 12, 4}, {22, -2, 23, -3}, {33, 6, 34, 6}};
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < 4; i++)
+            cr_expect_eq(m[c][i], want[c][i], "axis %d element %d: %g", c, i, m[c][i]);
+    pb_vec3s self = {b.pos_x, b.pos_y, b.pos_z};
+    cr_assert_eq(pb_bvh_three_translations(&b, self, &err), PB_IO_OK, "%s", err.message);
+    cr_expect(memcmp(b.pos_x, m[0], sizeof m[0]) == 0 && memcmp(b.pos_y, m[1], sizeof m[1]) == 0 &&
+                  memcmp(b.pos_z, m[2], sizeof m[2]) == 0,
+              "in place differs");
+    float keep[3][4];
+    memcpy(keep, m, sizeof m);
+    pb_vec3s swapped = {b.pos_y, b.pos_x, m[2]};
+    cr_expect_eq(pb_bvh_three_translations(&b, swapped, &err), PB_IO_ERR_ARG);
+    pb_vec3s twice = {m[0], m[0], m[2]};
+    cr_expect_eq(pb_bvh_three_translations(&b, twice, &err), PB_IO_ERR_ARG);
+    pb_vec3s null = {m[0], NULL, m[2]};
+    cr_expect_eq(pb_bvh_three_translations(&b, null, &err), PB_IO_ERR_ARG);
+    cr_expect_eq(pb_bvh_three_translations(NULL, out, &err), PB_IO_ERR_ARG);
+    cr_expect_eq(memcmp(keep, m, sizeof m), 0, "out written on an error");
+    pb_bvh_free(&b);
+}

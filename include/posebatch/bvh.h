@@ -267,6 +267,16 @@ PB_API pb_io_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
                                         const pb_bvh_write_opts *opts, double *bytes,
                                         pb_io_error *err);
 
+/* bvh's local translations as three.js's BVHLoader plays them: a position
+ * channel's value added to the joint's OFFSET (pb_bvh's pos_x/y/z hold it
+ * in place of the OFFSET: the BVH convention), the OFFSET where the joint
+ * has no channel for that axis; out gets num_frames x num_joints floats per
+ * axis, frame-major like pos_x/y/z. out's arrays may be bvh's pos_x/y/z
+ * themselves, axis for axis (in place), and must not otherwise overlap
+ * them or each other. Errors (out untouched): PB_IO_ERR_ARG (NULL, a
+ * clip without motion, overlap). */
+PB_API pb_io_code pb_bvh_three_translations(const pb_bvh *bvh, pb_vec3s out, pb_io_error *err);
+
 /* The motion of bvh as a pb_clip (rotations and positions, no scales): both
  * are frame-major structure of arrays, so the clip points into bvh (writing
  * through it changes bvh). For pb_clip_sample / pb_clip_resample and the

@@ -191,22 +191,16 @@ static int compute(pos_job *p)
     pb_cpose local = {{b->rot_w, b->rot_x, b->rot_y, b->rot_z},
                       {b->pos_x, b->pos_y, b->pos_z},
                       {NULL, NULL, NULL}};
-    if (p->three) {
-        /* three.js: a position channel's value is added to the OFFSET */
-        const float *src[3] = {b->pos_x, b->pos_y, b->pos_z};
-        for (size_t j = 0; j < J; j++) {
-            const pb_bvh_joint *jt = &b->joints[j];
-            int chan[3] = {0, 0, 0};
-            for (int c = 0; c < jt->num_channels; c++)
-                if (jt->channels[c] <= PB_BVH_ZPOS)
-                    chan[jt->channels[c]] = 1;
-            for (int c = 0; c < 3; c++)
-                for (size_t f = 0; f < F; f++) {
-                    size_t i = f * J + j;
-                    three_pos[(size_t)c * n + i] = chan[c] ? jt->offset[c] + src[c][i] : src[c][i];
-                }
+    if (p->three) { /* three.js: a position channel's value added to the OFFSET */
+        pb_vec3s t = {three_pos, three_pos + n, three_pos + 2 * n};
+        pb_io_error err;
+        if (pb_bvh_three_translations(b, t, &err) != PB_IO_OK) {
+            cli_report_bvh(p->in, &err);
+            free(parents);
+            free(three_pos);
+            return -1;
         }
-        local.pos = (pb_cvec3s){three_pos, three_pos + n, three_pos + 2 * n};
+        local.pos = (pb_cvec3s){t.x, t.y, t.z};
     }
     float *m = p->mem;
     pb_pose model = {

@@ -215,21 +215,12 @@ static PyObject *bvh_global(const char *fn, BvhObject *self, int want_pos, int t
     if (want_pos) {
         in.pos = (pb_cvec3s){b->pos_x, b->pos_y, b->pos_z};
         mo.pos = v_at(buf + 4 * n, n);
-        if (three) {
-            float *t = buf + 7 * n;
-            const float *src[3] = {b->pos_x, b->pos_y, b->pos_z};
-            for (size_t j = 0; j < J; j++) {
-                const pb_bvh_joint *jt = &b->joints[j];
-                int chan[3] = {0, 0, 0};
-                for (int c = 0; c < jt->num_channels; c++)
-                    if (jt->channels[c] <= PB_BVH_ZPOS)
-                        chan[jt->channels[c]] = 1;
-                for (int c = 0; c < 3; c++)
-                    for (size_t f = 0; f < F; f++)
-                        t[(size_t)c * n + f * J + j] =
-                            src[c][f * J + j] + (chan[c] ? jt->offset[c] : 0.0f);
-            }
-            in.pos = cv_at(t, n);
+        if (three) { /* three.js: a position channel's value added to the OFFSET */
+            pb_vec3s t = v_at(buf + 7 * n, n);
+            /* cannot fail: the clip has motion (checked above: its arrays
+             * come together) and t is new memory */
+            (void)pb_bvh_three_translations(b, t, NULL);
+            in.pos = (pb_cvec3s){t.x, t.y, t.z};
         }
     }
     st = pb_pose_local_to_model(F, J, parents, &in, &mo);
