@@ -6,7 +6,6 @@
 #endif
 
 #include "bvh_internal.h"
-#include "check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,29 +135,4 @@ pb_bvh_code pb_bvh_set_frames(pb_bvh *b, size_t frames, pb_bvh_error *err)
     nb.num_frames = frames;
     *b = nb;
     return PB_BVH_OK;
-}
-
-pb_io_code pb_bvh_three_translations(const pb_bvh *bvh, pb_vec3s out, pb_io_error *err)
-{
-    io_clear_err(err);
-    if (!bvh || !out.x || !out.y || !out.z)
-        return io_set_err(err, PB_IO_ERR_ARG, 0, "%s is NULL", bvh ? "an out array" : "bvh");
-    const size_t F = bvh->num_frames, J = bvh->num_joints, n = F * J;
-    if (n == 0 || !bvh->pos_x || !bvh->pos_y || !bvh->pos_z)
-        return io_set_err(err, PB_IO_ERR_ARG, 0, "the clip has no motion");
-    float *const dst[3] = {out.x, out.y, out.z};
-    const float *const src[3] = {bvh->pos_x, bvh->pos_y, bvh->pos_z};
-    if (chk_tracks_apart(3, (const float *const *)dst, src, n * sizeof(float), NULL, 0) != PB_OK)
-        return io_set_err(err, PB_IO_ERR_ARG, 0, "out overlaps the clip's positions");
-    for (size_t j = 0; j < J; j++) {
-        const pb_bvh_joint *jt = &bvh->joints[j];
-        int chan[3] = {0, 0, 0};
-        for (int c = 0; c < jt->num_channels; c++)
-            if (jt->channels[c] <= PB_BVH_ZPOS)
-                chan[jt->channels[c]] = 1;
-        for (int c = 0; c < 3; c++)
-            for (size_t i = j; i < n; i += J)
-                dst[c][i] = chan[c] ? jt->offset[c] + src[c][i] : src[c][i];
-    }
-    return PB_IO_OK;
 }
