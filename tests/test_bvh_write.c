@@ -219,3 +219,54 @@ Test(bvh_write, set_frames_and_non_unit_quaternions)
     pb_bvh_free(&b);
     pb_bvh_free(&b); /* idempotent */
 }
+
+/* In-memory data whose data-line layout disagrees with itself, or frames
+ * with no channel to hold them, are refused before anything is written:
+ * the text would not read back (or the writer would index past the
+ * decimals). */
+Test(bvh_write, inconsistent_channel_layout_is_refused)
+{
+    pb_bvh b = read_ok(k_valid);
+    pb_bvh_error err;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    /* first_channel that skips a value */
+    b.joints[1].first_channel += 1;
+    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
+    cr_expect(strstr(err.message, "joint 1: first_channel") != NULL, "%s", err.message);
+    b.joints[1].first_channel -= 1;
+    /* num_channels that is not the joints' sum */
+    b.num_channels -= 1;
+    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
+    cr_expect(strstr(err.message, "num_channels") != NULL, "%s", err.message);
+    double est = 0;
+    cr_expect_eq(pb_bvh_estimate_bytes(&b, 10, NULL, &est, &err), PB_BVH_ERR_ARG);
+    b.num_channels += 1;
+    /* frames but no channel anywhere: "Frames: N" with empty lines */
+    uint8_t nch[2] = {b.joints[0].num_channels, b.joints[1].num_channels};
+    size_t C = b.num_channels;
+    b.joints[0].num_channels = b.joints[1].num_channels = 0;
+    b.joints[1].first_channel = 0;
+    b.num_channels = 0;
+    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
+    cr_expect(strstr(err.message, "no joint has a channel") != NULL, "%s", err.message);
+    fflush(f);
+    cr_expect_eq(len, 0, "nothing written: %zu bytes", len);
+    /* with no frames, the skeleton writes and reads back */
+    size_t F = b.num_frames;
+    b.num_frames = 0;
+    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_OK, "%s", err.message);
+    fclose(f);
+    pb_bvh c;
+    cr_expect_eq(pb_bvh_read_memory(text, len, &c, &err), PB_BVH_OK, "%s", err.message);
+    pb_bvh_free(&c);
+    free(text);
+    b.num_frames = F;
+    b.joints[0].num_channels = nch[0];
+    b.joints[1].num_channels = nch[1];
+    b.joints[1].first_channel = nch[0];
+    b.num_channels = C;
+    pb_bvh_free(&b);
+}

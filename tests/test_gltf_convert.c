@@ -96,3 +96,55 @@ Test(gltf, gltf_to_bvh_of_a_skin)
     pb_bvh_free(&b);
     pb_gltf_free(&g);
 }
+
+/* A node tree whose "bvh_channels" extras give no joint a channel (an empty
+ * list is a valid BVH "CHANNELS 0"): a BVH of the skeleton and no frames,
+ * which writes and reads back; with and without an animation of its nodes.
+ * Found by the glTF fuzzer: one frame of no values was written, which no
+ * reader takes. */
+Test(gltf, to_bvh_with_no_channels_has_no_frames)
+{
+    static const char *const docs[2] = {
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"root\",\"children\":[1],"
+        "\"extras\":{\"bvh_channels\":[]}},{\"name\":\"b\",\"translation\":[0,1,0],"
+        "\"extras\":{\"bvh_channels\":[]}}]}",
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"root\",\"children\":[1],"
+        "\"extras\":{\"bvh_channels\":[]}},{\"name\":\"b\",\"extras\":{\"bvh_channels\":[]}}],"
+        "\"buffers\":[{\"byteLength\":40,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAACAPw==\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":40}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+        "\"min\":[0],\"max\":[1]},{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,"
+        "\"count\":2,\"type\":\"VEC4\"}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1,\"interpolation\":\"STEP\"}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"rotation\"}}]}]}",
+    };
+    for (int d = 0; d < 2; d++) {
+        pb_gltf g;
+        pb_io_error err;
+        cr_assert_eq(pb_gltf_read_memory(docs[d], strlen(docs[d]), NULL, &g, &err), PB_IO_OK,
+                     "doc %d: %s", d, err.message);
+        cr_assert_eq(g.num_animations, (size_t)d);
+        pb_bvh b;
+        cr_assert_eq(pb_gltf_to_bvh(&g, -1, 0, 0, &b, &err), PB_IO_OK, "doc %d: %s", d,
+                     err.message);
+        cr_expect_eq(b.num_joints, 2);
+        cr_expect_eq(b.num_channels, 0);
+        cr_expect_eq(b.num_frames, 0, "doc %d: %zu frames", d, b.num_frames);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        cr_assert_not_null(f);
+        cr_assert_eq(pb_bvh_write_stream(f, &b, &err), PB_IO_OK, "doc %d: %s", d, err.message);
+        fclose(f);
+        pb_bvh c;
+        cr_assert_eq(pb_bvh_read_memory(text, len, &c, &err), PB_IO_OK, "doc %d: %s\n%s", d,
+                     err.message, text);
+        cr_expect_eq(c.num_joints, 2);
+        cr_expect_eq(c.num_frames, 0);
+        pb_bvh_free(&c);
+        free(text);
+        pb_bvh_free(&b);
+        pb_gltf_free(&g);
+    }
+}

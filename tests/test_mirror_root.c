@@ -702,6 +702,12 @@ Test(mirror, bvh_errors)
     cr_expect_eq(pb_bvh_mirror(&src, m, PB_MIRROR_YZ, &out, &err), PB_IO_ERR_ARG);
     m[0] = 0;
     cr_expect_eq(pb_bvh_mirror(&src, m, (pb_mirror_plane)7, &out, &err), PB_IO_ERR_ARG);
+    /* a data-line layout that disagrees with itself (the decimals are
+     * copied by it) */
+    src.num_channels += 1;
+    cr_expect_eq(pb_bvh_mirror(&src, m, PB_MIRROR_YZ, &out, &err), PB_IO_ERR_ARG);
+    cr_expect(strstr(err.message, "num_channels") != NULL, "%s", err.message);
+    src.num_channels -= 1;
     cr_expect_eq(memcmp(&out, &before, sizeof out), 0, "*out untouched");
     /* a name family without its counterpart, at the file level */
     const char *txt = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation "

@@ -193,7 +193,9 @@ PB_API pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error 
  * frame_time steps from its t_min, floor((t_max - t_min) / frame_time +
  * 1e-3) + 1 frames (frame_time <= 0: its "bvh_frame_time" extras, else the
  * median key interval of its sampler with the most keys, else 1/30 s);
- * without animations one frame of the rest pose. Scales are not represented
+ * without animations one frame of the rest pose; no frame at all when the
+ * extras give no joint a channel (a BVH frame of no values does not read
+ * back). Scales are not represented
  * in BVH and are dropped. Node names are made BVH-safe (braces and control
  * characters become '_', outer blanks dropped, an empty name "node<i>"). */
 PB_API pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bvh_internal.h"
 #include "io_internal.h"
 #include "joint_names.h"
 
@@ -209,6 +210,9 @@ pb_io_code pb_bvh_mirror(const pb_bvh *src, const int32_t *mirror, pb_mirror_pla
         return io_set_err(err, PB_IO_ERR_ARG, 0, "the clip has no joints");
     if (F > 0 && !src->rot_w)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "the clip has no motion arrays");
+    pb_io_code lay = bvh_check_channels(src, err); /* decimals are copied by it */
+    if (lay != PB_IO_OK)
+        return lay;
     int32_t *own = NULL;
     if (!mirror) {
         own = malloc(J * sizeof *own);

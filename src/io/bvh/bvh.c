@@ -47,6 +47,25 @@ pb_bvh_code bvh_alloc_motion(pb_bvh *b, size_t frames, int angles)
     return PB_BVH_OK;
 }
 
+pb_bvh_code bvh_check_channels(const pb_bvh *b, pb_bvh_error *err)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < b->num_joints; j++) {
+        const pb_bvh_joint *jt = &b->joints[j];
+        if (jt->first_channel != n || jt->num_channels > 6)
+            return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                               "joint %zu: first_channel %lu and %u channels, after %zu channels "
+                               "of the joints before it",
+                               j, (unsigned long)jt->first_channel, (unsigned)jt->num_channels, n);
+        n += jt->num_channels;
+    }
+    if (n != b->num_channels)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "num_channels %zu, but the joints have %zu channels", b->num_channels,
+                           n);
+    return PB_BVH_OK;
+}
+
 void pb_bvh_free(pb_bvh *b)
 {
     if (!b)

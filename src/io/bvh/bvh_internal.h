@@ -46,6 +46,10 @@ typedef struct bvh_drift {
 pb_bvh_code bvh_loop_untravel(const pb_bvh *src, pb_bvh *work, bvh_drift *d, pb_bvh_error *err);
 void bvh_loop_retravel(pb_bvh *out, bvh_drift *d, double src_frame_time, double fps);
 
+/* The data line's layout of b (J joints, checked before): each joint's
+ * first_channel the channels of the joints before it, 0..6 channels each,
+ * num_channels their sum; else PB_BVH_ERR_ARG (set). */
+pb_bvh_code bvh_check_channels(const pb_bvh *b, pb_bvh_error *err);
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);

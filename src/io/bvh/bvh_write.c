@@ -54,6 +54,11 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
     if (b->num_frames > 0 &&
         (!b->rot_w || !b->rot_x || !b->rot_y || !b->rot_z || !b->pos_x || !b->pos_y || !b->pos_z))
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "motion arrays missing");
+    if (b->num_frames > 0 && b->num_channels == 0)
+        return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
+                           "%zu frames but no joint has a channel (a frame of no values does "
+                           "not read back; 0 frames can be written)",
+                           b->num_frames);
     if (b->num_end_sites > 0 && !b->end_sites)
         return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "end sites missing");
     for (size_t j = 0; j < J; j++) {
@@ -79,6 +84,9 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
             if (!isfinite(jt->offset[a]))
                 return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "joint %zu: non-finite OFFSET", j);
     }
+    pb_bvh_code rc = bvh_check_channels(b, err);
+    if (rc)
+        return rc;
     for (size_t e = 0; e < b->num_end_sites; e++) {
         const pb_bvh_end_site *E = &b->end_sites[e];
         if (E->parent < 0 || (size_t)E->parent >= J)

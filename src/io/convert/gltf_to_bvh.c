@@ -382,6 +382,8 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
         }
         F = (size_t)nf;
     }
+    if (b.num_channels == 0) /* every joint's extras say no channel: a BVH */
+        F = 0;               /* frame of no values does not read back */
     b.frame_time = ft;
     motion_src ms = {g, anim, a, order, tch, rch, nj};
     rc = check_text_size(&ms, &b, ft, F, err);
@@ -393,7 +395,8 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
         goto done;
     }
     b.num_frames = F;
-    rc = fill_frames(&ms, ft, NULL, &b, err);
+    if (F)
+        rc = fill_frames(&ms, ft, NULL, &b, err);
 done:
     free(tch);
     free(rch);
