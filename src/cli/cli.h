@@ -224,8 +224,8 @@ void cli_json_float(float v);
 int cli_gltf_info(const char *path, int json);
 /* A clip for the commands that work on BVH motion (blend): a BVH file read
  * with cli_load_flags(path, 1, flags), or a glTF file's one skin (or every
- * node when it has none) and its first animation through pb_gltf_to_bvh.
- * Returns 0, or -1 (reported). */
+ * node when it has none) and its first animation through pb_gltf_to_bvh;
+ * a clip of no frames is an error either way. Returns 0, or -1 (reported). */
 int cli_load_clip(const char *path, unsigned flags, pb_bvh *out);
 /* Writes b as cli_write does, or as glTF (pb_gltf_from_bvh: the skeleton as
  * nodes, one animation) when out ends in .glb or .gltf. */

@@ -86,6 +86,11 @@ int cli_load_clip(const char *path, unsigned flags, pb_bvh *out)
         cli_report_bvh(path, &err);
         return -1;
     }
+    if (out->num_frames == 0) { /* as for a BVH: no joint has a channel */
+        cli_error("%s: the file has no frames", path);
+        pb_bvh_free(out);
+        return -1;
+    }
     return 0;
 }
 

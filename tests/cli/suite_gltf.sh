@@ -170,6 +170,16 @@ PY
   expect "convert to an unknown extension" 2 convert "$T/a.bvh" "$T/x.fbx"
   expect "convert --skin on a BVH input" 2 convert "$T/a.bvh" "$T/x.glb" --skin 0
   check "nothing written by the failures" test ! -e "$T/s.bvh" -a ! -e "$T/x.bvh" -a ! -e "$T/x.glb"
+  # extras that give no joint a channel: a skeleton without frames, which
+  # reads back; the commands that need frames say so (found by the fuzzer)
+  printf '%s' '{"asset":{"version":"2.0"},"nodes":[{"name":"root","children":[1],"extras":{"bvh_channels":[]}},{"name":"b","translation":[0,1,0],"extras":{"bvh_channels":[]}}]}' >"$T/nochan.gltf"
+  expect "convert a glTF whose extras give no channel" 0 convert "$T/nochan.gltf" "$T/nochan.bvh"
+  check "no frames" has_frames "$T/nochan.bvh" 0
+  expect "the BVH reads back" 0 info "$T/nochan.bvh"
+  expect "positions of a glTF of no frames" 1 positions "$T/nochan.gltf" -o "$T/nochan.csv"
+  check "says the file has no frames" grep -q "nochan.gltf: the file has no frames" "$T/err"
+  expect "mirror of a glTF of no frames" 1 mirror "$T/nochan.gltf" -o "$T/nochan_m.bvh"
+  check "nothing written" test ! -e "$T/nochan.csv" -a ! -e "$T/nochan_m.bvh"
 
   echo "== blend of glTF inputs"
   expect "convert Fox.glb to BVH" 0 convert "$FOX" "$T/fox_conv.bvh"
