@@ -148,3 +148,47 @@ Test(gltf, to_bvh_with_no_channels_has_no_frames)
         pb_gltf_free(&g);
     }
 }
+
+/* A CUBICSPLINE whose curve passes float range between its keys: the
+ * conversion refuses with PB_IO_ERR_VALUE naming the frame and joint,
+ * whether the frames are few or many (above 16 the size estimate samples
+ * first; it used to fail there with PB_IO_ERR_ARG from the writer's check,
+ * and convert a clip of infinities below). Found by the glTF fuzzer. */
+Test(gltf, to_bvh_of_a_curve_beyond_float_range_is_refused)
+{
+    static const char curve[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"root\"}],"
+        "\"buffers\":[{\"byteLength\":80,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAgD8AAAAAAAAAAAAAAACwQ3h/AAAAAAAAAACwQ3h/AAAAAAAAAAAAAAAAAAAAAAAAAACwQ3h/"
+        "AAAAAAAAAAAAAAAAAAAAAAAAAAA=\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},"
+        "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":72}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+        "\"min\":[0],\"max\":[1]},{\"bufferView\":1,\"componentType\":5126,\"count\":6,"
+        "\"type\":\"VEC3\"}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1,"
+        "\"interpolation\":\"CUBICSPLINE\"}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}";
+    pb_gltf g;
+    pb_io_error err;
+    cr_assert_eq(pb_gltf_read_memory(curve, strlen(curve), NULL, &g, &err), PB_IO_OK, "%s",
+                 err.message);
+    const double fts[2] = {0.5, 0.05}; /* 3 frames, 21 frames */
+    for (int k = 0; k < 2; k++) {
+        pb_bvh b;
+        memset(&b, 0x5a, sizeof b);
+        pb_bvh before = b;
+        cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, fts[k], &b, &err), PB_IO_ERR_VALUE, "frame time %g",
+                     fts[k]);
+        cr_expect(strstr(err.message, "joint 'root'") && strstr(err.message, "not finite"), "%s",
+                  err.message);
+        cr_expect_eq(memcmp(&b, &before, sizeof b), 0, "*out untouched");
+    }
+    /* at the keys themselves the curve is finite: converts */
+    pb_bvh b;
+    cr_assert_eq(pb_gltf_to_bvh(&g, -1, 0, 1.0, &b, &err), PB_IO_OK, "%s", err.message);
+    cr_expect_eq(b.num_frames, 2);
+    cr_expect_eq(b.pos_x[1], 3.3e38f);
+    pb_bvh_free(&b);
+    pb_gltf_free(&g);
+}

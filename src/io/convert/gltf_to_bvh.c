@@ -54,7 +54,8 @@ typedef struct motion_src {
 } motion_src;
 
 /* Frames 0 .. b->num_frames - 1 of b: frame f is frame at[f] (at NULL: f)
- * of the motion at t_min + frame * ft. */
+ * of the motion at t_min + frame * ft; a value that is not finite is
+ * PB_IO_ERR_VALUE (set: no BVH holds it). */
 static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, pb_bvh *b,
                               pb_io_error *err)
 {
@@ -90,6 +91,12 @@ static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, 
             }
             b->pos_x[e] = t[0], b->pos_y[e] = t[1], b->pos_z[e] = t[2];
             b->rot_w[e] = q[3], b->rot_x[e] = q[0], b->rot_y[e] = q[1], b->rot_z[e] = q[2];
+            if (!(isfinite(t[0]) && isfinite(t[1]) && isfinite(t[2]) && isfinite(q[0]) &&
+                  isfinite(q[1]) && isfinite(q[2]) && isfinite(q[3])))
+                rc = bvh_set_err(err, PB_IO_ERR_VALUE, 0,
+                                 "frame %zu, joint '%s': the animation's value is not finite "
+                                 "(a cubic spline beyond float range?)",
+                                 at ? at[f] : f, b->joints[k].name);
         }
     free(vals);
     return rc;
