@@ -192,3 +192,80 @@ Test(gltf, to_bvh_of_a_curve_beyond_float_range_is_refused)
     pb_bvh_free(&b);
     pb_gltf_free(&g);
 }
+
+/* A chain of n nodes, with an End Site leaf under the last when `end`. */
+static char *chain_doc(int n, int end)
+{
+    size_t cap = (size_t)n * 64 + 256, k = 0;
+    char *s = malloc(cap);
+    cr_assert_not_null(s);
+    k += (size_t)snprintf(s + k, cap - k, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
+    for (int i = 0; i < n; i++) {
+        k += (size_t)snprintf(s + k, cap - k, "%s{\"name\":\"j%d\"", i ? "," : "", i);
+        if (i + 1 < n || end)
+            k += (size_t)snprintf(s + k, cap - k, ",\"children\":[%d]", i + 1);
+        k += (size_t)snprintf(s + k, cap - k, "}");
+    }
+    if (end)
+        k += (size_t)snprintf(s + k, cap - k,
+                              ",{\"name\":\"e\",\"extras\":{\"bvh_end_site\":true}}");
+    snprintf(s + k, cap - k, "]}");
+    return s;
+}
+
+/* The BVH reader takes joints nested at most PB_BVH_MAX_DEPTH deep and End
+ * Sites under shallower joints: pb_gltf_to_bvh refuses deeper trees
+ * (PB_IO_ERR_LIMIT), the writer refuses such in-memory data, and the
+ * deepest allowed chain converts, writes and reads back. */
+Test(gltf, to_bvh_nesting_is_what_the_reader_takes)
+{
+    const struct {
+        int n, end;
+        pb_io_code rc;
+    } cases[] = {{PB_BVH_MAX_DEPTH + 1, 0, PB_IO_ERR_LIMIT},
+                 {PB_BVH_MAX_DEPTH, 1, PB_IO_ERR_LIMIT},
+                 {PB_BVH_MAX_DEPTH, 0, PB_IO_OK},
+                 {PB_BVH_MAX_DEPTH - 1, 1, PB_IO_OK}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *text_in = chain_doc(cases[c].n, cases[c].end);
+        pb_gltf g;
+        pb_io_error err;
+        cr_assert_eq(pb_gltf_read_memory(text_in, strlen(text_in), NULL, &g, &err), PB_IO_OK, "%s",
+                     err.message);
+        pb_bvh b;
+        pb_io_code rc = pb_gltf_to_bvh(&g, -1, 0, 0, &b, &err);
+        cr_expect_eq(rc, cases[c].rc, "case %zu: %s", c, err.message);
+        if (rc == PB_IO_OK) {
+            char *text = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&text, &len);
+            cr_assert_not_null(f);
+            cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_IO_OK, "%s", err.message);
+            fclose(f);
+            pb_bvh r;
+            cr_expect_eq(pb_bvh_read_memory(text, len, &r, &err), PB_IO_OK, "%s", err.message);
+            pb_bvh_free(&r);
+            free(text);
+            if (!cases[c].end && cases[c].n == PB_BVH_MAX_DEPTH) {
+                /* an End Site under the deepest joint: the writer refuses */
+                pb_bvh_end_site es = {(int32_t)b.num_joints - 1, 0, {0, 1, 0}}, *own = b.end_sites;
+                size_t own_n = b.num_end_sites;
+                b.end_sites = &es;
+                b.num_end_sites = 1;
+                f = open_memstream(&text, &len);
+                cr_assert_not_null(f);
+                cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_IO_ERR_ARG);
+                cr_expect(strstr(err.message, "End Site") != NULL, "%s", err.message);
+                fclose(f);
+                cr_expect_eq(len, 0, "nothing written");
+                free(text);
+                b.end_sites = own;
+                b.num_end_sites = own_n;
+            }
+            pb_bvh_free(&b);
+        } else
+            cr_expect(strstr(err.message, "deeper than 256") != NULL, "%s", err.message);
+        pb_gltf_free(&g);
+        free(text_in);
+    }
+}

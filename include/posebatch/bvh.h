@@ -245,9 +245,11 @@ PB_API pb_io_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_rea
  * unit; a zero quaternion is written as the identity; a non-finite rotation
  * or position is an error (PB_IO_ERR_ARG), as are in-memory data the reader
  * could not read back (joints not in depth-first order, parents after
- * children, invalid channel lists, names that are empty or contain braces,
- * control characters or leading/trailing blanks); those are checked before
- * any file is created. Prints in the "C" numeric locale whatever the process
+ * children, nesting deeper than PB_BVH_MAX_DEPTH with End Sites counted,
+ * a data-line layout (first_channel, num_channels) that disagrees with the
+ * channel lists, frames with no channel, invalid channel lists, names that
+ * are empty or contain braces, control characters or leading/trailing
+ * blanks); those are checked before any file is created. Prints in the "C" numeric locale whatever the process
  * locale is. */
 PB_API pb_io_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_io_error *err);
 /* Same text to an open stream (no atomicity; the stream is flushed, not

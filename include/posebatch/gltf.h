@@ -196,7 +196,8 @@ PB_API pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error 
  * without animations one frame of the rest pose; no frame at all when the
  * extras give no joint a channel (a BVH frame of no values does not read
  * back); a sampled value that is not finite (a CUBICSPLINE beyond float
- * range) is PB_IO_ERR_VALUE. Scales are not represented
+ * range) is PB_IO_ERR_VALUE; a tree deeper than PB_BVH_MAX_DEPTH (End
+ * Sites counted) is PB_IO_ERR_LIMIT. Scales are not represented
  * in BVH and are dropped. Node names are made BVH-safe (braces and control
  * characters become '_', outer blanks dropped, an empty name "node<i>"). */
 PB_API pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,

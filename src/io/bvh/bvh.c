@@ -8,6 +8,7 @@
 #include "bvh_internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,28 @@ pb_bvh_code bvh_check_channels(const pb_bvh *b, pb_bvh_error *err)
                            "num_channels %zu, but the joints have %zu channels", b->num_channels,
                            n);
     return PB_BVH_OK;
+}
+
+pb_bvh_code bvh_check_depth(const pb_bvh *b, pb_bvh_code code, pb_bvh_error *err)
+{
+    const size_t J = b->num_joints;
+    uint16_t *depth = malloc((J ? J : 1) * sizeof *depth);
+    if (!depth)
+        return bvh_set_err(err, PB_BVH_ERR_NOMEM, 0, "out of memory");
+    pb_bvh_code rc = PB_BVH_OK;
+    for (size_t j = 0; j < J && !rc; j++) {
+        int32_t p = b->joints[j].parent;
+        depth[j] = (uint16_t)(p < 0 ? 1 : depth[p] + 1);
+        if (depth[j] > PB_BVH_MAX_DEPTH)
+            rc = bvh_set_err(err, code, 0, "joint '%s' nests deeper than %d levels",
+                             b->joints[j].name, PB_BVH_MAX_DEPTH);
+    }
+    for (size_t e = 0; e < b->num_end_sites && !rc; e++)
+        if (depth[b->end_sites[e].parent] >= PB_BVH_MAX_DEPTH)
+            rc = bvh_set_err(err, code, 0, "an End Site of joint '%s' nests deeper than %d levels",
+                             b->joints[b->end_sites[e].parent].name, PB_BVH_MAX_DEPTH);
+    free(depth);
+    return rc;
 }
 
 void pb_bvh_free(pb_bvh *b)

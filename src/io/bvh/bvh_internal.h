@@ -50,6 +50,10 @@ void bvh_loop_retravel(pb_bvh *out, bvh_drift *d, double src_frame_time, double 
  * first_channel the channels of the joints before it, 0..6 channels each,
  * num_channels their sum; else PB_BVH_ERR_ARG (set). */
 pb_bvh_code bvh_check_channels(const pb_bvh *b, pb_bvh_error *err);
+/* The nesting of b (parents and end sites checked before) as the reader
+ * takes it: joints at most PB_BVH_MAX_DEPTH deep (a root is 1), End Sites
+ * under joints less deep; else `code` (set). */
+pb_bvh_code bvh_check_depth(const pb_bvh *b, pb_bvh_code code, pb_bvh_error *err);
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);

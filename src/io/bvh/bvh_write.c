@@ -95,7 +95,7 @@ pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err)
             if (!isfinite(E->offset[a]))
                 return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "end site %zu: non-finite OFFSET", e);
     }
-    return PB_BVH_OK;
+    return bvh_check_depth(b, PB_BVH_ERR_ARG, err);
 }
 
 typedef struct wstate {

@@ -374,6 +374,9 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     b.num_channels = first;
     place_end_sites(g, in, idx, &b);
     b.num_end_sites = ne;
+    rc = bvh_check_depth(&b, PB_IO_ERR_LIMIT, err);
+    if (rc)
+        goto done;
     /* frames */
     double ft = 0.0;
     size_t F = 1;
