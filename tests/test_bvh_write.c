@@ -270,3 +270,62 @@ Test(bvh_write, inconsistent_channel_layout_is_refused)
     b.num_channels = C;
     pb_bvh_free(&b);
 }
+
+/* A joint that turns 179 degrees a frame for 5600 frames, written without
+ * source angles: the continuous choice unrolls past the reader's +-1e6
+ * degrees; the writer brings such an angle back by whole turns, so the text
+ * reads back, with every rotation kept (the glTF fuzzer's open finding
+ * bvh_write_continuous_euler_beyond_1e6). */
+Test(bvh_write, continuous_angles_stay_within_what_the_reader_takes)
+{
+    const size_t F = 5600;
+    size_t cap = F * 4 + 256;
+    char *text = xmalloc(cap);
+    size_t k = appendf(text, cap, 0,
+                       "HIERARCHY\nROOT spin\n{\n\tOFFSET 0 0 0\n\tCHANNELS 1 Yrotation\n}\n"
+                       "MOTION\nFrames: %zu\nFrame Time: 0.01\n",
+                       F);
+    for (size_t f = 0; f < F; f++)
+        k = appendf(text, cap, k, "0\n");
+    pb_bvh b = read_ok(text);
+    free(b.euler_deg); /* no source angles: the continuous choice */
+    b.euler_deg = NULL;
+    for (size_t f = 0; f < F; f++) {
+        double t = fmod(179.0 * (double)f, 360.0) * (3.14159265358979323846 / 180.0);
+        b.rot_w[f] = (float)cos(t / 2), b.rot_x[f] = 0.0f, b.rot_y[f] = (float)sin(t / 2),
+        b.rot_z[f] = 0.0f;
+    }
+    char *out = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&out, &len);
+    cr_assert_not_null(fp);
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_write_stream(fp, &b, &err), PB_BVH_OK, "%s", err.message);
+    fclose(fp);
+    pb_bvh c;
+    cr_assert_eq(pb_bvh_read_memory(out, len, &c, &err), PB_BVH_OK, "%s", err.message);
+    double *v = data_values(out, F, 1), lo = 0, hi = 0, worst = 0;
+    size_t jumps = 0;
+    for (size_t f = 0; f < F; f++) {
+        lo = v[f] < lo ? v[f] : lo;
+        hi = v[f] > hi ? v[f] : hi;
+        jumps += f > 0 && fabs(v[f] - v[f - 1]) > 180.0;
+        double qa[4], qb[4];
+        bvh_quat(&b, f, qa);
+        bvh_quat(&c, f, qb);
+        double d = quat_angle(qa, qb);
+        worst = d > worst ? d : worst;
+    }
+    fprintf(stderr, "spin: angles %.1f .. %.1f degrees, %zu jump(s), worst %.3g rad\n", lo, hi,
+            jumps, worst);
+    cr_expect_gt(hi, 9e5, "continuous: unrolled far");
+    cr_expect_leq(fabs(lo), 1e6);
+    cr_expect_leq(hi, 1e6);
+    cr_expect_eq(jumps, 1, "one turn-back");
+    cr_expect_lt(worst, 2e-6);
+    free(v);
+    free(out);
+    pb_bvh_free(&c);
+    pb_bvh_free(&b);
+    free(text);
+}

@@ -234,7 +234,9 @@ PB_API pb_io_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_rea
  * resampled at its own rate, reproduces every value of its source; without
  * source angles, or with PB_BVH_EULER_CONTINUOUS, continuous from frame to
  * frame from the principal triple (no +-180 or +-360 jumps: see
- * pb_euler_from_quat); PB_BVH_EULER_PRINCIPAL: the principal triple.
+ * pb_euler_from_quat; an angle that would pass the reader's +-1e6 degrees,
+ * a joint spinning for thousands of turns, goes back by whole turns);
+ * PB_BVH_EULER_PRINCIPAL: the principal triple.
  * Computed angles are printed with 6 decimals (trailing zeros dropped);
  * positions with the fewest digits that read back to the same float, or with
  * the source's decimals when those are finer; offsets and the frame time

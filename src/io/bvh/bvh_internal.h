@@ -17,6 +17,9 @@
  * by the reader, and so never written */
 #define BVH_MAX_RATE 100000.0
 #define BVH_MIN_FRAME_TIME (1.0 / BVH_MAX_RATE)
+/* |rotation channel| in degrees that the reader takes: the writer wraps
+ * a computed angle beyond it by whole turns */
+#define BVH_MAX_ANGLE_DEG 1e6
 /* The reader keeps frames * joints <= bytes of motion data + this. */
 #define READ_ELEMS_SLACK ((size_t)65536)
 

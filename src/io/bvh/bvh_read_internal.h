@@ -11,10 +11,10 @@
 #include <stdio.h>
 
 /* The reader's limits, in one place (include/posebatch/io.h documents them). */
-#define MAX_RATE BVH_MAX_RATE        /* frames per second: Frame Time >= 1 / MAX_RATE */
-#define MAX_ANGLE_DEG 1e6            /* |rotation channel| in degrees */
-#define ELEMS_SLACK READ_ELEMS_SLACK /* frames * joints <= motion bytes + this */
-#define MAX_WARNINGS 20              /* further warnings of one kind are summarised */
+#define MAX_RATE BVH_MAX_RATE           /* frames per second: Frame Time >= 1 / MAX_RATE */
+#define MAX_ANGLE_DEG BVH_MAX_ANGLE_DEG /* |rotation channel| in degrees */
+#define ELEMS_SLACK READ_ELEMS_SLACK    /* frames * joints <= motion bytes + this */
+#define MAX_WARNINGS 20                 /* further warnings of one kind are summarised */
 
 typedef struct parser {
     bvh_lexer lx;

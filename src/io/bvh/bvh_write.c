@@ -238,6 +238,13 @@ static size_t format_frame(wframe *X, size_t fr, int first, char *line, pb_bvh_e
     bvh_choose_angles_n(X->mode, J, X->order, X->nrot, b->rot_w + o0, b->rot_x + o0, b->rot_y + o0,
                         b->rot_z + o0, b->euler_deg ? b->euler_deg + 3 * o0 : NULL,
                         first ? NULL : X->prev, X->prev, X->as_read);
+    /* a computed angle the reader would refuse (a joint spinning for
+     * thousands of turns, unrolled continuously) goes back by whole turns:
+     * the same rotation, and the next frame continues from there */
+    for (size_t j = 0; j < J; j++)
+        for (int r = 0; r < X->nrot[j] && !X->as_read[j]; r++)
+            if (fabs(X->prev[3 * j + (size_t)r]) > BVH_MAX_ANGLE_DEG)
+                X->prev[3 * j + (size_t)r] = remainder(X->prev[3 * j + (size_t)r], 360.0);
     for (size_t j = 0; j < J; j++) {
         const pb_bvh_joint *jt = &b->joints[j];
         size_t o = o0 + j;
