@@ -256,3 +256,72 @@ Test(gltf, external_bin_file)
     json_decref(d.root);
     rmtree(dir);
 }
+
+/* Only a sampler that a rotation channel uses holds rotations. A morph
+ * target weights sampler of 4 targets is interpolated linearly (it was
+ * slerped and normalised: (0.707, 0.707, 0, 0) halfway from (1,0,0,0) to
+ * (0,1,0,0)), when sampled and when resampled; an unused VEC4 sampler keeps
+ * the values it was read with (it was renormalised, so a round trip
+ * changed them: the glTF fuzzer's open findings on unused samplers). */
+Test(gltf, only_rotation_channels_make_rotations)
+{
+    static const char weights4[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"m\",\"mesh\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{}}],\"weights\":[0,0,0,0]}],"
+        "\"buffers\":[{\"byteLength\":72,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAgD8AAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAA"
+        "QEAAAAAA\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},"
+        "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":32},"
+        "{\"buffer\":0,\"byteOffset\":40,\"byteLength\":32}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+        "\"min\":[0],\"max\":[1]},"
+        "{\"bufferView\":1,\"componentType\":5126,\"count\":8,\"type\":\"SCALAR\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1},{\"input\":0,\"output\":2}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}]}]}";
+    pb_gltf g;
+    pb_io_error err;
+    cr_assert_eq(pb_gltf_read_memory(weights4, strlen(weights4), NULL, &g, &err), PB_IO_OK, "%s",
+                 err.message);
+    const pb_gltf_animation *a = &g.animations[0];
+    cr_assert_eq(a->num_samplers, 2);
+    cr_assert_eq(a->samplers[0].components, 4);
+    /* the unused VEC4 as read: (0,0,0,2), (0,0,3,0), not unit length */
+    cr_expect_eq(a->samplers[1].output[3], 2.0f);
+    cr_expect_eq(a->samplers[1].output[6], 3.0f);
+    float t = 0.5f, v[8];
+    cr_assert_eq(pb_gltf_sample(&g, 0, 1, &t, v, &err), PB_IO_OK, "%s", err.message);
+    const float *w = v + a->channels[0].offset;
+    cr_expect(w[0] == 0.5f && w[1] == 0.5f && w[2] == 0.0f && w[3] == 0.0f,
+              "weights halfway: %g %g %g %g", w[0], w[1], w[2], w[3]);
+    pb_gltf r;
+    cr_assert_eq(pb_gltf_resample(&g, 4.0, 0, &r, &err), PB_IO_OK, "%s", err.message);
+    const pb_gltf_sampler *rs = &r.animations[0].samplers[0], *ru = &r.animations[0].samplers[1];
+    cr_assert_eq(rs->count, 5);
+    cr_expect(rs->output[4] == 0.75f && rs->output[5] == 0.25f, "weights at 0.25 s: %g %g",
+              rs->output[4], rs->output[5]);
+    cr_expect(ru->output[3 * 4 + 2] == 2.25f && ru->output[3 * 4 + 3] == 0.5f,
+              "unused VEC4 at 0.75 s, lerped: %g %g", ru->output[14], ru->output[15]);
+    /* written and read back: the same values */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_not_null(f);
+    cr_assert_eq(pb_gltf_write_stream(f, &r, 0, &err), PB_IO_OK, "%s", err.message);
+    fclose(f);
+    pb_gltf back;
+    cr_assert_eq(pb_gltf_read_memory(text, len, NULL, &back, &err), PB_IO_OK, "%s", err.message);
+    for (size_t s = 0; s < 2; s++) {
+        const pb_gltf_sampler *x = &r.animations[0].samplers[s],
+                              *y = &back.animations[0].samplers[s];
+        cr_assert_eq(x->count * x->components, y->count * y->components);
+        for (size_t i = 0; i < x->count * x->components; i++)
+            cr_expect_eq(x->output[i], y->output[i], "sampler %zu value %zu: %g read back as %g", s,
+                         i, x->output[i], y->output[i]);
+    }
+    free(text);
+    pb_gltf_free(&back);
+    pb_gltf_free(&r);
+    pb_gltf_free(&g);
+}

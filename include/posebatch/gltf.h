@@ -46,7 +46,10 @@ extern "C" {
  * the value of the key at or before t; CUBICSPLINE the component-wise cubic
  * Hermite with the tangents multiplied by the key interval (pb_vec3_hermite
  * over the components), rotations then normalised (pb_quat_normalize).
- * Channels whose samplers share key times are evaluated in one call per kind.
+ * "Rotations" are the samplers a rotation channel uses: any other sampler,
+ * of 4 morph targets or used by no channel, holds plain values (not
+ * renormalised, interpolated component-wise). Channels whose samplers share
+ * key times are evaluated in one call per kind.
  */
 
 typedef enum pb_gltf_path {

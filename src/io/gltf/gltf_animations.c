@@ -196,14 +196,15 @@ static int read_animation(reader *r, size_t ai, json_t *o)
             }
             sm->components = want;
         }
-        if (p == 1) /* quantized rotation keys: renormalised (not the tangents) */
+        if (spath[s] == 1) /* rotation keys: renormalised (not the tangents); an
+                              unused VEC4 keeps its values */
             for (size_t k = 0; k < sm->count; k++) {
                 float *q = ov + (k * gltf_stride(sm) + (gltf_stride(sm) == 3)) * 4;
                 double n2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
                             (double)q[3] * q[3];
                 /* a key of (near) zero length or not finite has no rotation:
                  * refused like a node's, not written back as (0,0,0,0) */
-                if (spath[s] == 1 && !(n2 > 1e-12 && n2 < 1e12)) {
+                if (!(n2 > 1e-12 && n2 < 1e12)) {
                     free(spath);
                     return gltf_err(r->err, PB_IO_ERR_VALUE, op,
                                     "accessor %lld, key %zu: a rotation of length %g, not a "

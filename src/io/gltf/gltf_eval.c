@@ -63,7 +63,7 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
     }
     for (size_t s = 0; s < ns; s++) {
         const pb_gltf_sampler *sm = &a->samplers[s];
-        int rot = sm->components == 4 && sm->interpolation != PB_GLTF_STEP;
+        int rot = gltf_sampler_is_rotation(a, s) && sm->interpolation != PB_GLTF_STEP;
         size_t g = 0;
         while (g < ng && !(gr[g].input == sm->input && gr[g].count == sm->count &&
                            gr[g].interp == sm->interpolation && gr[g].rot == rot))

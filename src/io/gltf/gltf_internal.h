@@ -45,6 +45,17 @@ static inline size_t gltf_stride(const pb_gltf_sampler *s)
 {
     return s->interpolation == PB_GLTF_CUBICSPLINE ? 3u : 1u;
 }
+/* Whether sampler s of a holds rotations (slerped, renormalised): a
+ * rotation channel uses it (the reader lets no other path share such a
+ * sampler). Every other sampler holds plain values, whatever its width: a
+ * morph target weights sampler of 4 targets, an unused VEC4. */
+static inline int gltf_sampler_is_rotation(const pb_gltf_animation *a, size_t s)
+{
+    for (size_t c = 0; c < a->num_channels; c++)
+        if (a->channels[c].sampler == s && a->channels[c].path == PB_GLTF_ROTATION)
+            return 1;
+    return 0;
+}
 /* Per-sampler evaluation: out[i * total + soff[s] ...] gets sampler s's
  * components at times[i]; soff from gltf_sampler_offsets (total returned). */
 size_t gltf_sampler_offsets(const pb_gltf_animation *a, size_t *soff);

@@ -231,10 +231,7 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
         }
         for (size_t i = 0; i < n; i++)
             memcpy(v + i * c, vals + i * total + soff[s], c * sizeof *v);
-        int is_rot = c == 4;
-        for (size_t ch = 0; ch < sa->num_channels; ch++)
-            if (sa->channels[ch].sampler == s && sa->channels[ch].path == PB_GLTF_WEIGHTS)
-                is_rot = 0;
+        int is_rot = gltf_sampler_is_rotation(sa, s);
         pb_status st = is_rot  ? rot_keys(n, v, fps, tan)
                        : cubic ? vec_tangents(n, c, v, fps, tan)
                                : PB_OK;
