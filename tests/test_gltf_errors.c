@@ -241,3 +241,38 @@ Test(gltf, glb_bin_chunk_past_the_end_is_refused)
         json_decref(d.root);
     }
 }
+
+/* An accessor with no bufferView reads as zeros: the values that no byte
+ * backs are bounded by the document's size (2^20 + 16 per byte), so that a
+ * few hundred bytes cannot ask for a GiB (the glTF fuzzer's open finding
+ * read_419_bytes_to_1_GiB). Within the bound such an accessor reads. */
+Test(gltf, zeros_without_a_buffer_are_bounded_by_the_document)
+{
+    const char *fmt =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"m\",\"mesh\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{}}],\"weights\":[0,0,0,0]}],"
+        "\"buffers\":[{\"byteLength\":8,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAAAAgD8=\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":8}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+        "\"min\":[0],\"max\":[1]},{\"componentType\":5126,\"count\":%zu,\"type\":\"SCALAR\"}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}}]}]}";
+    char text[1024];
+    const size_t counts[2] = {8, (size_t)1 << 22}; /* 4 targets; 2^21 targets */
+    for (int k = 0; k < 2; k++) {
+        int n = snprintf(text, sizeof text, fmt, counts[k]);
+        pb_gltf g;
+        pb_io_error err;
+        pb_io_code rc = pb_gltf_read_memory(text, (size_t)n, NULL, &g, &err);
+        if (k == 0) {
+            cr_assert_eq(rc, PB_IO_OK, "%s", err.message);
+            cr_expect_eq(g.animations[0].samplers[0].components, 4);
+            cr_expect_eq(g.animations[0].samplers[0].output[5], 0.0f);
+            pb_gltf_free(&g);
+        } else {
+            cr_expect_eq(rc, PB_IO_ERR_LIMIT, "%s", err.message);
+            cr_expect(strstr(err.message, "accessors[1]") && strstr(err.message, "no bufferView"),
+                      "%s", err.message);
+        }
+    }
+}

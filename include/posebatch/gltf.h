@@ -135,7 +135,10 @@ typedef struct pb_gltf {
  * else (a name leaving the directory, an absolute path or other scheme, a
  * percent-decoded NUL, a FIFO or device, which is never waited on) is
  * PB_IO_ERR_VALUE naming the uri; a missing or unreadable file
- * PB_IO_ERR_IO with the OS reason. */
+ * PB_IO_ERR_IO with the OS reason. Memory: an accessor holds at most 2^28
+ * values, all decoded accessors together at most 2^28, and accessors with
+ * no bufferView (zeros) at most 2^20 + 16 per byte of the document
+ * (PB_IO_ERR_LIMIT naming the accessor). */
 PB_API pb_io_code pb_gltf_read_file(const char *path, pb_gltf *out, pb_io_error *err);
 /* The same from memory; base_dir (NULL: ".") is the asset's directory, in
  * which relative buffer URIs are resolved and must stay. */

@@ -174,6 +174,24 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
                  type);
         return NULL;
     }
+    /* memory in proportion to the input: all decoding together at most 2^28
+     * values; values no bufferView backs (zeros) bounded by the document's
+     * own bytes */
+    if (bv < 0 && n * comps > r->zeros_left) {
+        gltf_err(r->err, PB_IO_ERR_LIMIT, ap,
+                 "%zu values with no bufferView (zeros): more than a document of its size may "
+                 "make (%zu left)",
+                 n * comps, r->zeros_left);
+        return NULL;
+    }
+    if (n * comps > r->values_left) {
+        gltf_err(r->err, PB_IO_ERR_LIMIT, ap,
+                 "%zu values more: the accessors decoded add up to more than 2^28", n * comps);
+        return NULL;
+    }
+    r->values_left -= n * comps;
+    if (bv < 0)
+        r->zeros_left -= n * comps;
     if (bv >= 0) { /* the bounds, before any allocation */
         size_t vlen, stride;
         if (!gltf_view_bytes(r, bv, ap, &vlen, &stride))

@@ -26,7 +26,14 @@ typedef struct reader {
     size_t num_accessors, num_views;
     float **acc_cache; /* decoded accessors (as floats), by index */
     size_t *acc_comps, *acc_count;
+    /* what may still be decoded (gltf_decode_accessor): values in all
+     * (GLTF_MAX_VALUES), and values no bufferView backs (zeros: at most
+     * GLTF_ZEROS_BASE + GLTF_ZEROS_PER_BYTE per byte of the document) */
+    size_t values_left, zeros_left;
 } reader;
+#define GLTF_MAX_VALUES ((size_t)1 << 28)
+#define GLTF_ZEROS_BASE ((size_t)1 << 20)
+#define GLTF_ZEROS_PER_BYTE 16
 
 /* An optional array member (NULL when absent); error when not an array. */
 int gltf_opt_array(reader *r, json_t *obj, const char *key, const char *path, json_t **out);
