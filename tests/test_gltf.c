@@ -325,3 +325,40 @@ Test(gltf, only_rotation_channels_make_rotations)
     pb_gltf_free(&r);
     pb_gltf_free(&g);
 }
+
+/* A CUBICSPLINE rotation whose tangents, times a huge key interval, pass
+ * 1e18 (where pb_quat_normalize's square overflows float): sampled, still
+ * a unit quaternion (it was (0,0,0,0): found by the glTF fuzzer). */
+Test(gltf, cubic_rotation_with_huge_tangents_is_unit)
+{
+    static const char huge[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"n\"}],"
+        "\"buffers\":[{\"byteLength\":104,\"uri\":\"data:application/octet-stream;base64,"
+        "AAAAAI/LTmwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAACPwvW8AAAAAAAA"
+        "AAAAAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAA=\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":8},"
+        "{\"buffer\":0,\"byteOffset\":8,\"byteLength\":96}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+        "\"min\":[0],\"max\":[1e27]},"
+        "{\"bufferView\":1,\"componentType\":5126,\"count\":6,\"type\":\"VEC4\"}],"
+        "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1,"
+        "\"interpolation\":\"CUBICSPLINE\"}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"rotation\"}}]}]}";
+    pb_gltf g;
+    pb_io_error err;
+    cr_assert_eq(pb_gltf_read_memory(huge, strlen(huge), NULL, &g, &err), PB_IO_OK, "%s",
+                 err.message);
+    const float t[3] = {1e9f, 2.5e26f, 7.5e26f};
+    float v[12];
+    cr_assert_eq(pb_gltf_sample(&g, 0, 3, t, v, &err), PB_IO_OK, "%s", err.message);
+    for (int i = 0; i < 3; i++) {
+        const float *q = v + 4 * i;
+        double n = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+                        (double)q[3] * q[3]);
+        cr_expect_float_eq(n, 1.0, 1e-6, "t %g: (%g %g %g %g)", (double)t[i], q[0], q[1], q[2],
+                           q[3]);
+    }
+    /* at 2.5e26 the tangent term (x: -0.03 x 1e27 x -0.047) dominates */
+    cr_expect_gt(v[4], 0.999f, "x %g", v[4]);
+    pb_gltf_free(&g);
+}

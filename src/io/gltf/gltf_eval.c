@@ -42,6 +42,20 @@ static pb_status hermite_flat(size_t n3, float x, const float *p0, const float *
     return pb_vec3_hermite(n3, x, a, b, va, vb, o, none);
 }
 
+/* A quaternion whose norm pb_quat_normalize cannot take (a CUBICSPLINE
+ * rotation with huge tangents: past 1e18, where its square overflows
+ * float) scaled by a power of two into range: exact, so the normalised
+ * result is the same direction, and quaternions in range are untouched
+ * (their bits unchanged). */
+static void in_normalize_range(float *w, float *x, float *y, float *z)
+{
+    float m = fmaxf(fmaxf(fabsf(*w), fabsf(*x)), fmaxf(fabsf(*y), fabsf(*z)));
+    if (!(m > 0x1p60f || (m > 0.0f && m < 0x1p-60f)) || !isfinite(m))
+        return;
+    int e = ilogbf(m);
+    *w = ldexpf(*w, -e), *x = ldexpf(*x, -e), *y = ldexpf(*y, -e), *z = ldexpf(*z, -e);
+}
+
 pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, const float *times,
                               const size_t *soff, size_t total, float *out, pb_io_error *err)
 {
@@ -182,9 +196,11 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
                 if (g->rot) { /* normalise each quaternion */
                     size_t nq = f / 4;
                     float *w = qa, *qx = w + qn, *qy = qx + qn, *qz = qy + qn;
-                    for (size_t j = 0; j < nq; j++)
+                    for (size_t j = 0; j < nq; j++) {
                         w[j] = res[4 * j + 3], qx[j] = res[4 * j], qy[j] = res[4 * j + 1],
                         qz[j] = res[4 * j + 2];
+                        in_normalize_range(&w[j], &qx[j], &qy[j], &qz[j]);
+                    }
                     pb_cquats Q = {w, qx, qy, qz};
                     pb_quats N = {w, qx, qy, qz};
                     if (ps == PB_OK)
