@@ -121,6 +121,23 @@ Test(gltf, malformed_inputs_name_their_json_path)
     json_array_append_new(json_object_get(d.root, "nodes"), json_pack("{s:[i]}", "children", 1));
     expect_error(&d, "nodes[2].children[0]: node 1 is already a child of node 0");
 
+    /* a TRS beyond float range (read as an infinity, it reached the BVH
+     * writer as an OFFSET: found by the glTF fuzzer), given or from a
+     * matrix's decomposition */
+    d = base_doc(&tin, &rout);
+    json_object_set_new(json_array_get(json_object_get(d.root, "nodes"), 1), "translation",
+                        json_pack("[f,f,f]", 0.0, 0.0, -1.1e108));
+    expect_error(&d, "nodes[1]: 'translation' is beyond float range");
+    d = base_doc(&tin, &rout);
+    json_t *n1 = json_array_get(json_object_get(d.root, "nodes"), 1);
+    json_object_del(n1, "translation");
+    json_object_del(n1, "rotation");
+    json_object_del(n1, "scale");
+    json_object_set_new(n1, "matrix",
+                        json_pack("[f,f,f,f, f,f,f,f, f,f,f,f, f,f,f,f]", 3e38, 0.0, 3e38, 0.0, 0.0,
+                                  1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0));
+    expect_error(&d, "nodes[1]: 'matrix': its scale is beyond float range");
+
     /* sparse indices not increasing */
     d = base_doc(&tin, &rout);
     unsigned char si[2] = {1, 1};

@@ -24,7 +24,8 @@ extern "C" {
  * not float" (line 0), and nothing is returned (*out zeroed).
  *
  * What is read: the node hierarchy (name, parent, local TRS; a node with a
- * matrix gets its decomposition), skins (joints), and every animation:
+ * matrix gets its decomposition; a TRS beyond float range is
+ * PB_IO_ERR_VALUE), skins (joints), and every animation:
  * channels (node, path translation / rotation / scale / weights; morph
  * weights are sampled and resampled like the others) and samplers (input key
  * times, output values, LINEAR / STEP / CUBICSPLINE); a channel without a

@@ -115,6 +115,18 @@ int gltf_read_nodes(reader *r)
             for (int k = 0; k < 3; k++)
                 nd->rotation[k + 1] = (float)(q[k] / qn);
         }
+        /* as float (a JSON number or a matrix's decomposition may pass
+         * float range: every consumer would see an infinity) */
+        const float *trs[3] = {nd->translation, nd->rotation, nd->scale};
+        static const char *const trs_name[3] = {"translation", "rotation", "scale"};
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < (k == 1 ? 4 : 3); c++)
+                if (!isfinite(trs[k][c]))
+                    return gltf_err(r->err, PB_IO_ERR_VALUE, path,
+                                    hm ? "'matrix': its %s is beyond float range"
+                                       : "'%s' is beyond float range",
+                                    trs_name[k]),
+                           -1;
         json_t *jc;
         snprintf(path, sizeof path, "nodes[%zu].children", i);
         if (gltf_opt_array(r, o, "children", path, &jc))
