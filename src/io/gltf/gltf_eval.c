@@ -70,14 +70,18 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
     }
     /* groups: members stored contiguously per group (two passes) */
     size_t *gid = malloc((ns ? ns : 1) * sizeof *gid);
-    if (!gid) {
+    unsigned char *is_rot = malloc(ns ? ns : 1);
+    if (!gid || !is_rot) {
         free(gr);
         free(mem);
+        free(gid);
+        free(is_rot);
         return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     }
+    gltf_rotation_samplers(a, is_rot);
     for (size_t s = 0; s < ns; s++) {
         const pb_gltf_sampler *sm = &a->samplers[s];
-        int rot = gltf_sampler_is_rotation(a, s) && sm->interpolation != PB_GLTF_STEP;
+        int rot = is_rot[s] && sm->interpolation != PB_GLTF_STEP;
         size_t g = 0;
         while (g < ng && !(gr[g].input == sm->input && gr[g].count == sm->count &&
                            gr[g].interp == sm->interpolation && gr[g].rot == rot))
@@ -106,6 +110,7 @@ pb_io_code gltf_eval_samplers(const pb_gltf_animation *a, size_t num_times, cons
         g->members[g->num_members++] = s;
     }
     free(gid);
+    free(is_rot);
     /* scratch: p0, p1, m0, m1, r (each 3 * ceil(maxc / 3) + 3), quats */
     size_t n3 = (maxc + 2) / 3 + 1, len = 3 * n3;
     float *buf = calloc(5 * len + 12 * (maxc / 4 + 1), sizeof *buf);

@@ -45,16 +45,18 @@ static inline size_t gltf_stride(const pb_gltf_sampler *s)
 {
     return s->interpolation == PB_GLTF_CUBICSPLINE ? 3u : 1u;
 }
-/* Whether sampler s of a holds rotations (slerped, renormalised): a
- * rotation channel uses it (the reader lets no other path share such a
- * sampler). Every other sampler holds plain values, whatever its width: a
- * morph target weights sampler of 4 targets, an unused VEC4. */
-static inline int gltf_sampler_is_rotation(const pb_gltf_animation *a, size_t s)
+/* rot[s] (a->num_samplers bytes) = 1 where sampler s of a holds rotations
+ * (slerped, renormalised): a rotation channel uses it (the reader lets no
+ * other path share such a sampler); 0 for every other sampler, whatever its
+ * width: a morph target weights sampler of 4 targets, an unused VEC4. One
+ * pass over the channels. */
+static inline void gltf_rotation_samplers(const pb_gltf_animation *a, unsigned char *rot)
 {
+    for (size_t s = 0; s < a->num_samplers; s++)
+        rot[s] = 0;
     for (size_t c = 0; c < a->num_channels; c++)
-        if (a->channels[c].sampler == s && a->channels[c].path == PB_GLTF_ROTATION)
-            return 1;
-    return 0;
+        if (a->channels[c].path == PB_GLTF_ROTATION)
+            rot[a->channels[c].sampler] = 1;
 }
 /* Per-sampler evaluation: out[i * total + soff[s] ...] gets sampler s's
  * components at times[i]; soff from gltf_sampler_offsets (total returned). */

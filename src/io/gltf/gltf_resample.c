@@ -190,13 +190,16 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
     size_t n = (size_t)nk + (size_t)end_key;
     float *times = gltf_keep(pv, malloc(n * sizeof *times));
     float *vals = malloc(n * (total ? total : 1) * sizeof *vals);
+    unsigned char *is_rot = malloc(sa->num_samplers + 1);
     da->samplers = calloc(sa->num_samplers, sizeof *da->samplers);
     da->channels = malloc(sa->num_channels * sizeof *da->channels + 1);
-    if (!times || !vals || !da->samplers || !da->channels) {
+    if (!times || !vals || !is_rot || !da->samplers || !da->channels) {
         free(soff);
         free(vals);
+        free(is_rot);
         return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     }
+    gltf_rotation_samplers(sa, is_rot);
     da->name = sa->name;
     da->num_samplers = sa->num_samplers;
     da->num_channels = sa->num_channels;
@@ -231,10 +234,9 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
         }
         for (size_t i = 0; i < n; i++)
             memcpy(v + i * c, vals + i * total + soff[s], c * sizeof *v);
-        int is_rot = gltf_sampler_is_rotation(sa, s);
-        pb_status st = is_rot  ? rot_keys(n, v, fps, tan)
-                       : cubic ? vec_tangents(n, c, v, fps, tan)
-                               : PB_OK;
+        pb_status st = is_rot[s] ? rot_keys(n, v, fps, tan)
+                       : cubic   ? vec_tangents(n, c, v, fps, tan)
+                                 : PB_OK;
         if (st != PB_OK)
             rc = io_set_err(err, st == PB_ERR_NOMEM ? PB_IO_ERR_NOMEM : PB_IO_ERR_ARG, 0,
                             "resampling: %s", pb_status_str(st));
@@ -253,6 +255,7 @@ static pb_io_code resample_anim(const pb_gltf_animation *sa, double fps, int cub
         free(tan);
     }
     free(vals);
+    free(is_rot);
     free(soff);
     if (!rc)
         gltf_anim_finish(da);
