@@ -251,8 +251,8 @@ PB_API pb_io_code pb_bvh_read_stream(FILE *f, const char *name, const pb_bvh_rea
  * a data-line layout (first_channel, num_channels) that disagrees with the
  * channel lists, frames with no channel, invalid channel lists, names that
  * are empty or contain braces, control characters or leading/trailing
- * blanks); those are checked before any file is created. Prints in the "C" numeric locale whatever the process
- * locale is. */
+ * blanks); those are checked before any file is created. Prints in the "C"
+ * numeric locale whatever the process locale is. */
 PB_API pb_io_code pb_bvh_write_file(const char *path, const pb_bvh *bvh, pb_io_error *err);
 /* Same text to an open stream (no atomicity; the stream is flushed, not
  * closed). */

@@ -162,10 +162,6 @@ static pb_bvh_code write_hierarchy(wstate *W, pb_bvh_error *err)
             return bvh_set_err(err, PB_BVH_ERR_ARG, 0,
                                "joints are not in depth-first order (joint %zu)", j);
         }
-        if (depth >= PB_BVH_MAX_DEPTH) {
-            free(stack);
-            return bvh_set_err(err, PB_BVH_ERR_ARG, 0, "nesting deeper than %d", PB_BVH_MAX_DEPTH);
-        }
         const pb_bvh_joint *jt = &b->joints[j];
         if (parent >= 0) {
             flush_end_sites(W, (size_t)parent, W->nchild[parent], depth);
