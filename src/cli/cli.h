@@ -133,6 +133,9 @@ int cli_load(const char *path, int require_frames, pb_bvh *out);
 int cli_load_header(const char *path, pb_bvh *out);
 /* cli_load with more reader flags (PB_BVH_READ_*). */
 int cli_load_flags(const char *path, int require_frames, unsigned flags, pb_bvh *out);
+/* 0 when clip b (read from path) has frames; else "FILE: the file has no
+ * frames" reported, b freed, -1. */
+int cli_require_frames(const char *path, pb_bvh *b);
 /* Reports a failed pb_* call for a file. */
 void cli_report_status(const char *path, const char *what, pb_status st);
 void cli_report_bvh(const char *path, const pb_io_error *err);

@@ -86,12 +86,7 @@ int cli_load_clip(const char *path, unsigned flags, pb_bvh *out)
         cli_report_bvh(path, &err);
         return -1;
     }
-    if (out->num_frames == 0) { /* as for a BVH: no joint has a channel */
-        cli_error("%s: the file has no frames", path);
-        pb_bvh_free(out);
-        return -1;
-    }
-    return 0;
+    return cli_require_frames(path, out); /* as for a BVH: no joint has a channel */
 }
 
 int cli_write_clip(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts)

@@ -29,12 +29,16 @@ static int load(const char *path, int require_frames, unsigned flags, pb_bvh *ou
         cli_report_bvh(path, &err);
         return -1;
     }
-    if (require_frames && out->num_frames == 0) {
-        cli_error("%s: the file has no frames", path);
-        pb_bvh_free(out);
-        return -1;
-    }
-    return 0;
+    return require_frames ? cli_require_frames(path, out) : 0;
+}
+
+int cli_require_frames(const char *path, pb_bvh *b)
+{
+    if (b->num_frames > 0)
+        return 0;
+    cli_error("%s: the file has no frames", path);
+    pb_bvh_free(b);
+    return -1;
 }
 
 int cli_load(const char *path, int require_frames, pb_bvh *out)
