@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 
+#include "bvh_text.h"
 #include "bvh_util.h"
 
 /* The writer unwraps +-180 flips and keeps channels continuous. */
@@ -254,15 +255,14 @@ Test(bvh_write, inconsistent_channel_layout_is_refused)
     cr_expect(strstr(err.message, "no joint has a channel") != NULL, "%s", err.message);
     fflush(f);
     cr_expect_eq(len, 0, "nothing written: %zu bytes", len);
+    fclose(f);
+    free(text);
     /* with no frames, the skeleton writes and reads back */
     size_t F = b.num_frames;
     b.num_frames = 0;
-    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_OK, "%s", err.message);
-    fclose(f);
-    pb_bvh c;
-    cr_expect_eq(pb_bvh_read_memory(text, len, &c, &err), PB_BVH_OK, "%s", err.message);
+    pb_bvh c = bvh_round_trip(&b);
+    cr_expect_eq(c.num_frames, 0);
     pb_bvh_free(&c);
-    free(text);
     b.num_frames = F;
     b.joints[0].num_channels = nch[0];
     b.joints[1].num_channels = nch[1];
@@ -295,14 +295,10 @@ Test(bvh_write, continuous_angles_stay_within_what_the_reader_takes)
         b.rot_w[f] = (float)cos(t / 2), b.rot_x[f] = 0.0f, b.rot_y[f] = (float)sin(t / 2),
         b.rot_z[f] = 0.0f;
     }
-    char *out = NULL;
     size_t len = 0;
-    FILE *fp = open_memstream(&out, &len);
-    cr_assert_not_null(fp);
-    pb_bvh_error err;
-    cr_assert_eq(pb_bvh_write_stream(fp, &b, &err), PB_BVH_OK, "%s", err.message);
-    fclose(fp);
+    char *out = bvh_text(&b, &len);
     pb_bvh c;
+    pb_bvh_error err;
     cr_assert_eq(pb_bvh_read_memory(out, len, &c, &err), PB_BVH_OK, "%s", err.message);
     double *v = data_values(out, F, 1), lo = 0, hi = 0, worst = 0;
     size_t jumps = 0;
