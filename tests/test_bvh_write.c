@@ -229,19 +229,13 @@ Test(bvh_write, inconsistent_channel_layout_is_refused)
 {
     pb_bvh b = read_ok(k_valid);
     pb_bvh_error err;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert_not_null(f);
     /* first_channel that skips a value */
     b.joints[1].first_channel += 1;
-    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
-    cr_expect(strstr(err.message, "joint 1: first_channel") != NULL, "%s", err.message);
+    bvh_write_refused(&b, PB_BVH_ERR_ARG, "joint 1: first_channel");
     b.joints[1].first_channel -= 1;
     /* num_channels that is not the joints' sum */
     b.num_channels -= 1;
-    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
-    cr_expect(strstr(err.message, "num_channels") != NULL, "%s", err.message);
+    bvh_write_refused(&b, PB_BVH_ERR_ARG, "num_channels");
     double est = 0;
     cr_expect_eq(pb_bvh_estimate_bytes(&b, 10, NULL, &est, &err), PB_BVH_ERR_ARG);
     b.num_channels += 1;
@@ -251,12 +245,7 @@ Test(bvh_write, inconsistent_channel_layout_is_refused)
     b.joints[0].num_channels = b.joints[1].num_channels = 0;
     b.joints[1].first_channel = 0;
     b.num_channels = 0;
-    cr_expect_eq(pb_bvh_write_stream(f, &b, &err), PB_BVH_ERR_ARG);
-    cr_expect(strstr(err.message, "no joint has a channel") != NULL, "%s", err.message);
-    fflush(f);
-    cr_expect_eq(len, 0, "nothing written: %zu bytes", len);
-    fclose(f);
-    free(text);
+    bvh_write_refused(&b, PB_BVH_ERR_ARG, "no joint has a channel");
     /* with no frames, the skeleton writes and reads back */
     size_t F = b.num_frames;
     b.num_frames = 0;
