@@ -274,6 +274,121 @@ Test(root_motion, walk_in_place_and_back)
     pb_bvh_free(&orig);
 }
 
+/* The heading track is continuous: frame 0 with w >= 0 and each later
+ * frame in the hemisphere of the one before (the header's promise), so
+ * that a heading turning through 180 degrees, and on through three whole
+ * turns, keeps its sign instead of jumping to -H: H_f = (cos(yaw_f / 2),
+ * sin(yaw_f / 2) e_up) with the yaw unrolled, every up axis. (Headings
+ * compared as rotations would not see a sign flip.) */
+Test(root_motion, heading_track_keeps_its_hemisphere)
+{
+    const size_t F = 200;
+    for (int up = 0; up < 3; up++) {
+        const int fw = (up + 1) % 3, sd = (up + 2) % 3;
+        float *m = malloc(7 * F * sizeof *m);
+        cr_assert(m);
+        pb_clip clip = {F,
+                        1,
+                        1.0 / 30,
+                        {m, m + F, m + 2 * F, m + 3 * F},
+                        {m + 4 * F, m + 5 * F, m + 6 * F},
+                        {0, 0, 0}};
+        double yaw0 = 2.5 - (double)up; /* 2.5, 1.5, 0.5 rad: crossing 180 soon */
+        for (size_t f = 0; f < F; f++) {
+            double yaw = yaw0 + 0.1 * (double)f; /* 20 rad: past 180 degrees six times */
+            rq r = rq_mul(rq_mul(qaxis(up, yaw), qaxis(sd, 0.3 * sin(0.2 * (double)f))),
+                          qaxis(fw, 0.2 * cos(0.3 * (double)f)));
+            fq_set(clip.rot, f, r);
+            clip.pos.x[f] = (float)f;
+            clip.pos.y[f] = 1.0f;
+            clip.pos.z[f] = -(float)f;
+        }
+        ttrack t = make_track(F);
+        pb_root_opts o = {0, (pb_axis)up, PB_ROOT_ALL};
+        cr_assert_eq(pb_clip_root_extract(&clip, NULL, &o, &t.t), PB_OK);
+        size_t flips = 0, off = 0;
+        for (size_t f = 0; f < F; f++) {
+            rq h = fq_get(t.t.rot, f);
+            double hv[3] = {h.x, h.y, h.z};
+            double yaw = yaw0 + 0.1 * (double)f;
+            double e = fmax(fabs(h.w - cos(yaw / 2)), fabs(hv[up] - sin(yaw / 2)));
+            off += !(e < 1e-6);
+            if (f > 0)
+                flips += !(rq_dot(h, fq_get(t.t.rot, f - 1)) > 0);
+            else
+                cr_expect(h.w >= 0, "up %d: frame 0 has w %g", up, h.w);
+            if (!(e < 1e-6) && off == 1)
+                cr_expect(0,
+                          "up %d frame %zu: heading " RQ_FMT ", the unrolled yaw %.9g rad gives "
+                          "(%.9g, %.9g about the up axis)",
+                          up, f, RQ_ARG(h), yaw, cos(yaw / 2), sin(yaw / 2));
+        }
+        cr_expect_eq(flips, 0, "up %d: the track changes hemisphere at %zu frames", up, flips);
+        cr_expect_eq(off, 0, "up %d: %zu frames off the unrolled heading", up, off);
+        free(t.mem);
+        free(m);
+    }
+}
+
+/* pb_clip_root_apply takes unit headings: one whose norm is off 1 by more
+ * than 1e-4 (zero, 0.5, 1.0002, NaN, infinite) is PB_ERR_ARG with
+ * nothing written (the clip's rotations would otherwise get w = 0 or a
+ * scaled rotation, its translations a scale); within it (1 +- 5e-5) the
+ * heading applies; with PB_ROOT_GROUND alone the rotations are not read. */
+Test(root_motion, apply_refuses_headings_that_are_not_unit)
+{
+    const size_t F = 3, J = 2;
+    tclip a = make_clip(F, J, 0);
+    float *copy = malloc(10 * F * J * sizeof(float));
+    cr_assert(copy);
+    memcpy(copy, a.mem, 10 * F * J * sizeof(float));
+    ttrack t = make_track(F);
+    for (size_t f = 0; f < F; f++) {
+        t.t.pos.x[f] = t.t.pos.y[f] = t.t.pos.z[f] = 0.0f;
+        t.t.rot.w[f] = (float)cos(0.1 * (double)f);
+        t.t.rot.y[f] = (float)sin(0.1 * (double)f);
+        t.t.rot.x[f] = t.t.rot.z[f] = 0.0f;
+    }
+    const pb_croot_track ct = ctrack(&t);
+    const float bad[][4] = {
+        {0, 0, 0, 0}, {0.5f, 0, 0, 0}, {0, 0, 1.0002f, 0}, {NAN, 0, 0, 0}, {INFINITY, 0, 0, 0}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const size_t f = k % F; /* the bad frame: first, middle or last */
+        const float keep[4] = {t.t.rot.w[f], t.t.rot.x[f], t.t.rot.y[f], t.t.rot.z[f]};
+        t.t.rot.w[f] = bad[k][0];
+        t.t.rot.x[f] = bad[k][1];
+        t.t.rot.y[f] = bad[k][2];
+        t.t.rot.z[f] = bad[k][3];
+        cr_expect_eq(pb_clip_root_apply(&a.c, NULL, NULL, &ct), PB_ERR_ARG,
+                     "heading (%g, %g, %g, %g) at frame %zu accepted", (double)bad[k][0],
+                     (double)bad[k][1], (double)bad[k][2], (double)bad[k][3], f);
+        cr_expect_eq(memcmp(copy, a.mem, 10 * F * J * sizeof(float)), 0,
+                     "heading (%g, %g, %g, %g): the clip was written", (double)bad[k][0],
+                     (double)bad[k][1], (double)bad[k][2], (double)bad[k][3]);
+        /* the ground alone does not read the headings */
+        pb_root_opts g = {0, PB_AXIS_Y, PB_ROOT_GROUND};
+        cr_expect_eq(pb_clip_root_apply(&a.c, NULL, &g, &ct), PB_OK);
+        memcpy(a.mem, copy, 10 * F * J * sizeof(float));
+        t.t.rot.w[f] = keep[0];
+        t.t.rot.x[f] = keep[1];
+        t.t.rot.y[f] = keep[2];
+        t.t.rot.z[f] = keep[3];
+    }
+    /* within the tolerance: applied */
+    const float near[2] = {1.00005f, 0.99995f};
+    for (int k = 0; k < 2; k++) {
+        t.t.rot.w[1] = near[k] * (float)cos(0.1);
+        t.t.rot.y[1] = near[k] * (float)sin(0.1);
+        cr_expect_eq(pb_clip_root_apply(&a.c, NULL, NULL, &ct), PB_OK, "norm %g refused",
+                     (double)near[k]);
+        cr_expect_neq(memcmp(copy, a.mem, 10 * F * J * sizeof(float)), 0, "applied");
+        memcpy(a.mem, copy, 10 * F * J * sizeof(float));
+    }
+    free(copy);
+    free(a.mem);
+    free(t.mem);
+}
+
 Test(root_motion, errors_write_nothing)
 {
     tclip a = make_clip(3, 2, 0);
