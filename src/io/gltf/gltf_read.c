@@ -43,7 +43,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
 {
     const char *json = (const char *)data;
     size_t jlen = size;
-    r->values_left = GLTF_MAX_VALUES;
+    r->values_left = gltf_value_budget;
     r->zeros_left = GLTF_ZEROS_BASE + GLTF_ZEROS_PER_BYTE * size;
     if (size >= 4 && le32(data) == GLB_MAGIC) {
         if (size < 20)
