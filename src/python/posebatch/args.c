@@ -147,9 +147,10 @@ PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, i
         Py_DECREF(a);
         return NULL;
     }
-    /* float32 in another byte order ('>f4' here) is converted like float64:
-     * the kernels read native floats */
-    if (t != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a)) {
+    /* float32 in another byte order ('>f4' here) is converted like float64,
+     * and a misaligned one (a view at an odd offset into a buffer) copied:
+     * the kernels read native, aligned floats */
+    if (t != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a)) {
         if (!(PyTypeNum_ISFLOAT(t) || PyTypeNum_ISINTEGER(t))) {
             PyErr_Format(PyExc_TypeError,
                          "%s(): argument '%s' must be a real array (float32, or float64/int "
@@ -159,7 +160,8 @@ PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, i
             return NULL;
         }
         PyArrayObject *c = (PyArrayObject *)PyArray_FromArray(
-            a, PyArray_DescrFromType(NPY_FLOAT32), NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+            a, PyArray_DescrFromType(NPY_FLOAT32),
+            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST);
         Py_DECREF(a);
         if (!c)
             return NULL;
