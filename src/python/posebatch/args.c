@@ -3,9 +3,10 @@
  * bool / real / order= arguments, arrays as C-contiguous float32, shape
  * checks and errors, pb_status as an exception, the split / join between
  * interleaved (..., 4) / (..., 3) arrays and the library's
- * structure-of-arrays batches, C strings and lists as Python objects; and
- * numpy's C API, imported once (pbpy_import_numpy, called by the module's
- * init). */
+ * structure-of-arrays batches, C strings and lists as Python objects, per
+ * joint int lists (parents, mirror tables) and str arguments as C strings;
+ * and numpy's C API, imported once (pbpy_import_numpy, called by the
+ * module's init). */
 #define PY_SSIZE_T_CLEAN
 #define PBPY_MAIN /* this file holds numpy's C API table (pbpy_ARRAY_API) */
 #include "_posebatch.h"
@@ -365,4 +366,117 @@ pb_vec3s v_take(PyArrayObject *a, size_t n, float **p)
     v_split(F32(a), n, v.x, v.y, v.z);
     *p += 3 * n;
     return v;
+}
+
+/* entry j of a kind list is v: 0, or -1 with ValueError */
+static int joint_int_ok(const char *fn, const char *arg, size_t j, long long v, size_t n,
+                        pbpy_ints kind)
+{
+    if (kind == PBPY_PARENTS && (v < -1 || v >= (long long)j)) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): %s[%zu] is %lld: a joint's parent must come before it "
+                     "(-1 or None for a root, else 0 .. j-1)",
+                     fn, arg, j, v);
+        return -1;
+    }
+    if (kind == PBPY_JOINTS && (v < 0 || v >= (long long)n)) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s[%zu] is %lld: not a joint index (0 .. %zu)", fn,
+                     arg, j, v, n - 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* item j of a sequence as an int (None: -1 for parents); 0, or -1 with
+ * TypeError / ValueError */
+static int joint_int_item(const char *fn, const char *arg, size_t j, PyObject *it, size_t n,
+                          pbpy_ints kind, long long *v)
+{
+    if (it == Py_None && kind == PBPY_PARENTS) {
+        *v = -1;
+        return 0;
+    }
+    PyObject *ix = PyNumber_Index(it);
+    if (!ix) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): %s[%zu] is %R, not an int%s", fn, arg, j, it,
+                     kind == PBPY_PARENTS ? " (or None for a root)" : "");
+        return -1;
+    }
+    int overflow;
+    *v = PyLong_AsLongLongAndOverflow(ix, &overflow);
+    Py_DECREF(ix);
+    if (overflow || (*v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s(): %s[%zu] is %R: out of range", fn, arg, j, it);
+        return -1;
+    }
+    return joint_int_ok(fn, arg, j, *v, n, kind);
+}
+
+int32_t *get_joint_ints(const char *fn, const char *arg, PyObject *o, size_t n, pbpy_ints kind)
+{
+    PyObject *tup = NULL;
+    PyArrayObject *arr = NULL;
+    if (PyArray_Check(o)) {
+        PyArrayObject *a = (PyArrayObject *)o;
+        if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): argument '%s' must be a 1-D integer array or a sequence of ints",
+                         fn, arg);
+            return NULL;
+        }
+        arr = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
+        if (!arr)
+            return NULL;
+    } else if (!(tup = PySequence_Tuple(o))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): argument '%s' must be a sequence of ints%s, not %.100s", fn, arg,
+                     kind == PBPY_PARENTS ? " (None or -1 for a root)" : "", Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    size_t len = arr ? (size_t)PyArray_DIM(arr, 0) : (size_t)PyTuple_GET_SIZE(tup);
+    int32_t *p = NULL;
+    if (len != n) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry "
+                     "per joint)",
+                     fn, arg, len, n);
+        goto done;
+    }
+    if (!(p = PyMem_RawMalloc((n ? n : 1) * sizeof *p))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (size_t j = 0; j < n; j++) {
+        long long v;
+        int bad;
+        if (arr) {
+            v = ((const int64_t *)PyArray_DATA(arr))[j];
+            bad = joint_int_ok(fn, arg, j, v, n, kind);
+        } else
+            bad = joint_int_item(fn, arg, j, PyTuple_GET_ITEM(tup, (Py_ssize_t)j), n, kind, &v);
+        if (bad) {
+            PyMem_RawFree(p);
+            p = NULL;
+            goto done;
+        }
+        p[j] = (int32_t)v;
+    }
+done:
+    Py_XDECREF(tup);
+    Py_XDECREF(arr);
+    return p;
+}
+
+const char *utf8_arg(const char *fn, const char *what, PyObject *o)
+{
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &len);
+    if (s && strlen(s) != (size_t)len) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s %R holds a NUL character", fn, what, o);
+        return NULL;
+    }
+    return s;
 }
