@@ -387,17 +387,22 @@ static int joint_int_ok(const char *fn, const char *arg, size_t j, long long v, 
     return 0;
 }
 
-/* item j of a sequence as an int (None: -1 for parents); 0, or -1 with
- * TypeError / ValueError */
+/* item j of a sequence as an int (None: -1 for parents): 0, -1 with
+ * TypeError / ValueError, or (plain set) 1 without reading an item that is
+ * neither an int nor None (its __index__ is Python code). */
 static int joint_int_item(const char *fn, const char *arg, size_t j, PyObject *it, size_t n,
-                          pbpy_ints kind, long long *v)
+                          pbpy_ints kind, int plain, long long *v)
 {
     if (it == Py_None && kind == PBPY_PARENTS) {
         *v = -1;
         return 0;
     }
-    PyObject *ix = PyNumber_Index(it);
-    if (!ix) {
+    PyObject *ix = it;
+    if (PyLong_CheckExact(it))
+        Py_INCREF(ix);
+    else if (plain)
+        return 1;
+    else if (!(ix = PyNumber_Index(it))) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s(): %s[%zu] is %R, not an int%s", fn, arg, j, it,
                      kind == PBPY_PARENTS ? " (or None for a root)" : "");
@@ -414,59 +419,103 @@ static int joint_int_item(const char *fn, const char *arg, size_t j, PyObject *i
     return joint_int_ok(fn, arg, j, *v, n, kind);
 }
 
-int32_t *get_joint_ints(const char *fn, const char *arg, PyObject *o, size_t n, pbpy_ints kind)
+/* p[0 .. n) from the list or tuple seq (joint_int_item's plain: 1 at the
+ * first item that is neither an int nor None, nothing read past it); 0, or
+ * -1 with the error set */
+static int ints_of_seq(const char *fn, const char *arg, PyObject *seq, size_t n, pbpy_ints kind,
+                       int plain, int32_t *p)
 {
-    PyObject *tup = NULL;
-    PyArrayObject *arr = NULL;
-    if (PyArray_Check(o)) {
-        PyArrayObject *a = (PyArrayObject *)o;
-        if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
-            PyErr_Format(PyExc_ValueError,
-                         "%s(): argument '%s' must be a 1-D integer array or a sequence of ints",
-                         fn, arg);
-            return NULL;
-        }
-        arr = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
-        if (!arr)
-            return NULL;
-    } else if (!(tup = PySequence_Tuple(o))) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError,
-                     "%s(): argument '%s' must be a sequence of ints%s, not %.100s", fn, arg,
-                     kind == PBPY_PARENTS ? " (None or -1 for a root)" : "", Py_TYPE(o)->tp_name);
-        return NULL;
-    }
-    size_t len = arr ? (size_t)PyArray_DIM(arr, 0) : (size_t)PyTuple_GET_SIZE(tup);
-    int32_t *p = NULL;
+    size_t len = (size_t)PySequence_Fast_GET_SIZE(seq);
     if (len != n) {
         PyErr_Format(PyExc_ValueError,
                      "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry "
                      "per joint)",
                      fn, arg, len, n);
-        goto done;
-    }
-    if (!(p = PyMem_RawMalloc((n ? n : 1) * sizeof *p))) {
-        PyErr_NoMemory();
-        goto done;
+        return -1;
     }
     for (size_t j = 0; j < n; j++) {
         long long v;
-        int bad;
-        if (arr) {
-            v = ((const int64_t *)PyArray_DATA(arr))[j];
-            bad = joint_int_ok(fn, arg, j, v, n, kind);
-        } else
-            bad = joint_int_item(fn, arg, j, PyTuple_GET_ITEM(tup, (Py_ssize_t)j), n, kind, &v);
-        if (bad) {
-            PyMem_RawFree(p);
-            p = NULL;
-            goto done;
-        }
+        int rc = joint_int_item(fn, arg, j, PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)j), n, kind,
+                                plain, &v);
+        if (rc)
+            return rc;
         p[j] = (int32_t)v;
     }
-done:
-    Py_XDECREF(tup);
-    Py_XDECREF(arr);
+    return 0;
+}
+
+/* p[0 .. n) from the 1-D integer array a; 0, or -1 with the error set */
+static int ints_of_array(const char *fn, const char *arg, PyArrayObject *a, size_t n,
+                         pbpy_ints kind, int32_t *p)
+{
+    if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' must be a 1-D integer array or a sequence of ints", fn,
+                     arg);
+        return -1;
+    }
+    size_t len = (size_t)PyArray_DIM(a, 0);
+    if (len != n) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry "
+                     "per joint)",
+                     fn, arg, len, n);
+        return -1;
+    }
+    /* native signed 32- or 64-bit ints are read where they are, others
+     * through an int64 copy */
+    int size = (int)PyArray_ITEMSIZE(a);
+    PyArrayObject *c = NULL;
+    if (!(PyTypeNum_ISSIGNED(PyArray_TYPE(a)) && (size == 4 || size == 8) && PyArray_ISALIGNED(a) &&
+          PyArray_ISNOTSWAPPED(a))) {
+        c = (PyArrayObject *)PyArray_FROMANY((PyObject *)a, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
+        if (!c)
+            return -1;
+        a = c;
+        size = 8;
+    }
+    const char *d = PyArray_BYTES(a);
+    const npy_intp stride = PyArray_STRIDE(a, 0);
+    int rc = 0;
+    for (size_t j = 0; j < n && !rc; j++, d += stride) {
+        long long v =
+            size == 4 ? *(const int32_t *)(const void *)d : *(const int64_t *)(const void *)d;
+        if (!(rc = joint_int_ok(fn, arg, j, v, n, kind)))
+            p[j] = (int32_t)v;
+    }
+    Py_XDECREF(c);
+    return rc;
+}
+
+int32_t *get_joint_ints(const char *fn, const char *arg, PyObject *o, size_t n, pbpy_ints kind)
+{
+    int32_t *p = PyMem_RawMalloc((n ? n : 1) * sizeof *p);
+    if (!p) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int rc = 1;
+    if (PyArray_Check(o))
+        rc = ints_of_array(fn, arg, (PyArrayObject *)o, n, kind, p);
+    else if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) /* ints and None: read in place */
+        rc = ints_of_seq(fn, arg, o, n, kind, 1, p);
+    if (rc > 0) { /* anything else: a tuple copy first */
+        PyObject *tup = PySequence_Tuple(o);
+        if (!tup) {
+            PyErr_Clear();
+            PyErr_Format(
+                PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints%s, not %.100s", fn,
+                arg, kind == PBPY_PARENTS ? " (None or -1 for a root)" : "", Py_TYPE(o)->tp_name);
+            rc = -1;
+        } else {
+            rc = ints_of_seq(fn, arg, tup, n, kind, 0, p);
+            Py_DECREF(tup);
+        }
+    }
+    if (rc) {
+        PyMem_RawFree(p);
+        return NULL;
+    }
     return p;
 }
 

@@ -21,7 +21,9 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     PyArrayObject *rot = NULL, *pos = NULL, *scl = NULL, *orot = NULL, *opos = NULL, *oscl = NULL;
     PyObject *ret = NULL;
     int32_t *parents = NULL;
-    float *buf = NULL;
+    /* the split tracks of a small batch (a pose of up to 73 joints with
+     * positions) on the stack: one allocation less a call */
+    float small[1024], *buf = NULL;
     if (!(rot = get_f32(fn, "rotations", o[1], 4, 2)) ||
         opt_like(fn, "positions", o[2], 3, 2, rot, 0, "it must be (..., J, 3) like rotations",
                  &pos) ||
@@ -45,7 +47,9 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     }
     /* input w x y z [px py pz] [sx sy sz], then the output's */
     const size_t tracks = 4 + (pos ? 3 : 0) + (scl ? 3 : 0);
-    if (!(buf = PyMem_RawMalloc(2 * tracks * n * sizeof *buf))) {
+    if (2 * tracks * n <= sizeof small / sizeof *small)
+        buf = small;
+    else if (!(buf = PyMem_RawMalloc(2 * tracks * n * sizeof *buf))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -79,7 +83,8 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     Py_END_ALLOW_THREADS if (st != PB_OK) raise_status(fn, st);
     else ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
 done:
-    PyMem_RawFree(buf);
+    if (buf != small)
+        PyMem_RawFree(buf);
     PyMem_RawFree(parents);
     Py_XDECREF(rot);
     Py_XDECREF(pos);
