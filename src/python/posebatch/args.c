@@ -419,6 +419,18 @@ static int joint_int_item(const char *fn, const char *arg, size_t j, PyObject *i
     return joint_int_ok(fn, arg, j, *v, n, kind);
 }
 
+/* ValueError when a list of len entries is not one per joint of n: -1, or 0 */
+static int len_error(const char *fn, const char *arg, size_t len, size_t n)
+{
+    if (len == n)
+        return 0;
+    PyErr_Format(PyExc_ValueError,
+                 "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry per "
+                 "joint)",
+                 fn, arg, len, n);
+    return -1;
+}
+
 /* p[0 .. n) from the list or tuple seq (joint_int_item's plain: 1 at the
  * first item that is neither an int nor None, nothing read past it); 0, or
  * -1 with the error set */
@@ -426,13 +438,8 @@ static int ints_of_seq(const char *fn, const char *arg, PyObject *seq, size_t n,
                        int plain, int32_t *p)
 {
     size_t len = (size_t)PySequence_Fast_GET_SIZE(seq);
-    if (len != n) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry "
-                     "per joint)",
-                     fn, arg, len, n);
+    if (len_error(fn, arg, len, n))
         return -1;
-    }
     for (size_t j = 0; j < n; j++) {
         long long v;
         int rc = joint_int_item(fn, arg, j, PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)j), n, kind,
@@ -455,13 +462,8 @@ static int ints_of_array(const char *fn, const char *arg, PyArrayObject *a, size
         return -1;
     }
     size_t len = (size_t)PyArray_DIM(a, 0);
-    if (len != n) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry "
-                     "per joint)",
-                     fn, arg, len, n);
+    if (len_error(fn, arg, len, n))
         return -1;
-    }
     /* native signed 32- or 64-bit ints are read where they are, others
      * through an int64 copy */
     int size = (int)PyArray_ITEMSIZE(a);
