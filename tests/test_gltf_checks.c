@@ -253,3 +253,30 @@ Test(gltf_checks, to_bvh_estimate_measures_what_to_bvh_makes, .timeout = 30)
     cr_expect_eq(pb_gltf_to_bvh_estimate(&g, -1, 0, 0, NULL, &ft, &bytes, &err), PB_IO_ERR_ARG);
     pb_gltf_free(&g);
 }
+
+/* A glTF made of a BVH says its frame time (extras "bvh_frame_time");
+ * resampled, it says the new one (issue 47: a 120 fps clip resampled to
+ * 30 fps converted back as 120 fps, four times as many frames), and the
+ * resample's names stay valid once the source is freed. */
+Test(gltf_checks, resample_says_its_frame_time)
+{
+    pb_bvh src;
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_read_file(repo_clip_path("cmu_01_03.bvh"), &src, &err), PB_BVH_OK, "%s",
+                 err.message);
+    pb_gltf g, r;
+    cr_assert_eq(pb_gltf_from_bvh(&src, &g, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(pb_gltf_resample(&g, 30, 0, &r, &err), PB_IO_OK, "%s", err.message);
+    pb_gltf_free(&g);
+    pb_bvh b;
+    cr_assert_eq(pb_gltf_to_bvh(&r, -1, 0, 0, &b, &err), PB_IO_OK, "%s", err.message);
+    cr_expect_eq(b.frame_time, 1.0 / 30.0, "%.17g", b.frame_time);
+    size_t want = (size_t)floor((double)(src.num_frames - 1) * src.frame_time * 30 + 1e-3) + 1;
+    cr_expect(b.num_frames == want || b.num_frames == want + 1, "%zu frames, not %zu", b.num_frames,
+              want);
+    cr_expect_str_eq(b.joints[0].name, src.joints[0].name);
+    cr_expect_str_eq(r.animations[0].name, "bvh");
+    pb_bvh_free(&b);
+    pb_gltf_free(&r);
+    pb_bvh_free(&src);
+}

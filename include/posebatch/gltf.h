@@ -166,7 +166,9 @@ enum {
  * are the Catmull-Rom velocities of the samples (rotations unrolled to one
  * hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends
- * the end key repeated). Everything else is src's. */
+ * the end key repeated). Everything else is src's, but for an animation's
+ * extras "bvh_frame_time" (the rate pb_gltf_to_bvh samples at), which
+ * becomes 1 / fps. out is independent of src (release both). */
 PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
                                    pb_io_error *err);
 
