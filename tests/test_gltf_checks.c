@@ -280,3 +280,26 @@ Test(gltf_checks, resample_says_its_frame_time)
     pb_gltf_free(&r);
     pb_bvh_free(&src);
 }
+
+/* Not glTF, and said so (issue 47): a JSON array, and a GLB whose JSON
+ * chunk is padded with NUL bytes instead of spaces (jansson's own message
+ * was "end of file expected"). */
+Test(gltf_checks, json_array_and_nul_padding_named)
+{
+    pb_gltf g;
+    pb_io_error err;
+    const char *arr = " [1, 2]";
+    cr_expect_eq(pb_gltf_read_memory(arr, strlen(arr), NULL, &g, &err), PB_IO_ERR_SYNTAX);
+    cr_expect(strstr(err.message, "a JSON array, not glTF") != NULL, "%s", err.message);
+    size_t size; /* 41 bytes of JSON: padded with 3 */
+    unsigned char *glb =
+        glb_build("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}]} ", NULL, 0, &size);
+    cr_assert_not_null(glb);
+    cr_assert_eq(pb_gltf_read_memory(glb, size, NULL, &g, &err), PB_IO_OK, "%s", err.message);
+    pb_gltf_free(&g);
+    for (size_t i = size - 1; glb[i] == ' '; i--)
+        glb[i] = '\0';
+    cr_expect_eq(pb_gltf_read_memory(glb, size, NULL, &g, &err), PB_IO_ERR_SYNTAX);
+    cr_expect(strstr(err.message, "JSON chunk ends in NUL bytes") != NULL, "%s", err.message);
+    free(glb);
+}
