@@ -11,6 +11,10 @@
 #include "internal.h"
 #include "quat64.h"
 
+/* how far from 1 the norm of a heading pb_clip_root_apply takes may be
+ * (skeleton.h) */
+#define ROOT_UNIT_TOL 1e-4
+
 typedef struct {
     pb_root_opts o;
     int has_scale;
@@ -245,6 +249,15 @@ pb_status pb_clip_root_apply(const pb_clip *clip, const int32_t *parents, const 
     const size_t F = clip->frames, J = clip->joints, jm = su.o.joint;
     const int ground = (su.o.components & PB_ROOT_GROUND) != 0;
     const int heading = (su.o.components & PB_ROOT_HEADING) != 0;
+    /* every heading unit (skeleton.h's tolerance) before anything is
+     * written: a zero or scaled H would write w = 0 or scale the rotations
+     * and translations */
+    for (size_t f = 0; f < F && heading; f++) {
+        const double w = track->rot.w[f], x = track->rot.x[f], y = track->rot.y[f],
+                     z = track->rot.z[f];
+        if (!(fabs(sqrt(w * w + x * x + y * y + z * z) - 1.0) <= ROOT_UNIT_TOL))
+            return PB_ERR_ARG;
+    }
     for (size_t f = 0; f < F; f++) {
         dq H = {1, 0, 0, 0};
         if (heading) {

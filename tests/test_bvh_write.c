@@ -260,6 +260,37 @@ Test(bvh_write, inconsistent_channel_layout_is_refused)
     pb_bvh_free(&b);
 }
 
+/* A channel listed twice in one joint's CHANNELS line is a file the reader
+ * refuses, so the writer refuses it too, before writing anything: each
+ * position and rotation channel repeated in place of another, at the root
+ * and below it. */
+Test(bvh_write, channel_listed_twice_is_refused)
+{
+    pb_bvh b = read_ok(k_valid);
+    /* the reader's side: such a file is refused */
+    static const char *const twice =
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Xrotation Xrotation Yrotation\n"
+        " End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n1 2 3\n";
+    pb_bvh c;
+    pb_io_error rerr;
+    cr_expect_neq(pb_bvh_read_memory(twice, strlen(twice), &c, &rerr), PB_IO_OK,
+                  "the reader takes a channel twice");
+    for (size_t j = 0; j < b.num_joints; j++)
+        for (int k = 1; k < b.joints[j].num_channels; k++) {
+            pb_bvh_joint *jt = &b.joints[j];
+            uint8_t keep = jt->channels[k];
+            jt->channels[k] = jt->channels[k - 1];
+            char want[64];
+            snprintf(want, sizeof want, "joint %zu: invalid channel list", j);
+            bvh_write_refused(&b, PB_BVH_ERR_ARG, want);
+            jt->channels[k] = keep;
+        }
+    /* unchanged, it writes */
+    c = bvh_round_trip(&b);
+    pb_bvh_free(&c);
+    pb_bvh_free(&b);
+}
+
 /* A joint that turns 179 degrees a frame for 5600 frames, written without
  * source angles: the continuous choice unrolls past the reader's +-1e6
  * degrees; the writer brings such an angle back by whole turns, so the text

@@ -198,3 +198,108 @@ Test(gltf_checks, frame_time_of_the_keys_is_the_whole_rate)
     pb_bvh_free(&b);
     pb_gltf_free(&g);
 }
+
+/* pb_gltf_to_bvh_estimate (issue 47): what pb_gltf_to_bvh makes, measured
+ * without making it. The shipped clip through glTF at its own rate and at
+ * 60 fps: the same frame count and frame time as the conversion, and the
+ * text within 5% of the text written; two keys 1e7 s apart at 1 s: ten
+ * million frames (and at 1 ms ten billion, beyond what pb_gltf_to_bvh
+ * makes), measured at once. */
+Test(gltf_checks, to_bvh_estimate_measures_what_to_bvh_makes, .timeout = 30)
+{
+    pb_bvh src;
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_read_file(repo_clip_path("cmu_01_03.bvh"), &src, &err), PB_BVH_OK, "%s",
+                 err.message);
+    pb_gltf g;
+    cr_assert_eq(pb_gltf_from_bvh(&src, &g, &err), PB_BVH_OK, "%s", err.message);
+    const double fts[2] = {0.0, 1.0 / 60.0};
+    for (int k = 0; k < 2; k++) {
+        size_t frames = 0;
+        double ft = 0, bytes = 0;
+        cr_assert_eq(pb_gltf_to_bvh_estimate(&g, -1, 0, fts[k], &frames, &ft, &bytes, &err),
+                     PB_IO_OK, "%s", err.message);
+        pb_bvh b;
+        cr_assert_eq(pb_gltf_to_bvh(&g, -1, 0, fts[k], &b, &err), PB_IO_OK, "%s", err.message);
+        cr_expect_eq(frames, b.num_frames, "frame time %g: %zu frames, made %zu", fts[k], frames,
+                     b.num_frames);
+        cr_expect_eq(ft, b.frame_time);
+        size_t len = 0;
+        free(bvh_text(&b, &len));
+        cr_expect(fabs(bytes - (double)len) <= 0.05 * (double)len, "%.0f bytes, written %zu", bytes,
+                  len);
+        pb_bvh_free(&b);
+    }
+    pb_gltf_free(&g);
+    pb_bvh_free(&src);
+
+    float t[2] = {0, 1e7f}, q[8];
+    keys(2, t, t, q);
+    cr_assert_eq(read_anim(2, t, q, "", "", &g, &err), PB_BVH_OK, "%s", err.message);
+    size_t frames = 0;
+    double ft = 0, bytes = 0;
+    cr_assert_eq(pb_gltf_to_bvh_estimate(&g, -1, 0, 1.0, &frames, &ft, &bytes, &err), PB_IO_OK,
+                 "%s", err.message);
+    cr_expect_eq(frames, 10000001);
+    cr_expect_eq(ft, 1.0);
+    cr_expect(bytes > 1e8 && bytes < 1e9, "%g bytes", bytes);
+    cr_assert_eq(pb_gltf_to_bvh_estimate(&g, -1, 0, 1e-3, &frames, &ft, &bytes, &err), PB_IO_OK,
+                 "%s", err.message);
+    cr_expect_eq(frames, 10000000001u);
+    pb_bvh b;
+    cr_expect_eq(pb_gltf_to_bvh(&g, -1, 0, 1e-3, &b, &err), PB_IO_ERR_LIMIT);
+    /* its errors are the conversion's: an animation it does not have */
+    cr_expect_eq(pb_gltf_to_bvh_estimate(&g, -1, 3, 0, &frames, &ft, &bytes, &err), PB_IO_ERR_ARG);
+    cr_expect_eq(pb_gltf_to_bvh_estimate(&g, -1, 0, 0, NULL, &ft, &bytes, &err), PB_IO_ERR_ARG);
+    pb_gltf_free(&g);
+}
+
+/* A glTF made of a BVH says its frame time (extras "bvh_frame_time");
+ * resampled, it says the new one (issue 47: a 120 fps clip resampled to
+ * 30 fps converted back as 120 fps, four times as many frames), and the
+ * resample's names stay valid once the source is freed. */
+Test(gltf_checks, resample_says_its_frame_time)
+{
+    pb_bvh src;
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_read_file(repo_clip_path("cmu_01_03.bvh"), &src, &err), PB_BVH_OK, "%s",
+                 err.message);
+    pb_gltf g, r;
+    cr_assert_eq(pb_gltf_from_bvh(&src, &g, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(pb_gltf_resample(&g, 30, 0, &r, &err), PB_IO_OK, "%s", err.message);
+    pb_gltf_free(&g);
+    pb_bvh b;
+    cr_assert_eq(pb_gltf_to_bvh(&r, -1, 0, 0, &b, &err), PB_IO_OK, "%s", err.message);
+    cr_expect_eq(b.frame_time, 1.0 / 30.0, "%.17g", b.frame_time);
+    size_t want = (size_t)floor((double)(src.num_frames - 1) * src.frame_time * 30 + 1e-3) + 1;
+    cr_expect(b.num_frames == want || b.num_frames == want + 1, "%zu frames, not %zu", b.num_frames,
+              want);
+    cr_expect_str_eq(b.joints[0].name, src.joints[0].name);
+    cr_expect_str_eq(r.animations[0].name, "bvh");
+    pb_bvh_free(&b);
+    pb_gltf_free(&r);
+    pb_bvh_free(&src);
+}
+
+/* Not glTF, and said so (issue 47): a JSON array, and a GLB whose JSON
+ * chunk is padded with NUL bytes instead of spaces (jansson's own message
+ * was "end of file expected"). */
+Test(gltf_checks, json_array_and_nul_padding_named)
+{
+    pb_gltf g;
+    pb_io_error err;
+    const char *arr = " [1, 2]";
+    cr_expect_eq(pb_gltf_read_memory(arr, strlen(arr), NULL, &g, &err), PB_IO_ERR_SYNTAX);
+    cr_expect(strstr(err.message, "a JSON array, not glTF") != NULL, "%s", err.message);
+    size_t size; /* 41 bytes of JSON: padded with 3 */
+    unsigned char *glb =
+        glb_build("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}]} ", NULL, 0, &size);
+    cr_assert_not_null(glb);
+    cr_assert_eq(pb_gltf_read_memory(glb, size, NULL, &g, &err), PB_IO_OK, "%s", err.message);
+    pb_gltf_free(&g);
+    for (size_t i = size - 1; glb[i] == ' '; i--)
+        glb[i] = '\0';
+    cr_expect_eq(pb_gltf_read_memory(glb, size, NULL, &g, &err), PB_IO_ERR_SYNTAX);
+    cr_expect(strstr(err.message, "JSON chunk ends in NUL bytes") != NULL, "%s", err.message);
+    free(glb);
+}

@@ -293,3 +293,54 @@ Test(gltf, zeros_without_a_buffer_are_bounded_by_the_document)
         }
     }
 }
+
+/* A sampler serves channels of one width: a rotation channel (VEC4) and a
+ * translation or scale channel (VEC3) sharing it is refused, naming the
+ * second channel, whichever comes first (else the VEC3 channel would read
+ * the rotation's 4-component keys, or the rotation the VEC3 ones);
+ * translation and scale, both VEC3, may share one. */
+Test(gltf, sampler_shared_by_rotation_and_vec3_is_refused)
+{
+    const struct {
+        const char *first, *second;
+        int vec4; /* the sampler's output: VEC4, else VEC3 */
+        const char *want;
+    } cases[] = {
+        {"translation", "rotation", 1,
+         "animations[0].channels[1]: sampler 0 also animates translation, not rotation"},
+        {"rotation", "translation", 1,
+         "animations[0].channels[1]: sampler 0 also animates rotation, not translation"},
+        {"rotation", "scale", 1,
+         "animations[0].channels[1]: sampler 0 also animates rotation, not scale"},
+        {"scale", "rotation", 0,
+         "animations[0].channels[1]: sampler 0 also animates scale, not rotation"},
+        {"translation", "scale", 0, NULL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        doc d;
+        doc_init(&d);
+        float t[2] = {0, 1}, q[8] = {0, 0, 0, 1, 0, 0, 1, 0}, v[6] = {0, 1, 0, 1, 2, 3};
+        int tin = doc_floats(&d, t, 2, "SCALAR");
+        int out = cases[k].vec4 ? doc_floats(&d, q, 2, "VEC4") : doc_floats(&d, v, 2, "VEC3");
+        int node[] = {1};
+        const char *path[] = {cases[k].first};
+        const char *interp[] = {"LINEAR"};
+        doc_anim(&d, 1, node, path, &tin, &out, interp);
+        json_t *ch =
+            json_object_get(json_array_get(json_object_get(d.root, "animations"), 0), "channels");
+        json_array_append_new(ch, json_pack("{s:i,s:{s:i,s:s}}", "sampler", 0, "target", "node", 0,
+                                            "path", cases[k].second));
+        if (cases[k].want) {
+            expect_error(&d, cases[k].want);
+            continue;
+        }
+        pb_gltf g;
+        pb_bvh_error err;
+        cr_expect_eq(doc_read(&d, &g, &err), PB_BVH_OK, "%s and %s: %s", cases[k].first,
+                     cases[k].second, err.message);
+        cr_expect_eq(g.animations[0].num_channels, 2);
+        cr_expect_eq(g.animations[0].samplers[0].components, 3);
+        pb_gltf_free(&g);
+        json_decref(d.root);
+    }
+}

@@ -31,6 +31,10 @@
  *     + 1.2e-7 L further), and each joint's bits those it gets blended
  *     alone; both log-space methods, masks or not, joint counts 1..40, 71,
  *     150.
+ * layers/raw_many_layers_follow_the_running_sum
+ *     raw without a reference over 17, 33 and 64 layers (more than one
+ *     block of 16): each layer's hemisphere chosen against the running sum
+ *     of every layer before it, the double running sum's result.
  */
 #include "layers_util.h"
 
@@ -260,3 +264,109 @@ Test(layers, scales_near_and_far_are_each_their_own, .timeout = 60)
 
 /* a pose of the arrays a (rot w x y z, pos x y z, scale x y z): every
  * track (t 0), without scales (1), rotations alone (2) */
+
+/* PB_BLEND_RAW without a reference over more layers than one block of 16
+ * (17, 33, 64: a partial second block, whole blocks and a tail, four whole
+ * blocks): every layer summed in the hemisphere of the running sum of all
+ * the layers before it, the earlier blocks' included, against the double
+ * running sum (ra_average_running) with the weights e_ij / T_j. Layers
+ * within 1 rad of a joint's base rotation, each with a random sign (so
+ * that about half of them must be flipped by the running sum), weights
+ * 0.1 .. 3, with and without joint weights (0.2 .. 1.5; the uniform
+ * instance and the per-joint one), positions and linear or log-space
+ * scales present or rotations alone (the kernel's instances), joint counts
+ * 1..20 and 71. Tolerance: the raw average's 2e-6 + 1.2e-7 kappa rad. */
+Test(layers, raw_many_layers_follow_the_running_sum, .timeout = 60)
+{
+    static const size_t kl[] = {17, 33, 64};
+    enum { MJ = 71 };
+    rng_t r = rng_seed(7077);
+    ref_track tr;
+    rt_init(&tr, "raw, many layers, no reference (rad, tol 2e-6 + 1.2e-7 kappa)");
+    size_t cnum = 0;
+    for (size_t ki = 0; ki < sizeof kl / sizeof kl[0]; ki++) {
+        const size_t k = kl[ki];
+        pb_quats rot = fq_alloc(k * MJ), orot = fq_alloc(MJ);
+        pb_vec3s pos = fv_alloc(k * MJ), scl = fv_alloc(k * MJ), opos = fv_alloc(MJ),
+                 oscl = fv_alloc(MJ);
+        float *w = falloc(k), *jw = falloc(k * MJ);
+        pb_blend_layer *L = calloc(k, sizeof *L);
+        rq *smp = malloc(k * sizeof *smp);
+        double *wn = malloc(k * sizeof *wn);
+        cr_assert(L && smp && wn);
+        for (size_t j = 0; j < MJ; j++) {
+            rq base = rng_quat(&r);
+            for (size_t i = 0; i < k; i++) {
+                fq_set(rot, i * MJ + j, rq_scale(rng_quat_near(&r, base, 1.0), rng_sign(&r)));
+                fv_set(pos, i * MJ + j, rng_vec3(&r, 3.0));
+                fv_set(scl, i * MJ + j,
+                       rv3_make(rng_logrange(&r, 0.6, 1.6), rng_logrange(&r, 0.6, 1.6),
+                                rng_logrange(&r, 0.6, 1.6)));
+                jw[i * MJ + j] = (float)rng_range(&r, 0.2, 1.5);
+            }
+        }
+        for (size_t i = 0; i < k; i++)
+            w[i] = (float)rng_range(&r, 0.1, 3.0);
+        for (int masks = 0; masks < 2; masks++)
+            for (int tracks = 0; tracks < 3; tracks++) /* rotations alone, log, linear scales */
+                for (size_t n = 1; n <= MJ; n = n == 20 ? MJ : n + 1) {
+                    for (size_t i = 0; i < k; i++) {
+                        L[i].weight = w[i];
+                        L[i].joint_weights = masks ? jw + i * MJ : NULL;
+                        L[i].pose.rot = pb_cq((pb_quats){rot.w + i * MJ, rot.x + i * MJ,
+                                                         rot.y + i * MJ, rot.z + i * MJ});
+                        L[i].pose.pos =
+                            pb_cv((pb_vec3s){pos.x + i * MJ, pos.y + i * MJ, pos.z + i * MJ});
+                        L[i].pose.scale =
+                            pb_cv((pb_vec3s){scl.x + i * MJ, scl.y + i * MJ, scl.z + i * MJ});
+                    }
+                    pb_blend_desc desc = {
+                        n,   L, k, NULL, 0, PB_BLEND_RAW, tracks == 2 ? PB_BLEND_LINEAR_SCALE : 0u,
+                        NULL};
+                    pb_pose out = {orot, {0, 0, 0}, {0, 0, 0}};
+                    if (tracks) {
+                        out.pos = opos;
+                        out.scale = oscl;
+                    }
+                    fq_fill_nan(orot, MJ);
+                    cr_assert_eq(pb_pose_blend_layers(&desc, &out), PB_OK);
+                    for (size_t j = 0; j < n; j++) {
+                        double t = 0, wsum = 0;
+                        for (size_t i = 0; i < k; i++) {
+                            smp[i] = fq_get(rot, i * MJ + j);
+                            wn[i] = (double)w[i] * (masks ? (double)jw[i * MJ + j] : 1.0);
+                            t += wn[i];
+                        }
+                        rq acc = rq_make(0, 0, 0, 0); /* kappa: the signed sum's length */
+                        for (size_t i = 0; i < k; i++) {
+                            wn[i] /= t;
+                            double side = i == 0 ? smp[i].w : rq_dot(acc, smp[i]);
+                            acc = rq_add(acc, rq_scale(smp[i], side < 0 ? -wn[i] : wn[i]));
+                            wsum += wn[i];
+                        }
+                        rq want = ra_average_running(k, smp, wn);
+                        rq got = fq_get(orot, j);
+                        double kappa = wsum / rq_norm(acc), tol = 2e-6 + 1.2e-7 * kappa;
+                        double e = rq_angle_between(want, got);
+                        if (rt_add(&tr, cnum++, e, e / tol) || !(got.w >= 0))
+                            rt_note(&tr,
+                                    "k=%zu masks %d tracks %d n=%zu joint %zu: " RQ_FMT
+                                    " vs " RQ_FMT " (kappa %.3g)",
+                                    k, masks, tracks, n, j, RQ_ARG(got), RQ_ARG(want), kappa);
+                        cr_expect(got.w >= 0, "k=%zu n=%zu: w < 0 at joint %zu", k, n, j);
+                    }
+                }
+        fq_free(rot);
+        fq_free(orot);
+        fv_free(pos);
+        fv_free(scl);
+        fv_free(opos);
+        fv_free(oscl);
+        free(w);
+        free(jw);
+        free(L);
+        free(smp);
+        free(wn);
+    }
+    RT_EXPECT(tr);
+}

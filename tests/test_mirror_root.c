@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clipdata.h"
 #include "posebatch.h"
@@ -272,6 +273,121 @@ Test(root_motion, walk_in_place_and_back)
     free(t.mem);
     pb_bvh_free(&b);
     pb_bvh_free(&orig);
+}
+
+/* The heading track is continuous: frame 0 with w >= 0 and each later
+ * frame in the hemisphere of the one before (the header's promise), so
+ * that a heading turning through 180 degrees, and on through three whole
+ * turns, keeps its sign instead of jumping to -H: H_f = (cos(yaw_f / 2),
+ * sin(yaw_f / 2) e_up) with the yaw unrolled, every up axis. (Headings
+ * compared as rotations would not see a sign flip.) */
+Test(root_motion, heading_track_keeps_its_hemisphere)
+{
+    const size_t F = 200;
+    for (int up = 0; up < 3; up++) {
+        const int fw = (up + 1) % 3, sd = (up + 2) % 3;
+        float *m = malloc(7 * F * sizeof *m);
+        cr_assert(m);
+        pb_clip clip = {F,
+                        1,
+                        1.0 / 30,
+                        {m, m + F, m + 2 * F, m + 3 * F},
+                        {m + 4 * F, m + 5 * F, m + 6 * F},
+                        {0, 0, 0}};
+        double yaw0 = 2.5 - (double)up; /* 2.5, 1.5, 0.5 rad: crossing 180 soon */
+        for (size_t f = 0; f < F; f++) {
+            double yaw = yaw0 + 0.1 * (double)f; /* 20 rad: past 180 degrees six times */
+            rq r = rq_mul(rq_mul(qaxis(up, yaw), qaxis(sd, 0.3 * sin(0.2 * (double)f))),
+                          qaxis(fw, 0.2 * cos(0.3 * (double)f)));
+            fq_set(clip.rot, f, r);
+            clip.pos.x[f] = (float)f;
+            clip.pos.y[f] = 1.0f;
+            clip.pos.z[f] = -(float)f;
+        }
+        ttrack t = make_track(F);
+        pb_root_opts o = {0, (pb_axis)up, PB_ROOT_ALL};
+        cr_assert_eq(pb_clip_root_extract(&clip, NULL, &o, &t.t), PB_OK);
+        size_t flips = 0, off = 0;
+        for (size_t f = 0; f < F; f++) {
+            rq h = fq_get(t.t.rot, f);
+            double hv[3] = {h.x, h.y, h.z};
+            double yaw = yaw0 + 0.1 * (double)f;
+            double e = fmax(fabs(h.w - cos(yaw / 2)), fabs(hv[up] - sin(yaw / 2)));
+            off += !(e < 1e-6);
+            if (f > 0)
+                flips += !(rq_dot(h, fq_get(t.t.rot, f - 1)) > 0);
+            else
+                cr_expect(h.w >= 0, "up %d: frame 0 has w %g", up, h.w);
+            if (!(e < 1e-6) && off == 1)
+                cr_expect(0,
+                          "up %d frame %zu: heading " RQ_FMT ", the unrolled yaw %.9g rad gives "
+                          "(%.9g, %.9g about the up axis)",
+                          up, f, RQ_ARG(h), yaw, cos(yaw / 2), sin(yaw / 2));
+        }
+        cr_expect_eq(flips, 0, "up %d: the track changes hemisphere at %zu frames", up, flips);
+        cr_expect_eq(off, 0, "up %d: %zu frames off the unrolled heading", up, off);
+        free(t.mem);
+        free(m);
+    }
+}
+
+/* pb_clip_root_apply takes unit headings: one whose norm is off 1 by more
+ * than 1e-4 (zero, 0.5, 1.0002, NaN, infinite) is PB_ERR_ARG with
+ * nothing written (the clip's rotations would otherwise get w = 0 or a
+ * scaled rotation, its translations a scale); within it (1 +- 5e-5) the
+ * heading applies; with PB_ROOT_GROUND alone the rotations are not read. */
+Test(root_motion, apply_refuses_headings_that_are_not_unit)
+{
+    const size_t F = 3, J = 2;
+    tclip a = make_clip(F, J, 0);
+    float *copy = malloc(10 * F * J * sizeof(float));
+    cr_assert(copy);
+    memcpy(copy, a.mem, 10 * F * J * sizeof(float));
+    ttrack t = make_track(F);
+    for (size_t f = 0; f < F; f++) {
+        t.t.pos.x[f] = t.t.pos.y[f] = t.t.pos.z[f] = 0.0f;
+        t.t.rot.w[f] = (float)cos(0.1 * (double)f);
+        t.t.rot.y[f] = (float)sin(0.1 * (double)f);
+        t.t.rot.x[f] = t.t.rot.z[f] = 0.0f;
+    }
+    const pb_croot_track ct = ctrack(&t);
+    const float bad[][4] = {
+        {0, 0, 0, 0}, {0.5f, 0, 0, 0}, {0, 0, 1.0002f, 0}, {NAN, 0, 0, 0}, {INFINITY, 0, 0, 0}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const size_t f = k % F; /* the bad frame: first, middle or last */
+        const float keep[4] = {t.t.rot.w[f], t.t.rot.x[f], t.t.rot.y[f], t.t.rot.z[f]};
+        t.t.rot.w[f] = bad[k][0];
+        t.t.rot.x[f] = bad[k][1];
+        t.t.rot.y[f] = bad[k][2];
+        t.t.rot.z[f] = bad[k][3];
+        cr_expect_eq(pb_clip_root_apply(&a.c, NULL, NULL, &ct), PB_ERR_ARG,
+                     "heading (%g, %g, %g, %g) at frame %zu accepted", (double)bad[k][0],
+                     (double)bad[k][1], (double)bad[k][2], (double)bad[k][3], f);
+        cr_expect_eq(memcmp(copy, a.mem, 10 * F * J * sizeof(float)), 0,
+                     "heading (%g, %g, %g, %g): the clip was written", (double)bad[k][0],
+                     (double)bad[k][1], (double)bad[k][2], (double)bad[k][3]);
+        /* the ground alone does not read the headings */
+        pb_root_opts g = {0, PB_AXIS_Y, PB_ROOT_GROUND};
+        cr_expect_eq(pb_clip_root_apply(&a.c, NULL, &g, &ct), PB_OK);
+        memcpy(a.mem, copy, 10 * F * J * sizeof(float));
+        t.t.rot.w[f] = keep[0];
+        t.t.rot.x[f] = keep[1];
+        t.t.rot.y[f] = keep[2];
+        t.t.rot.z[f] = keep[3];
+    }
+    /* within the tolerance: applied */
+    const float near[2] = {1.00005f, 0.99995f};
+    for (int k = 0; k < 2; k++) {
+        t.t.rot.w[1] = near[k] * (float)cos(0.1);
+        t.t.rot.y[1] = near[k] * (float)sin(0.1);
+        cr_expect_eq(pb_clip_root_apply(&a.c, NULL, NULL, &ct), PB_OK, "norm %g refused",
+                     (double)near[k]);
+        cr_expect_neq(memcmp(copy, a.mem, 10 * F * J * sizeof(float)), 0, "applied");
+        memcpy(a.mem, copy, 10 * F * J * sizeof(float));
+    }
+    free(copy);
+    free(a.mem);
+    free(t.mem);
 }
 
 Test(root_motion, errors_write_nothing)
@@ -576,6 +692,57 @@ Test(mirror, bvh_twice_is_identity)
     pb_bvh_free(&src);
 }
 
+/* Paired joints must have as many End Sites each (the mirror gives joint j
+ * the End Sites of its counterpart): LeftLeg with two and RightLeg with one,
+ * or one and none, is PB_IO_ERR_ARG naming both joints and both counts, with
+ * *out untouched, by the name table or a table given; the same skeleton
+ * with equal counts mirrors. */
+Test(mirror, paired_joints_need_as_many_end_sites)
+{
+    static const char *const fmt =
+        "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n"
+        " JOINT LeftLeg\n {\n  OFFSET 1 0 0\n  CHANNELS 0\n%s }\n"
+        " JOINT RightLeg\n {\n  OFFSET -1 0 0\n  CHANNELS 0\n%s }\n}\n"
+        "MOTION\nFrames: 2\nFrame Time: 0.1\n0 0 0\n10 20 30\n";
+    static const char *const site = "  End Site\n  {\n   OFFSET 0 -1 0\n  }\n";
+    const struct {
+        int left, right; /* End Sites under LeftLeg and RightLeg */
+    } cases[] = {{2, 1}, {1, 2}, {1, 0}, {0, 1}, {1, 1}, {2, 2}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char ls[128] = "", rs[128] = "", txt[1024];
+        for (int i = 0; i < cases[k].left; i++)
+            strcat(ls, site);
+        for (int i = 0; i < cases[k].right; i++)
+            strcat(rs, site);
+        snprintf(txt, sizeof txt, fmt, ls, rs);
+        pb_bvh src, out;
+        pb_io_error err;
+        cr_assert_eq(pb_bvh_read_memory(txt, strlen(txt), &src, &err), PB_IO_OK, "%s\n%s",
+                     err.message, txt);
+        cr_assert_eq(src.num_end_sites, (size_t)(cases[k].left + cases[k].right));
+        const int32_t given[3] = {0, 2, 1};
+        for (int tab = 0; tab < 2; tab++) {
+            memset(&out, 0x5a, sizeof out);
+            pb_bvh before = out;
+            pb_io_code rc = pb_bvh_mirror(&src, tab ? given : NULL, PB_MIRROR_YZ, &out, &err);
+            if (cases[k].left == cases[k].right) {
+                cr_expect_eq(rc, PB_IO_OK, "%d End Sites each: %s", cases[k].left, err.message);
+                if (rc == PB_IO_OK)
+                    pb_bvh_free(&out);
+                continue;
+            }
+            char want[64];
+            snprintf(want, sizeof want, "have %d and %d End Sites", cases[k].left, cases[k].right);
+            cr_expect_eq(rc, PB_IO_ERR_ARG, "%d and %d End Sites (table %s) accepted",
+                         cases[k].left, cases[k].right, tab ? "given" : "by name");
+            cr_expect(strstr(err.message, "'LeftLeg' and 'RightLeg'") && strstr(err.message, want),
+                      "'%s' lacks the joints or '%s'", err.message, want);
+            cr_expect_eq(memcmp(&out, &before, sizeof out), 0, "*out untouched");
+        }
+        pb_bvh_free(&src);
+    }
+}
+
 static void pairs_of(const char *path, const char *name, void *ctx)
 {
     (void)ctx;
@@ -614,6 +781,104 @@ Test(mirror, pairs_on_every_shared_skeleton)
 {
     if (for_each_mocap_bvh(pairs_of, NULL) < 0)
         cr_skip_test("shared data missing");
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A guard against pairing going quadratic again (not a speed claim: the
+ * work itself is counted in test_joint_names.c): a skeleton of 65,536
+ * joints, the reader's limit (LeftArm_i / RightArm_i pairs under the root,
+ * each with an End Site, and centre joints), gets its table and is mirrored
+ * in well under 10 s each (quadratic pairing took 40 s and more at this
+ * size; linear, a fraction of a second), with every pair found and the End
+ * Sites swapped; so is a pair with 100,000 End Sites each. */
+Test(mirror, pairing_65536_joints_is_not_quadratic, .timeout = 240)
+{
+    const size_t J = 65536, pairs = (J - 2) / 2;
+    size_t cap = 256 + J * 96, k = 0;
+    char *t = malloc(cap);
+    cr_assert(t);
+    k += (size_t)snprintf(t + k, cap - k,
+                          "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation "
+                          "Yrotation\nJOINT Spine\n{\nOFFSET 0 1 0\nCHANNELS 0\nEnd Site\n{\n"
+                          "OFFSET 0 1 0\n}\n}\n");
+    for (size_t i = 0; i < pairs; i++)
+        for (int side = 0; side < 2; side++)
+            k += (size_t)snprintf(t + k, cap - k,
+                                  "JOINT %sArm_%zu\n{\nOFFSET %d 0 0\nCHANNELS 0\nEnd Site\n{\n"
+                                  "OFFSET %d %zu 0\n}\n}\n",
+                                  side ? "Right" : "Left", i, side ? -1 : 1, side ? -2 : 2, i);
+    k += (size_t)snprintf(t + k, cap - k, "}\nMOTION\nFrames: 1\nFrame Time: 0.1\n1 2 3\n");
+    cr_assert_lt(k, cap);
+    pb_bvh src, mir;
+    pb_io_error err;
+    cr_assert_eq(pb_bvh_read_memory(t, k, &src, &err), PB_IO_OK, "%s", err.message);
+    free(t);
+    cr_assert_eq(src.num_joints, J);
+    int32_t *m = malloc(J * sizeof *m);
+    cr_assert(m);
+    double t0 = now_s();
+    cr_assert_eq(pb_bvh_mirror_table(&src, NULL, 0, m, &err), PB_IO_OK, "%s", err.message);
+    double t1 = now_s();
+    cr_assert_eq(pb_bvh_mirror(&src, m, PB_MIRROR_YZ, &mir, &err), PB_IO_OK, "%s", err.message);
+    double t2 = now_s();
+    fprintf(stderr, "65,536 joints: table %.3f s, mirror %.3f s\n", t1 - t0, t2 - t1);
+    cr_expect_lt(t1 - t0, 10.0, "the table of 65,536 joints took %.1f s", t1 - t0);
+    cr_expect_lt(t2 - t1, 10.0, "mirroring 65,536 joints took %.1f s", t2 - t1);
+    cr_expect(m[0] == 0 && m[1] == 1, "Hips and Spine on the centre line");
+    for (size_t j = 2; j < J; j++)
+        cr_assert_eq((size_t)m[j], j ^ 1, "%s -> %d", src.joints[j].name, m[j]);
+    /* joint j's End Site is its counterpart's, reflected */
+    for (size_t e = 0; e < mir.num_end_sites; e++) {
+        size_t p = (size_t)mir.end_sites[e].parent;
+        cr_assert(mir.end_sites[e].offset[0] == -src.end_sites[m[p] - 1].offset[0] &&
+                      mir.end_sites[e].offset[1] == src.end_sites[m[p] - 1].offset[1],
+                  "End Site %zu", e);
+    }
+    free(m);
+    pb_bvh_free(&mir);
+    pb_bvh_free(&src);
+    /* End Sites are not bounded by the joint limit: 2 x 100,000 under one
+     * pair, each mirrored to its counterpart's of the same rank (quadratic
+     * matching took tens of seconds here) */
+    const size_t E = 100000;
+    cap = 256 + 2 * E * 40;
+    k = 0;
+    t = malloc(cap);
+    cr_assert(t);
+    k += (size_t)snprintf(t + k, cap - k,
+                          "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation "
+                          "Yrotation\n");
+    for (int side = 0; side < 2; side++) {
+        k += (size_t)snprintf(t + k, cap - k, "JOINT %sLeg\n{\nOFFSET %d 0 0\nCHANNELS 0\n",
+                              side ? "Right" : "Left", side ? -1 : 1);
+        for (size_t e = 0; e < E; e++)
+            k += (size_t)snprintf(t + k, cap - k, "End Site\n{\nOFFSET %d %zu 0\n}\n",
+                                  side ? -2 : 2, e);
+        k += (size_t)snprintf(t + k, cap - k, "}\n");
+    }
+    k += (size_t)snprintf(t + k, cap - k, "}\nMOTION\nFrames: 1\nFrame Time: 0.1\n1 2 3\n");
+    cr_assert_lt(k, cap);
+    cr_assert_eq(pb_bvh_read_memory(t, k, &src, &err), PB_IO_OK, "%s", err.message);
+    free(t);
+    cr_assert_eq(src.num_end_sites, 2 * E);
+    t0 = now_s();
+    cr_assert_eq(pb_bvh_mirror(&src, NULL, PB_MIRROR_YZ, &mir, &err), PB_IO_OK, "%s", err.message);
+    t1 = now_s();
+    fprintf(stderr, "2 x 100,000 End Sites: mirror %.3f s\n", t1 - t0);
+    cr_expect_lt(t1 - t0, 10.0, "mirroring 200,000 End Sites took %.1f s", t1 - t0);
+    for (size_t e = 0; e < 2 * E; e++) /* the e-th of one leg: the other's e-th, reflected */
+        cr_assert(mir.end_sites[e].offset[0] == (e < E ? 2.0f : -2.0f) &&
+                      mir.end_sites[e].offset[1] == (float)(e % E),
+                  "End Site %zu: %g %g", e, (double)mir.end_sites[e].offset[0],
+                  (double)mir.end_sites[e].offset[1]);
+    pb_bvh_free(&mir);
+    pb_bvh_free(&src);
 }
 
 static int32_t pair_of(const char *const *names, size_t n, const int32_t *m, const char *a)

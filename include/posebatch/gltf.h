@@ -166,7 +166,9 @@ enum {
  * are the Catmull-Rom velocities of the samples (rotations unrolled to one
  * hemisphere first: pb_quat_raw_cubic's raw 4D velocity; translations,
  * scales by pb_vec3_catmull_rom; weights by central differences; at the ends
- * the end key repeated). Everything else is src's. */
+ * the end key repeated). Everything else is src's, but for an animation's
+ * extras "bvh_frame_time" (the rate pb_gltf_to_bvh samples at), which
+ * becomes 1 / fps. out is independent of src (release both). */
 PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_gltf *out,
                                    pb_io_error *err);
 
@@ -209,6 +211,20 @@ PB_API pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error 
  * characters become '_', outer blanks dropped, an empty name "node<i>"). */
 PB_API pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time,
                                  pb_bvh *out, pb_io_error *err);
+/* What pb_gltf_to_bvh(g, skin, anim, frame_time) would make, measured
+ * without making it: *frames its frame count (0 when the extras give no
+ * joint a channel), *frame_time_out its frame time, and *bytes the size of
+ * its BVH text, estimated from up to 16 of its frames spread over the clip
+ * (pb_bvh_estimate_bytes; 0 for no frames). For refusing a conversion out of
+ * proportion to its input before it runs: a few key times far apart make
+ * any number of frames. Frame counts above what pb_gltf_to_bvh makes (its
+ * PB_IO_ERR_LIMIT) are measured too, up to 2^53. Errors are
+ * pb_gltf_to_bvh's before its frames (skin or animation out of range, a
+ * frame time no BVH holds, too deep a tree, a sampled value that is not
+ * finite); the outputs are set only on PB_IO_OK. */
+PB_API pb_io_code pb_gltf_to_bvh_estimate(const pb_gltf *g, long skin, size_t anim,
+                                          double frame_time, size_t *frames, double *frame_time_out,
+                                          double *bytes, pb_io_error *err);
 /* The skin to convert: 0 for a file with one skin, -1 for none or several. */
 PB_API long pb_gltf_default_skin(const pb_gltf *g);
 

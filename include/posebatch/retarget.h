@@ -71,31 +71,90 @@ extern "C" {
  * LeftUpLeg; a chain whose source match is not below t's match is not
  * used.) Per frame, source global rotations G_s by
  * pb_pose_local_to_model; the target's global G_t = G_s A_t for a matched
- * joint, its parent's for an unmatched one (local rotation identity: the
- * rest pose), and local rotations by pb_pose_model_to_local; where t's
- * parent is matched to s's parent (or both are roots) the local rotation is
- * A_parent^-1 r_s A_t directly (double; a copy when both are identity). So
- * the world direction of every chain (and the frame at a branch point) is
- * the source's wherever the source joints between the pair are at rest; a
- * bend at unmatched source joints between them (CMU's Spine1 and Neck1 on
- * a skeleton without them) is not carried: the target joint takes its
- * matched source joint's global rotation (the source's Head keeps its own).
- * Translation: the root pair's target joint is placed at k times the source
- * joint's model-space position, k = target hip height / source hip height,
- * hip height = the root pair joint's rest height (y) above the lowest rest
- * joint of its skeleton (1 where either is below 1e-6 times its skeleton's
- * extent); the value goes to the position channels of that joint, else of
- * its nearest ancestor having them (else it is dropped). Other matched
- * joints with position channels whose parent pair matches get the OFFSET
- * plus k times the source's displacement from its OFFSET (in the parent's
- * aligned frame); all other positions are OFFSETs. Only components with a
- * position channel move (pb_bvh's contract).
+ * joint outside the distributed chains (below), its parent's for an
+ * unmatched one outside them (local rotation identity: the rest pose), and
+ * local rotations by pb_pose_model_to_local; where t's parent is matched to
+ * s's parent (or both are roots), neither in a distributed chain, the local
+ * rotation is A_parent^-1 r_s A_t directly (double; a copy when both are
+ * identity). So the world direction of every chain (and the frame at a
+ * branch point) of a matched joint outside the distributed chains is the
+ * source's wherever the source joints between the pair are at rest.
+ *
+ * Chains: a torso or neck of another length. Pinned: the root pair and
+ * every matched target joint but those of the torso and neck families
+ * (spine, spine1, spine2, spine3, chest, upperchest, neck, neck1) with a
+ * matched joint below them. Free: the other target joints below the root
+ * pair that have a pinned joint below them, reached through free joints.
+ * A chain: free joints c_1 -> ... -> c_m, c_1 the child of a pinned joint
+ * or of a chain's end P, c_m (the end) the first with a pinned child or
+ * with two children or more leading to pinned joints (a branch: a chest
+ * carrying the collars and the neck). Its source joints: S_P, the match of
+ * P (the source end of P's chain where P is one's end), and S_E, the
+ * deepest source joint strictly above the matches of the pinned joints
+ * below c_m (reached through free joints); S_E must be S_P or below it
+ * (else the chain keeps the rules above). Where c_1 .. c_m are matched one
+ * to one to the source path below S_P down to S_E (CMU onto CMU), the rules
+ * above hold; else the source's bend is spread over the chain by bone
+ * length:
+ *   the end: G_t(c_m) = G_s(S_E) A_E, A_E c_m's rest alignment against S_E
+ *     (the rules above, c_m's chains and S_E);
+ *   c_k, k < m: the target path P -> c_1 -> ... -> c_m is split into its
+ *     bones, each turned by the joint at its top (P, c_1, ...), their rest
+ *     lengths scaled to add up to 1 (each the same where they add up to
+ *     nothing); the source path S_P = u_0 -> u_1 -> ... -> S_E likewise,
+ *     bone i turned by u_i and spanning [a_i, b_i]; c_k's bone spans
+ *     [a, b] and G_t(c_k) = G_s(u_0) exp(sum_i w_i log(G_s(u_0)^-1
+ *     G_s(u_i))) A_P, w_i = |[a, b] ^ [a_i, b_i]| / (b - a) (a bone of zero
+ *     length: 1 for the source bone over a, the last one at 1), log the
+ *     rotation vector taken the short way, A_P the alignment of P (A_E of
+ *     P's chain where P is one's end).
+ * E.g. Spine, Spine1, Spine2 bent 30 degrees each with bones of 1 onto
+ * Spine, Chest with bones of 1.5 below the hips and above a head: Chest
+ * (the end) takes Spine2's 90 degrees; Spine's bone spans [1/2, 1], over a
+ * third of Spine's bone (turned 30) and two thirds of Spine1's (60): 50.
+ * The end's bones point as the source end's; a target joint whose bone
+ * lies where the source's path is turned only by S_P (CMU's LowerBack over
+ * Bandai's long Hips -> Spine bone) stays with P, and a chain whose source
+ * path has no joint between S_P and S_E bends at its end only.
+ *
+ * Translation. Root travel: the root pair's target joint is placed at k
+ * times the source joint's model-space position (x, z; y as below), k the
+ * ratio of the leg lengths: per side (L, R) the first matched target joint
+ * of the upleg family and the first matched one of the foot family of that
+ * side below it, whose match is below the upleg's match; a leg's length is
+ * the rest length of the path from the foot joint up to the upleg joint
+ * (bone lengths summed); k = the target's legs over the source's, summed
+ * over the sides found. Without such a pair (nothing tells how long a
+ * stride is) k = target hip height / source hip height, hip height = the
+ * root pair joint's rest height (y) above the lowest rest joint of its
+ * skeleton (1 where either is below 1e-6 times its skeleton's extent).
+ * Height: with foot pairs (matched target joints of the foot and toe
+ * families), in every frame the root is raised or lowered so that the
+ * lowest of those target joints is at k times the height of the lowest of
+ * their source joints: y = 0 is the ground of both (a skeleton carries no
+ * floor: a rest pose need not stand on one, CMU's hips rest at 0 and
+ * Bandai's legs lie along x, so the clips' y = 0 is taken as theirs), and
+ * a foot on the source's ground is on the target's, one h above it k h
+ * above it; a foot joint's height above the ground when the foot is down
+ * is the source's times k. The target's foot heights are found by forward
+ * kinematics of the output's values (double) and the difference is added
+ * to the y channel of the joint that takes the root translation (its
+ * ancestors are at rest, so its y is the world's); without foot pairs or a
+ * y channel there the height is k times the source's. The value goes to the
+ * position channels of the root pair's joint, else of its nearest ancestor
+ * having them (else it is dropped). Other matched joints with position
+ * channels whose parent pair matches (neither in a distributed chain) get
+ * the OFFSET plus k times the source's displacement from its OFFSET (in
+ * the parent's aligned frame); all other positions are OFFSETs. Only
+ * components with a position channel move (pb_bvh's contract).
  * Same skeleton (every joint matched to itself, the same OFFSETs and
- * channels): A = identity, k = 1, every rotation and position a bitwise
- * copy; the source angles and decimals are carried over too, so the written
- * text is the source's. Otherwise the work is in double and each value is
- * rounded to float once (a rotation composed through model space: the
- * error of pb_pose_local_to_model / pb_pose_model_to_local in float).
+ * channels): A = identity, k = 1, no distributed chain, the height not
+ * placed by the feet (they are the source's), every rotation and position
+ * a bitwise copy; the source angles and decimals are carried over too, so
+ * the written text is the source's. Otherwise the work is in double and
+ * each value is rounded to float once (a rotation composed through model
+ * space: the error of pb_pose_local_to_model / pb_pose_model_to_local in
+ * float; the root's height a second time after the feet place it).
  * src and target may be the same pb_bvh; out may be neither (*out is
  * overwritten without being freed). Reentrant.
  * Errors (nothing written, *out untouched): PB_IO_ERR_ARG (NULL; out equal

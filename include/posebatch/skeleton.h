@@ -155,7 +155,10 @@ PB_API pb_status pb_clip_root_extract(const pb_clip *clip, const int32_t *parent
                                       const pb_root_opts *opts, const pb_root_track *track);
 /* Puts a root track back into clip (in place): the inverse of
  * pb_clip_root_extract with the same parents and opts (opts->joint is not
- * used: every top-level root, or with parents == NULL opts->joint, gets it). */
+ * used: every top-level root, or with parents == NULL opts->joint, gets it).
+ * With PB_ROOT_HEADING every heading must be a unit quaternion to within
+ * 1e-4 (| |H| - 1 | <= 1e-4; H is applied as given, not renormalised): a
+ * zero, NaN or otherwise non-unit one is PB_ERR_ARG, nothing written. */
 PB_API pb_status pb_clip_root_apply(const pb_clip *clip, const int32_t *parents,
                                     const pb_root_opts *opts, const pb_croot_track *track);
 

@@ -168,7 +168,7 @@ static int check_args(const cli_opts *o, blend_job *b)
         return cli_usage_error(o->cmd, "-o OUT.bvh is required");
     if (!cli_is_dash(o->out) && cli_is_dir(o->out))
         return cli_usage_error(o->cmd, "-o %s is a directory; blend writes one file", o->out);
-    if (cli_check_dash(o, 0) != CLI_OK)
+    if (cli_check_clip_output(o->cmd, o->out) != CLI_OK || cli_check_dash(o, 0) != CLI_OK)
         return CLI_USAGE;
     if (!o->weights)
         return cli_usage_error(o->cmd, "--weights is required");
@@ -422,15 +422,20 @@ static int blend_and_write(const blend_job *b, const char *path)
     return rc;
 }
 
+/* The one rule for inputs (cli_check_files): -o is none of them. */
 static int refuse_input_as_output(const cli_opts *o)
 {
+    cli_file *ins = malloc((o->num_inputs ? o->num_inputs : 1) * sizeof *ins);
+    if (!ins) {
+        cli_error("out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < o->num_inputs; i++)
-        if (cli_same_output(o->out, o->inputs[i])) {
-            cli_error("%s: output is the input file %s; refusing to overwrite it", o->out,
-                      o->inputs[i]);
-            return -1;
-        }
-    return 0;
+        ins[i] = (cli_file){o->inputs[i], NULL, NULL};
+    cli_file out = {o->out, NULL, NULL};
+    long refused = cli_check_files(ins, o->num_inputs, &out, 1, NULL);
+    free(ins);
+    return refused ? -1 : 0;
 }
 
 static int default_fps(blend_job *b, double given)

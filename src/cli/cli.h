@@ -147,9 +147,21 @@ void cli_channels_str(const pb_bvh_joint *jt, char *buf, size_t size);
  * frames; release with pb_bvh_free), errors reported for path. */
 int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh *out,
                    const char *path);
+/* The size rule of every command that turns keys (or frames) into frames
+ * (resample; a glTF input turned into a clip), before the work: an output
+ * estimated at `bytes` (frames frames at fps, from an input of `keys` keys
+ * or frames) is refused when it is more than the PB_BVH_MAX_FILE_BYTES a
+ * BVH file may have, or out of proportion to its input: more than
+ * CLI_SIZE_FLOOR bytes at more than CLI_FRAMES_PER_KEY frames a key (a few
+ * key times far apart). One message for every command:
+ * "FILE: at N fps the output would be about X GB (F frames), more than
+ * LIMIT; nothing written (a lower --fps?)". 0, or -1 reported. */
+#define CLI_SIZE_FLOOR 64e6
+#define CLI_FRAMES_PER_KEY 1000.0
+int cli_check_size(const char *path, double fps, size_t frames, double bytes, size_t keys);
 /* src resampled to fps by pb_bvh_resample (flags: 0 or PB_CLIP_LOOP) into a
- * new *dst (its own copy of the skeleton), after refusing an output the
- * reader would refuse (pb_bvh_estimate_bytes over 16 sampled frames); errors
+ * new *dst (its own copy of the skeleton), after cli_check_size of its
+ * text (pb_bvh_resample_estimate: 16 sampled frames); errors
  * are reported for path. Returns 0 on success (release dst with
  * pb_bvh_free, like every output of cli_resample and cli_resample_loop). */
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path);
@@ -166,10 +178,7 @@ int cli_resample_loop(const pb_bvh *src, double fps, pb_bvh *dst, const char *pa
  * frame-to-frame turn and more than 5 degrees. */
 void cli_loop_seam_check(const pb_bvh *b, const char *path);
 
-/* Paths (paths.c): 1 if out names an existing file that is the same file
- * as in. */
-int cli_same_file(const char *out, const char *in);
-/* 1 if path names an existing directory. */
+/* Paths (paths.c): 1 if path names an existing directory. */
 int cli_is_dir(const char *path);
 
 /* "-" (paths.c): as an input it reads standard input
@@ -178,8 +187,43 @@ int cli_is_dash(const char *path);
 /* Usage checks: at most one "-" among the inputs; with several_outputs_ok
  * (resample), "-o -" only with a single input. CLI_OK or CLI_USAGE. */
 int cli_check_dash(const cli_opts *o, int several_outputs_ok);
-/* cli_same_file, except that "-" on either side is never the same file. */
-int cli_same_output(const char *out, const char *in);
+
+/* A file a command reads or writes, for cli_check_files. */
+typedef struct cli_file {
+    const char *path;
+    const char *role;  /* inputs: NULL for an operand, else the option that
+                          names it ("--map"); outputs: not used */
+    const char *owner; /* outputs: the input named in messages (NULL: the
+                          output itself) */
+} cli_file;
+/* The one rule that keeps every input of every command from harm, checked
+ * by each command before any work, over every file it reads (its operands,
+ * the files of --to, --map, --apply) and every file it writes (-o, the
+ * outputs of -o DIR, --root-csv, --velocity-csv):
+ * - an input given by an option must be a regular file where it exists
+ *   (reading a FIFO waits for a writer; a device never ends): refused;
+ * - an output that is one of the inputs (the same file: device and inode,
+ *   under any spelling, through symbolic and hard links; "-" never is) is
+ *   refused: "OWNER: the output OUT would overwrite this input; refused",
+ *   or "OWNER: output OUT would overwrite the input IN; refused" ("the
+ *   ROLE file IN" for an option's);
+ * - an output that repeats an earlier one (the same path, or the same
+ *   existing file) is refused, the first keeping it.
+ * Linear in stat calls, O(n log n) in all (thousands of files in
+ * milliseconds). bad[k] (NULL: not wanted) is set to 1 for each output k
+ * refused. Returns the number of refusals (0: go on), or -1 when out of
+ * memory; each reported. */
+long cli_check_files(const cli_file *ins, size_t n_in, const cli_file *outs, size_t n_out,
+                     unsigned char *bad);
+/* cli_check_files for a command of one job (at most 4 outputs, owned by
+ * ins[0] unless they say otherwise): CLI_OK, or CLI_FAILED (reported). */
+int cli_protect(const cli_file *ins, size_t n_in, const cli_file *outs, size_t n_out);
+/* The name of a clip output (resample, blend, mirror, root-motion,
+ * retarget): OUT, or the file a symbolic link OUT leads to, must end in
+ * .bvh, .glb or .gltf (ASCII case ignored), unless OUT is "-" or an
+ * existing device or pipe (written as BVH); else a usage error. CLI_OK or
+ * CLI_USAGE. */
+int cli_check_clip_output(const char *cmd, const char *out);
 /* The output file name of an input under -o DIR: its base name, or
  * "stdin.bvh" for "-". */
 const char *cli_output_name(const char *in);
@@ -188,9 +232,9 @@ const char *cli_output_name(const char *in);
 int cli_write(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts);
 /* A text output (a CSV) by the library's output rules (pb_io_write_file: a
  * temporary renamed into place; "-" standard output): fn writes it all to f
- * and returns 0, or -1 having reported why. An output that is the input in
- * (NULL: none) is refused. 0, or -1 reported; nothing replaced on errors. */
-int cli_write_text(const char *path, const char *in, int (*fn)(FILE *f, void *ctx), void *ctx);
+ * and returns 0, or -1 having reported why. The command has checked its
+ * files (cli_check_files). 0, or -1 reported; nothing replaced on errors. */
+int cli_write_text(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx);
 /* A CSV header field ",NAME<suffix>": quoted, quotes doubled, when the name
  * holds a comma or a quote (--velocity-csv, positions). */
 void cli_csv_name(FILE *f, const char *name, const char *suffix);
@@ -226,12 +270,26 @@ void cli_json_float(float v);
 /* info of a glTF file (json: one JSON line). Errors reported; 0 or -1. */
 int cli_gltf_info(const char *path, int json);
 /* A clip for the commands that work on BVH motion (blend): a BVH file read
- * with cli_load_flags(path, 1, flags), or a glTF file's one skin (or every
- * node when it has none) and its first animation through pb_gltf_to_bvh;
- * a clip of no frames is an error either way. Returns 0, or -1 (reported). */
+ * with cli_load_flags(path, 1, flags), or a glTF file by cli_gltf_clip; a
+ * clip of no frames is an error either way. Returns 0, or -1 (reported). */
 int cli_load_clip(const char *path, unsigned flags, pb_bvh *out);
+/* A glTF file's clip as cli_load_clip takes it (its one skin, or every node
+ * when it has none; its first animation), after cli_check_size of the
+ * frames it makes (pb_gltf_to_bvh_estimate); a clip of no frames is not an
+ * error here (a skeleton). A file of several skins is an error naming
+ * 'posebatch convert --skin N'. 0, or -1 (reported). */
+int cli_gltf_clip(const char *path, pb_bvh *out);
 /* Writes b as cli_write does, or as glTF (pb_gltf_from_bvh: the skeleton as
  * nodes, one animation) when out ends in .glb or .gltf. */
 int cli_write_clip(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts);
+/* cli_write_clip and a second output as one: b is written to its
+ * temporary beside out, then also(ctx) writes the second (by the same
+ * rules: a CSV through cli_write_text) and returns 0, or -1 having reported
+ * why; only then is out renamed into place. Either failing leaves neither
+ * written (the second is renamed just before the first; a failure in
+ * between, of the first's fsync, close or rename, is the one gap). "-":
+ * also() first, then b to standard output. 0, or -1 (reported). */
+int cli_write_clip_with(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts,
+                        int (*also)(void *ctx), void *ctx);
 
 #endif /* PB_CLI_H */

@@ -1,9 +1,11 @@
 /* glTF in the CLI: recognising glTF inputs, resample of a glTF file, info of
  * one, and posebatch convert (BVH <-> glTF). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -31,6 +33,10 @@ static const char convert_usage[] =
     "extras, else the median key interval of its sampler with the most keys;\n"
     "none when the extras give no joint a channel).\n"
     "Scales and morph weights are not represented in BVH and are dropped.\n"
+    "Frames out of proportion to the keys are refused before they are made:\n"
+    "more than 64 MB of BVH text at more than 1000 frames per key (a few key\n"
+    "times far apart), or more than the 2.15 GB a BVH file may have; so for\n"
+    "every command reading glTF.\n"
     "\n"
     "      --skin N       the skin whose joints are converted (glTF input)\n"
     "      --animation N  the animation sampled (glTF input; default 0)\n"
@@ -47,6 +53,27 @@ static int has_ext(const char *path, const char *ext)
 }
 
 int cli_is_gltf(const char *path) { return pb_io_format_of_file(path) != PB_IO_FORMAT_BVH; }
+
+/* A file that is not glTF by its content but says it is one: named .gltf
+ * or .glb, or JSON text (an array, say). */
+static int looks_gltf(const char *path)
+{
+    if (cli_is_dash(path))
+        return 0;
+    if (has_ext(path, ".gltf") || has_ext(path, ".glb"))
+        return 1;
+    struct stat st; /* a FIFO is not opened here: its bytes are the reader's */
+    FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+    char head[64];
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0, i = 0;
+    if (f)
+        fclose(f);
+    if (n >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        i++;
+    return i < n && head[i] == '[';
+}
 
 static int load_gltf(const char *path, pb_gltf *g)
 {
@@ -77,15 +104,63 @@ static int write_gltf(const char *out, const pb_gltf *g, int binary)
     return 0;
 }
 
+/* The most keys of one sampler of animation anim (1 without animations):
+ * the key times the frames are made from. */
+static size_t anim_keys(const pb_gltf *g, size_t anim)
+{
+    size_t keys = 1;
+    if (anim < g->num_animations)
+        for (size_t s = 0; s < g->animations[anim].num_samplers; s++)
+            if (g->animations[anim].samplers[s].count > keys)
+                keys = g->animations[anim].samplers[s].count;
+    return keys;
+}
+
+/* pb_gltf_to_bvh of g (read from path) after cli_check_size of what it
+ * would make (pb_gltf_to_bvh_estimate). 0, or -1 reported. */
+static int gltf_to_clip(const char *path, const pb_gltf *g, long skin, size_t anim,
+                        double frame_time, pb_bvh *out)
+{
+    size_t frames = 0;
+    double ft = 0.0, bytes = 0.0;
+    pb_io_error err;
+    if (pb_gltf_to_bvh_estimate(g, skin, anim, frame_time, &frames, &ft, &bytes, &err) !=
+        PB_IO_OK) {
+        cli_report_bvh(path, &err);
+        return -1;
+    }
+    if (cli_check_size(path, 1.0 / ft, frames, bytes, anim_keys(g, anim)))
+        return -1;
+    if (pb_gltf_to_bvh(g, skin, anim, frame_time, out, &err) != PB_IO_OK) {
+        cli_report_bvh(path, &err);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_gltf_clip(const char *path, pb_bvh *out)
+{
+    pb_gltf g;
+    if (load_gltf(path, &g))
+        return -1;
+    long skin = pb_gltf_default_skin(&g);
+    int rc = -1;
+    if (skin < 0 && g.num_skins > 1)
+        cli_error("%s: the file has %zu skins, and this command reads one: make a BVH of the one "
+                  "to use first ('posebatch convert %s OUT.bvh --skin N', N from 0 to %zu)",
+                  path, g.num_skins, path, g.num_skins - 1);
+    else
+        rc = gltf_to_clip(path, &g, skin, 0, 0.0, out);
+    pb_gltf_free(&g);
+    return rc;
+}
+
 int cli_load_clip(const char *path, unsigned flags, pb_bvh *out)
 {
     if (!cli_is_gltf(path))
         return cli_load_flags(path, 1, flags, out);
-    pb_io_error err;
-    if (pb_io_read_clip(path, NULL, out, &err) != PB_IO_OK) {
-        cli_report_bvh(path, &err);
+    if (cli_gltf_clip(path, out))
         return -1;
-    }
     return cli_require_frames(path, out); /* as for a BVH: no joint has a channel */
 }
 
@@ -101,6 +176,86 @@ int cli_write_clip(const char *out, const pb_bvh *b, const pb_bvh_write_opts *op
     return 0;
 }
 
+typedef struct pair_ctx {
+    const pb_bvh *b;
+    const pb_bvh_write_opts *opts;
+    const pb_gltf *g; /* a glTF output: b as glTF */
+    int binary;
+    int (*also)(void *ctx);
+    void *ctx;
+    int also_failed; /* also() reported its own error */
+} pair_ctx;
+
+/* The clip into the first output's temporary, then the second output
+ * (written and renamed) before the first's rename. */
+static pb_io_code write_pair(FILE *f, void *vctx, pb_io_error *err)
+{
+    pair_ctx *p = vctx;
+    pb_io_code rc = p->g ? pb_gltf_write_stream(f, p->g, p->binary, err)
+                         : pb_bvh_write_stream_with(f, p->b, p->opts, err);
+    if (rc != PB_IO_OK)
+        return rc;
+    if (fflush(f) != 0 || ferror(f)) {
+        err->code = PB_IO_ERR_IO;
+        snprintf(err->message, sizeof err->message, "write error");
+        return PB_IO_ERR_IO;
+    }
+    if (p->also(p->ctx)) {
+        p->also_failed = 1;
+        err->code = PB_IO_ERR_ARG;
+        err->message[0] = '\0';
+        return PB_IO_ERR_ARG;
+    }
+    return PB_IO_OK;
+}
+
+int cli_write_clip_with(const char *out, const pb_bvh *b, const pb_bvh_write_opts *opts,
+                        int (*also)(void *ctx), void *ctx)
+{
+    if (cli_is_dash(out)) /* standard output cannot wait for a rename */
+        return also(ctx) ? -1 : cli_write(out, b, opts);
+    pb_bvh_write_opts o = {PB_BVH_EULER_SOURCE, NULL, NULL, 0, 0};
+    if (opts)
+        o = *opts;
+    o.euler = cli_euler_mode; /* --euler, as cli_write */
+    pb_gltf g;
+    pb_io_error err;
+    memset(&err, 0, sizeof err);
+    int gltf = pb_io_format_of_name(out) != PB_IO_FORMAT_BVH;
+    if (gltf && pb_gltf_from_bvh(b, &g, &err) != PB_IO_OK) {
+        cli_report_bvh(out, &err);
+        return -1;
+    }
+    pair_ctx p = {b,   &o, gltf ? &g : NULL, pb_io_format_of_name(out) == PB_IO_FORMAT_GLB, also,
+                  ctx, 0};
+    int rc = pb_io_write_file(out, write_pair, &p, &err) == PB_IO_OK ? 0 : -1;
+    if (rc && !p.also_failed)
+        cli_report_bvh(out, &err);
+    if (gltf)
+        pb_gltf_free(&g);
+    return rc;
+}
+
+/* The size of the glTF pb_gltf_resample would write (every animation's
+ * keys at fps: times and values, 4 bytes each; base64 in a .gltf), by
+ * cli_check_size. 0, or -1 reported. */
+static int resample_size(const char *in, const pb_gltf *g, double fps, int cubic, int json)
+{
+    double bytes = 0.0, frames = 0.0, keys = 0.0;
+    for (size_t a = 0; a < g->num_animations; a++) {
+        const pb_gltf_animation *an = &g->animations[a];
+        double span = (double)an->t_max - (double)an->t_min;
+        double n = floor(span * fps + 1e-3) + 2, values = 1.0; /* + 1: the end key */
+        for (size_t s = 0; s < an->num_samplers; s++)
+            values += (double)an->samplers[s].components * (cubic ? 3.0 : 1.0);
+        bytes += n * values * 4.0 * (json ? 4.0 / 3.0 : 1.0);
+        frames += n;
+        keys += (double)anim_keys(g, a);
+    }
+    return cli_check_size(in, fps, frames < 0x1p62 ? (size_t)frames : (size_t)1 << 62, bytes,
+                          (size_t)keys);
+}
+
 int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
 {
     if (!cli_is_dash(out) && has_ext(out, ".bvh")) {
@@ -114,13 +269,17 @@ int cli_gltf_resample(const char *in, const char *out, double fps, int cubic)
         return -1;
     pb_io_error err;
     int rc = -1;
+    int binary = cli_is_dash(out) ? pb_io_format_of_file(in) == PB_IO_FORMAT_GLB
+                                  : pb_io_format_of_name(out) == PB_IO_FORMAT_GLB;
     if (g.num_animations == 0)
         cli_error("%s: the file has no animations", in);
-    else if (pb_gltf_resample(&g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r, &err) != PB_IO_OK)
-        cli_report_bvh(in, &err);
-    else {
-        rc = write_gltf(out, &r, pb_io_format_of_file(in) == PB_IO_FORMAT_GLB);
-        pb_gltf_free(&r);
+    else if (resample_size(in, &g, fps, cubic, !binary) == 0) {
+        if (pb_gltf_resample(&g, fps, cubic ? PB_GLTF_RESAMPLE_CUBIC : 0u, &r, &err) != PB_IO_OK)
+            cli_report_bvh(in, &err);
+        else {
+            rc = write_gltf(out, &r, binary); /* a file: by its name, as the writer does */
+            pb_gltf_free(&r);
+        }
     }
     pb_gltf_free(&g);
     return rc;
@@ -206,15 +365,20 @@ int cmd_convert(int argc, char **argv)
     if (!to_bvh && !to_gltf)
         return cli_usage_error(o.cmd, "%s: the output's extension must be .bvh, .glb or .gltf",
                                out);
+    if (!from_gltf && to_bvh && looks_gltf(in)) {
+        pb_gltf g; /* named or begun like glTF, but not glTF: the reader says why */
+        if (load_gltf(in, &g))
+            return CLI_FAILED;
+        pb_gltf_free(&g);
+    }
     if (from_gltf == to_gltf)
         return cli_usage_error(o.cmd, "%s and %s are both %s: use 'posebatch resample'", in, out,
                                from_gltf ? "glTF" : "BVH");
     if (!from_gltf && (o.skin >= 0 || o.animation >= 0 || o.fps > 0))
         return cli_usage_error(o.cmd, "--skin, --animation and --fps are for a glTF input");
-    if (cli_same_output(out, in)) {
-        cli_error("%s: the output would overwrite this input; refused", in);
+    cli_file fin = {in, NULL, NULL}, fout = {out, NULL, NULL};
+    if (cli_protect(&fin, 1, &fout, 1) != CLI_OK)
         return CLI_FAILED;
-    }
     if (!from_gltf) {
         pb_bvh b;
         if (cli_load(in, 0, &b))
@@ -248,12 +412,10 @@ int cmd_convert(int argc, char **argv)
         rc = CLI_FAILED;
     } else {
         pb_bvh b;
-        pb_io_error err;
         size_t anim = o.animation >= 0 ? (size_t)o.animation : 0;
-        if (pb_gltf_to_bvh(&g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b, &err) != PB_IO_OK) {
-            cli_report_bvh(in, &err);
+        if (gltf_to_clip(in, &g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b))
             rc = CLI_FAILED;
-        } else {
+        else {
             if (cli_write(out, &b, NULL))
                 rc = CLI_FAILED;
             pb_bvh_free(&b);

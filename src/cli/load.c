@@ -78,24 +78,40 @@ int cli_motion_new(const pb_bvh *skel, size_t frames, double frame_time, pb_bvh 
     return 0;
 }
 
-/* 1 (reported) when the resampled text would pass the reader's size limit
- * (the library's estimate from 16 output frames spread over the clip,
- * sampled as the resample will: interpolated values print longer than the
- * source's). */
+int cli_check_size(const char *path, double fps, size_t frames, double bytes, size_t keys)
+{
+    const double bvh_max = (double)PB_BVH_MAX_FILE_BYTES;
+    int beyond_bvh = bytes > bvh_max;
+    int out_of_proportion =
+        bytes > CLI_SIZE_FLOOR && (double)frames > CLI_FRAMES_PER_KEY * (double)keys;
+    if (!beyond_bvh && !out_of_proportion)
+        return 0;
+    char limit[160];
+    if (beyond_bvh)
+        snprintf(limit, sizeof limit, "the %.3g GB a BVH file may have", bvh_max / 1e9);
+    else
+        snprintf(limit, sizeof limit,
+                 "the %.3g GB allowed at more than %g frames for each of the input's %zu keys",
+                 CLI_SIZE_FLOOR / 1e9, CLI_FRAMES_PER_KEY, keys);
+    cli_error("%s: at %g fps the output would be about %.3g GB (%zu frames), more than %s; "
+              "nothing written (a lower --fps?)",
+              path, fps, bytes / 1e9, frames, limit);
+    return -1;
+}
+
+/* cli_check_size of the resampled text (the library's estimate from 16
+ * output frames spread over the clip, sampled as the resample will:
+ * interpolated values print longer than the source's); -1 reported. */
 static int too_large(const pb_bvh *src, double fps, unsigned flags, const char *path)
 {
     size_t frames = 0;
     double est = 0.0;
     pb_bvh_write_opts wo = {cli_euler_mode, NULL, NULL, 0, 0};
     pb_io_error err;
-    int big = pb_bvh_resample_estimate(src, fps, flags & PB_CLIP_LOOP, &wo, &frames, &est, &err) ==
-                  PB_IO_OK &&
-              est > (double)PB_BVH_MAX_FILE_BYTES;
-    if (big)
-        cli_error("%s: at %g fps the output would be about %.2f GB (%zu frames), more than the "
-                  "%.2f GB a BVH file may have; nothing written (a lower --fps?)",
-                  path, fps, est / 1e9, frames, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
-    return big;
+    if (pb_bvh_resample_estimate(src, fps, flags & PB_CLIP_LOOP, &wo, &frames, &est, &err) !=
+        PB_IO_OK)
+        return 0; /* the resample itself says what is wrong */
+    return cli_check_size(path, fps, frames, est, src->num_frames);
 }
 
 int cli_resample_check(const pb_bvh *src, double fps, unsigned flags, const char *path)
@@ -107,7 +123,7 @@ int cli_resample_check(const pb_bvh *src, double fps, unsigned flags, const char
         cli_error("%s: cannot resample to %g fps (invalid clip or too many frames)", path, fps);
         return -1;
     }
-    return too_large(src, fps, clip_flags, path) ? -1 : 0;
+    return too_large(src, fps, clip_flags, path);
 }
 
 int cli_resample(const pb_bvh *src, double fps, unsigned flags, pb_bvh *dst, const char *path)

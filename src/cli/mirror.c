@@ -127,11 +127,12 @@ int cmd_mirror(int argc, char **argv)
         rc = cli_usage_error(o.cmd, "-o OUT is required");
     else if (!cli_is_dash(o.out) && cli_is_dir(o.out))
         rc = cli_usage_error(o.cmd, "-o %s is a directory; give the output file", o.out);
-    else if (cli_same_output(o.out, o.inputs[0])) {
-        cli_error("%s: output is the input file %s; refusing to overwrite it", o.out, o.inputs[0]);
-        rc = CLI_FAILED;
-    } else
-        rc = mirror_file(o.inputs[0], o.out, m);
+    else if ((rc = cli_check_clip_output(o.cmd, o.out)) == CLI_OK) {
+        cli_file in = {o.inputs[0], NULL, NULL}, out = {o.out, NULL, NULL};
+        rc = cli_protect(&in, 1, &out, 1);
+        if (rc == CLI_OK)
+            rc = mirror_file(o.inputs[0], o.out, m);
+    }
     free(m);
     return rc;
 }

@@ -58,12 +58,8 @@ static pb_io_code write_text_cb(FILE *f, void *vctx, pb_io_error *err)
     return PB_IO_OK;
 }
 
-int cli_write_text(const char *path, const char *in, int (*fn)(FILE *f, void *ctx), void *ctx)
+int cli_write_text(const char *path, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
-    if (in && cli_same_output(path, in)) {
-        cli_error("%s: the output would overwrite the input %s; refused", path, in);
-        return -1;
-    }
     text_ctx t = {fn, ctx, 0};
     pb_io_error err;
     memset(&err, 0, sizeof err);

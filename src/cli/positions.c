@@ -36,6 +36,8 @@ static const char usage[] =
     "                     J.z; .npy shape (frames, joints, 7): x y z qw qx qy qz\n"
     "      --joints LIST  only these joints (comma separated names, in the\n"
     "                     order given); default every joint, in file order\n"
+    "                     (a CSV of joints sharing a name is refused: its\n"
+    "                     columns would repeat; .npy goes by index)\n"
     "      --three        three.js's root convention (channels + OFFSET; BVH\n"
     "                     inputs only)\n"
     "      --strict       a 'Frames:' count that disagrees with the data lines is\n"
@@ -115,13 +117,47 @@ static int check_args(const cli_opts *o, pos_job *p)
     return CLI_OK;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A CSV's columns are named by the joints: two joints of one name would
+ * make two columns of one name. 0, or -1 reported (O(J log J)). */
+static int unique_names(const pos_job *p)
+{
+    const pb_bvh *b = &p->clip;
+    const size_t J = b->num_joints;
+    const char **names = malloc((J ? J : 1) * sizeof *names);
+    if (!names) {
+        cli_error("out of memory");
+        return -1;
+    }
+    for (size_t j = 0; j < J; j++)
+        names[j] = b->joints[j].name;
+    qsort(names, J, sizeof *names, by_name);
+    int rc = 0;
+    for (size_t j = 1; j < J && rc == 0; j++)
+        if (strcmp(names[j], names[j - 1]) == 0) {
+            cli_error("%s: several joints are named '%s': the CSV's columns would repeat it "
+                      "(name the joints to write with --joints, or write .npy)",
+                      p->in, names[j]);
+            rc = -1;
+        }
+    free(names);
+    return rc;
+}
+
 /* The output joints: --joints by name (each present once in the file, and
- * once in the list), or every joint. 0, or -1 (reported). */
+ * once in the list), or every joint (each name once, for a CSV). 0, or -1
+ * (reported). */
 static int select_joints(pos_job *p)
 {
     const pb_bvh *b = &p->clip;
     const size_t J = b->num_joints;
     if (!p->joints_arg) {
+        if (!p->npy && unique_names(p))
+            return -1;
         p->sel = malloc(J * sizeof *p->sel);
         if (!p->sel) {
             cli_error("out of memory");
@@ -332,7 +368,7 @@ static int write_cb(FILE *f, void *ctx)
 
 /* the library's output rules (cli_write_text: pb_io_write_file, a temporary
  * renamed over the output; "-" standard output) */
-static int write_out(pos_job *p) { return cli_write_text(p->out, NULL, write_cb, p); }
+static int write_out(pos_job *p) { return cli_write_text(p->out, write_cb, p); }
 
 int cmd_positions(int argc, char **argv)
 {
@@ -352,10 +388,9 @@ int cmd_positions(int argc, char **argv)
         return CLI_EXIT(rc);
     if ((rc = check_args(&o, &p)) != CLI_OK)
         return rc;
-    if (cli_same_output(p.out, p.in)) {
-        cli_error("%s: output is the input file %s; refusing to overwrite it", p.out, p.in);
+    cli_file in = {p.in, NULL, NULL}, out = {p.out, NULL, NULL};
+    if (cli_protect(&in, 1, &out, 1) != CLI_OK)
         return CLI_FAILED;
-    }
     if (p.three && cli_is_gltf(p.in))
         return cli_usage_error(o.cmd, "--three is for BVH inputs (three.js's GLTFLoader reads "
                                       "glTF translations as posebatch does)");

@@ -15,13 +15,16 @@ static const char usage[] =
     "Resamples each clip to N frames per second: rotations by quaternion\n"
     "Catmull-Rom (hemisphere flips in the input are handled), positions by\n"
     "vec3 Catmull-Rom. The output keeps the skeleton and channel layout and\n"
-    "has Frame Time 1/N. Output frames: floor((F-1) * T * N) + 1 for F input\n"
-    "frames of T seconds, or round(F * T * N) with --loop.\n"
+    "has Frame Time 1/N. Output frames: floor((F-1) / s) + 1 for F input\n"
+    "frames of T seconds, or round(F / s) with --loop, where s = 1 / (T N) is\n"
+    "the step in input frames, taken as the fraction p/q (q <= 64) within\n"
+    "1e-4 of it where there is one (a Frame Time of 0.008333 is 1/120 s).\n"
     "\n"
-    "  -o, --output PATH  output file (one input), or directory: with several\n"
-    "                     inputs, or when PATH is a directory or ends in '/',\n"
-    "                     each output is PATH/<input file name> (the directory\n"
-    "                     is created if missing); '-o -' is standard output\n"
+    "  -o, --output PATH  output file (one input: .bvh, .glb or .gltf), or\n"
+    "                     directory: with several inputs, or when PATH is a\n"
+    "                     directory or ends in '/', each output is\n"
+    "                     PATH/<input file name> (a missing directory is made\n"
+    "                     when PATH ends in '/'); '-o -' is standard output\n"
     "                     (one input only). An input '-' is standard input\n"
     "                     (once; its output under -o DIR is stdin.bvh)\n"
     "      --fps N        output frame rate, 0.001 <= N <= 100000 (required)\n"
@@ -57,7 +60,10 @@ static const char usage[] =
     "convert' does (the skeleton as nodes, one animation of LINEAR keys).\n"
     "\n"
     "An output that would replace an input, or another input's output, is\n"
-    "refused. Outputs are written atomically: a failed write leaves nothing.\n"
+    "refused, and so is an output more than 64 MB at more than 1000 frames\n"
+    "per input frame or key (see 'posebatch convert --help'). Under -o DIR an\n"
+    "output already there that is not a regular file (a FIFO) is skipped.\n"
+    "Outputs are written atomically: a failed write leaves nothing.\n"
     "Exit status: 0 all written, 1 some input failed (the others are still\n"
     "written), 2 usage error.\n";
 
@@ -181,120 +187,59 @@ static char *join_path(const char *dir, const char *name)
     return p;
 }
 
-/* An input file's identity, for clash checks by sorting. */
-typedef struct file_id {
-    dev_t dev;
-    ino_t ino;
-    size_t index;
-} file_id;
-
-static int by_id(const void *pa, const void *pb)
+/* The one rule for inputs (cli_check_files) over every input and every
+ * output (and --velocity-csv, its one input's): an output that is an input
+ * file or repeats an earlier output is refused (with -j the two writers, or
+ * a reader and a writer, would race). Under -o DIR an output already there
+ * that is not a regular file (a FIFO: opening it waits for a reader) is
+ * skipped. Returns CLI_OK, or CLI_FAILED when out of memory. */
+static int refuse_clashes(job *jobs, size_t n, int dir)
 {
-    const file_id *a = pa, *b = pb;
-    if (a->dev != b->dev)
-        return a->dev < b->dev ? -1 : 1;
-    if (a->ino != b->ino)
-        return a->ino < b->ino ? -1 : 1;
-    return (a->index > b->index) - (a->index < b->index);
-}
-
-/* The first (lowest) input index of file st among ids[m] sorted by_id, or
- * (size_t)-1. */
-static size_t input_of(const file_id *ids, size_t m, const struct stat *st)
-{
-    size_t lo = 0, hi = m;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const file_id *f = &ids[mid];
-        if (f->dev < st->st_dev || (f->dev == st->st_dev && f->ino < st->st_ino))
-            lo = mid + 1;
-        else
-            hi = mid;
+    size_t n_out = n + (cli_velocity_csv ? 1u : 0u);
+    cli_file *ins = malloc((n ? n : 1) * sizeof *ins);
+    cli_file *outs = malloc(n_out * sizeof *outs + 1);
+    unsigned char *bad = calloc(n_out + 1, 1);
+    long refused = -1;
+    if (ins && outs && bad) {
+        for (size_t i = 0; i < n; i++) {
+            ins[i] = (cli_file){jobs[i].in, NULL, NULL};
+            outs[i] = (cli_file){jobs[i].out, NULL, jobs[i].in};
+        }
+        if (cli_velocity_csv)
+            outs[n] = (cli_file){cli_velocity_csv, NULL, jobs[0].in};
+        refused = cli_check_files(ins, n, outs, n_out, bad);
     }
-    return lo < m && ids[lo].dev == st->st_dev && ids[lo].ino == st->st_ino ? ids[lo].index
-                                                                            : (size_t)-1;
-}
-
-typedef struct out_ref {
-    const char *out;
-    size_t index;
-} out_ref;
-
-static int by_out(const void *pa, const void *pb)
-{
-    const out_ref *a = pa, *b = pb;
-    int c = strcmp(a->out, b->out);
-    return c ? c : (a->index > b->index) - (a->index < b->index);
-}
-
-/* Refuses outputs that are an input file (device and inode, as
- * cli_same_output) or repeat an earlier output: with -j the two writers (or a
- * reader and a writer) would race. Linear in stat calls (each input and
- * output once, "-" never), O(n log n) in all: thousands of inputs set up in
- * milliseconds. Messages come in input order. Returns CLI_OK, or CLI_FAILED
- * when out of memory. */
-static int refuse_clashes(job *jobs, size_t n)
-{
-    file_id *ids = malloc((n ? n : 1) * sizeof *ids);
-    out_ref *outs = malloc((n ? n : 1) * sizeof *outs);
-    size_t *clash = malloc((n ? n : 1) * sizeof *clash); /* input clashed with, or -1 */
-    size_t m = 0, k = 0;
-    if (!ids || !outs || !clash) {
-        free(ids);
-        free(outs);
-        free(clash);
+    for (size_t i = 0; i < n && refused >= 0; i++) {
+        struct stat st;
+        if (bad[i] || (n_out > n && bad[n]))
+            jobs[i].failed = 1;
+        else if (dir && stat(jobs[i].out, &st) == 0 && !S_ISREG(st.st_mode)) {
+            cli_error("%s: output %s is already there and is not a regular file; skipped",
+                      jobs[i].in, jobs[i].out);
+            jobs[i].failed = 1;
+        }
+    }
+    free(ins);
+    free(outs);
+    free(bad);
+    if (refused < 0) {
         cli_error("out of memory");
         return CLI_FAILED;
     }
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        if (!cli_is_dash(jobs[i].in) && stat(jobs[i].in, &st) == 0)
-            ids[m++] = (file_id){st.st_dev, st.st_ino, i};
-    }
-    qsort(ids, m, sizeof *ids, by_id);
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        clash[i] = (size_t)-1;
-        if (!cli_is_dash(jobs[i].out) && stat(jobs[i].out, &st) == 0)
-            clash[i] = input_of(ids, m, &st);
-        if (clash[i] == (size_t)-1)
-            outs[k++] = (out_ref){jobs[i].out, i};
-    }
-    /* Among the jobs left, equal output paths: the first one keeps it. */
-    qsort(outs, k, sizeof *outs, by_out);
-    size_t *dup_of = clash; /* reused: n + i marks "output of job i too" */
-    for (size_t g = 0, r = 1; r <= k; r++) {
-        if (r < k && strcmp(outs[r].out, outs[g].out) == 0)
-            dup_of[outs[r].index] = n + outs[g].index;
-        else
-            g = r;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t c = clash[i];
-        if (c == (size_t)-1)
-            continue;
-        jobs[i].failed = 1;
-        if (c >= n)
-            cli_error("%s: output %s is also the output of %s; skipped", jobs[i].in, jobs[i].out,
-                      jobs[c - n].in);
-        else if (c == i || cli_same_output(jobs[i].out, jobs[i].in))
-            cli_error("%s: the output would overwrite this input; refused", jobs[i].in);
-        else
-            cli_error("%s: output %s is the input file %s; refused", jobs[i].in, jobs[i].out,
-                      jobs[c].in);
-    }
-    free(ids);
-    free(outs);
-    free(clash);
     return CLI_OK;
+}
+
+static int ends_in_slash(const char *path)
+{
+    size_t len = strlen(path);
+    return len > 0 && path[len - 1] == '/';
 }
 
 static int want_dir(const cli_opts *o)
 {
-    size_t len = strlen(o->out);
     if (cli_is_dash(o->out)) /* standard output */
         return 0;
-    return o->num_inputs > 1 || cli_is_dir(o->out) || (len > 0 && o->out[len - 1] == '/');
+    return o->num_inputs > 1 || cli_is_dir(o->out) || ends_in_slash(o->out);
 }
 
 /* Output paths for every input; returns CLI_OK, or an exit code. */
@@ -304,6 +249,15 @@ static int plan_outputs(const cli_opts *o, job *jobs)
     struct stat st;
     if (dir && stat(o->out, &st) == 0 && !S_ISDIR(st.st_mode))
         return cli_usage_error(o->cmd, "-o %s: with several inputs -o must be a directory", o->out);
+    /* a directory is made only when asked for: "-o one.bvh" with two
+     * inputs is a mistake, not a directory named one.bvh */
+    if (dir && !cli_is_dir(o->out) && !ends_in_slash(o->out))
+        return cli_usage_error(o->cmd,
+                               "-o %s: several inputs are written into a directory, and there is "
+                               "none of that name (end the name in '/' to have it made)",
+                               o->out);
+    if (!dir && cli_check_clip_output(o->cmd, o->out) != CLI_OK)
+        return CLI_USAGE;
     if (dir && !cli_is_dir(o->out) && mkdir(o->out, 0777) != 0) {
         cli_error("%s: cannot create directory: %s", o->out, strerror(errno));
         return CLI_FAILED;
@@ -316,7 +270,7 @@ static int plan_outputs(const cli_opts *o, job *jobs)
             return CLI_FAILED;
         }
     }
-    return refuse_clashes(jobs, o->num_inputs);
+    return refuse_clashes(jobs, o->num_inputs, dir);
 }
 
 static int check_args(const cli_opts *o)

@@ -133,15 +133,7 @@ static int parse(int argc, char **argv, rt_args *a)
 /* the target skeleton: a BVH file's header (no motion kept), or a glTF's */
 static int load_skeleton(const char *path, pb_bvh *out)
 {
-    if (cli_is_gltf(path)) {
-        pb_io_error err;
-        if (pb_io_read_clip(path, NULL, out, &err) != PB_IO_OK) {
-            cli_report_bvh(path, &err);
-            return -1;
-        }
-        return 0;
-    }
-    return cli_load_header(path, out);
+    return cli_is_gltf(path) ? cli_gltf_clip(path, out) : cli_load_header(path, out);
 }
 
 static void report(const pb_bvh *src, const pb_bvh *tgt, const long *match, const char *in,
@@ -180,11 +172,12 @@ int cmd_retarget(int argc, char **argv)
     int rc = parse(argc, argv, &a);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
-    if (cli_same_output(a.out, a.in) || cli_same_output(a.out, a.to) ||
-        (a.map && cli_same_output(a.out, a.map))) {
-        cli_error("%s: output is an input file; refusing to overwrite it", a.out);
+    if (cli_check_clip_output("retarget", a.out) != CLI_OK)
+        return CLI_USAGE;
+    cli_file ins[3] = {{a.in, NULL, NULL}, {a.to, "--to", NULL}, {a.map, "--map", NULL}};
+    cli_file fout = {a.out, NULL, NULL};
+    if (cli_protect(ins, a.map ? 3 : 2, &fout, 1) != CLI_OK)
         return CLI_FAILED;
-    }
     pb_retarget_map map;
     memset(&map, 0, sizeof map);
     pb_io_error err;

@@ -27,18 +27,23 @@ static const char usage[] =
     "                     .gltf writes glTF, anything else BVH\n"
     "      --root-csv FILE\n"
     "                     also write the root track: 'frame,time,x,y,z,qw,qx,\n"
-    "                     qy,qz', one line per frame (g and H)\n"
+    "                     qy,qz', one line per frame (g and H); the clip and\n"
+    "                     the CSV are written together (one failing, neither)\n"
     "      --apply FILE   the reverse: put the root track of FILE (a CSV as\n"
-    "                     --root-csv writes, one line per frame of IN) back\n"
-    "                     into IN (R = H R', P = H P' + g)\n"
+    "                     --root-csv writes, one line per frame of IN, frames\n"
+    "                     0, 1, ... in order; H a unit quaternion, its norm\n"
+    "                     within 1e-4 of 1) back into IN (R = H R', P = H P' + g)\n"
     "      --components LIST\n"
     "                     ground, heading or ground,heading (default both)\n"
     "      --up AXIS      x, y (default, as in BVH) or z\n"
     "      --joint NAME   the measured joint (default: the first ROOT); a\n"
-    "                     joint below the root is measured in model space\n" CLI_HELP_STRICT_EULER
-    "  -h, --help         this help\n"
+    "                     joint below the root is measured in model space; a\n"
+    "                     name several joints have is an error. A measured\n"
+    "                     joint that never moves gets a warning naming one\n"
+    "                     that does\n" CLI_HELP_STRICT_EULER "  -h, --help         this help\n"
     "\n"
-    "An output (or CSV) that would replace the input is refused; the clip is\n"
+    "An output (or CSV) that would replace an input (IN, the --apply file) is\n"
+    "refused, as is an --apply file that is not a regular file; the clip is\n"
     "written atomically. Exit status: 0 written, 1 the input failed, 2 usage\n"
     "error.\n";
 
@@ -105,6 +110,7 @@ static int take_own(void *ctx, int which, char *val)
 typedef struct track_csv {
     const pb_bvh *b;
     const pb_root_track *t;
+    const char *path; /* --root-csv */
 } track_csv;
 
 static int write_csv(FILE *f, void *ctx)
@@ -119,7 +125,21 @@ static int write_csv(FILE *f, void *ctx)
     return 0; /* the stream's errors: cli_write_text */
 }
 
-/* Reads the track of `frames` lines written by write_csv (time not used). */
+/* The CSV by the output rules, as cli_write_clip_with's second output. */
+static int write_track(void *ctx)
+{
+    return cli_write_text(((const track_csv *)ctx)->path, write_csv, ctx);
+}
+
+/* How far from 1 the norm of a heading read from an --apply CSV may be (as
+ * pb_clip_root_apply takes it; docs/cli.md): write_csv's 9 digits of a
+ * float unit quaternion are within 1e-7, 4 decimals typed by hand within
+ * about 1e-4. */
+#define UNIT_TOL 1e-4
+
+/* Reads the track of `frames` lines written by write_csv (time not used):
+ * line k + 2 is frame k (its frame column says so: a shuffled, repeated or
+ * missing line is an error), its heading a unit quaternion. */
 static int read_csv(const char *path, size_t frames, const pb_root_track *t)
 {
     FILE *f = fopen(path, "r");
@@ -167,6 +187,13 @@ static int read_csv(const char *path, size_t frames, const pb_root_track *t)
                       "frames)",
                       path, ln, v[0], g, frames);
             rc = -1;
+        } else if (!(fabs(sqrt(v[5] * v[5] + v[6] * v[6] + v[7] * v[7] + v[8] * v[8]) - 1.0) <=
+                     UNIT_TOL)) {
+            cli_error("%s: line %ld: the heading (qw,qx,qy,qz) = (%g,%g,%g,%g) is not a unit "
+                      "quaternion (its norm %g is not within %g of 1)",
+                      path, ln, v[5], v[6], v[7], v[8],
+                      sqrt(v[5] * v[5] + v[6] * v[6] + v[7] * v[7] + v[8] * v[8]), UNIT_TOL);
+            rc = -1;
         } else {
             t->pos.x[g] = (float)v[2];
             t->pos.y[g] = (float)v[3];
@@ -192,6 +219,58 @@ static int read_csv(const char *path, size_t frames, const pb_root_track *t)
 
 /* ------------------------------------------------------------ the work */
 
+/* 1 when joint j's local rotation or (pos: position) is not the same at
+ * every frame of b. */
+static int moves(const pb_bvh *b, size_t j, int pos)
+{
+    const size_t J = b->num_joints;
+    for (size_t e = j + J; e < b->num_frames * J; e += J) {
+        if (pos ? b->pos_x[e] != b->pos_x[j] || b->pos_y[e] != b->pos_y[j] ||
+                      b->pos_z[e] != b->pos_z[j]
+                : b->rot_w[e] != b->rot_w[j] || b->rot_x[e] != b->rot_x[j] ||
+                      b->rot_y[e] != b->rot_y[j] || b->rot_z[e] != b->rot_z[j])
+            return 1;
+    }
+    return 0;
+}
+
+/* A measured joint that never moves (a static joint_Root above the hips)
+ * leaves no root motion to take out: warned, naming a joint that does (for
+ * the components taken out: the first that travels, else the first that
+ * turns). */
+static void warn_static(const pb_bvh *b, const pb_root_track *t, const pb_root_opts *o,
+                        const char *in)
+{
+    const size_t F = b->num_frames, J = b->num_joints;
+    for (size_t f = 1; f < F; f++)
+        if (t->pos.x[f] != t->pos.x[0] || t->pos.y[f] != t->pos.y[0] ||
+            t->pos.z[f] != t->pos.z[0] || t->rot.w[f] != t->rot.w[0] ||
+            t->rot.x[f] != t->rot.x[0] || t->rot.y[f] != t->rot.y[0] || t->rot.z[f] != t->rot.z[0])
+            return;
+    if (F < 2)
+        return;
+    const int ground = (o->components & PB_ROOT_GROUND) != 0;
+    const int heading = (o->components & PB_ROOT_HEADING) != 0;
+    const char *what = ground && heading ? "does not move (the same ground position and heading "
+                                           "at every frame)"
+                       : ground          ? "does not travel (the same ground position at every "
+                                           "frame)"
+                                         : "does not turn (the same heading at every frame)";
+    long pick = -1;
+    for (int pos = ground; pos >= (heading ? 0 : 1) && pick < 0; pos--)
+        for (size_t j = 0; j < J && pick < 0; j++)
+            if (j != o->joint && moves(b, j, pos))
+                pick = (long)j;
+    if (pick >= 0)
+        cli_error("%s: warning: the measured joint '%s' %s: there is no root motion to take "
+                  "out; measure one that moves with --joint (e.g. --joint '%s')",
+                  in, b->joints[o->joint].name, what, b->joints[pick].name);
+    else
+        cli_error("%s: warning: the measured joint '%s' %s, nor does any other joint: there is "
+                  "no root motion to take out",
+                  in, b->joints[o->joint].name, what);
+}
+
 static int run(const char *in, const char *out, root_opts *r)
 {
     pb_bvh b;
@@ -209,8 +288,16 @@ static int run(const char *in, const char *out, root_opts *r)
         parents[j] = b.joints[j].parent;
     if (r->joint) {
         long j = pb_bvh_find_joint(&b, r->joint);
+        size_t named = 0;
+        for (size_t k = 0; k < J; k++)
+            named += strcmp(b.joints[k].name, r->joint) == 0;
         if (j < 0) {
             cli_error("%s: --joint: no joint named '%s'", in, r->joint);
+            goto done;
+        }
+        if (named > 1) {
+            cli_error("%s: --joint: %zu joints are named '%s'; --joint cannot choose", in, named,
+                      r->joint);
             goto done;
         }
         r->o.joint = (size_t)j;
@@ -226,16 +313,19 @@ static int run(const char *in, const char *out, root_opts *r)
         st = pb_clip_root_apply(&c, parents, &r->o, &ct);
     } else {
         st = pb_clip_root_extract(&c, parents, &r->o, &t);
+        if (st == PB_OK)
+            warn_static(&b, &t, &r->o, in);
     }
     if (st != PB_OK) {
         cli_report_status(in, r->apply ? "root-motion --apply" : "root-motion", st);
         goto done;
     }
-    /* the clip is written first: a CSV is only left for a written clip */
+    /* the clip and the CSV both written, then both renamed: one failing
+     * leaves neither */
     pb_bvh_write_opts wo = {.euler = cli_euler_mode};
-    track_csv tc = {&b, &t};
-    if (cli_write_clip(out, &b, &wo) == 0 &&
-        (!r->csv || cli_write_text(r->csv, in, write_csv, &tc) == 0))
+    track_csv tc = {&b, &t, r->csv};
+    if ((r->csv ? cli_write_clip_with(out, &b, &wo, write_track, &tc)
+                : cli_write_clip(out, &b, &wo)) == 0)
         rc = CLI_OK;
 done:
     free(mem);
@@ -267,11 +357,11 @@ int cmd_root_motion(int argc, char **argv)
     const char *in = o.inputs[0];
     if (r.csv && (cli_is_dash(r.csv) || strcmp(r.csv, o.out) == 0))
         return cli_usage_error(o.cmd, "--root-csv %s: give a file other than the output", r.csv);
-    if (cli_same_output(o.out, in) || (r.csv && cli_same_output(r.csv, in)) ||
-        (r.csv && r.apply == NULL && cli_same_output(r.csv, o.out))) {
-        cli_error("%s: an output is the input file %s; refusing to overwrite it",
-                  cli_same_output(o.out, in) ? o.out : r.csv, in);
+    if (cli_check_clip_output(o.cmd, o.out) != CLI_OK)
+        return CLI_USAGE;
+    cli_file ins[2] = {{in, NULL, NULL}, {r.apply, "--apply", NULL}};
+    cli_file outs[2] = {{o.out, NULL, NULL}, {r.csv, NULL, NULL}};
+    if (cli_protect(ins, r.apply ? 2 : 1, outs, r.csv ? 2 : 1) != CLI_OK)
         return CLI_FAILED;
-    }
     return run(in, o.out, &r);
 }

@@ -78,7 +78,7 @@ int cli_velocity_write(const pb_bvh *src, double fps, unsigned flags, const char
         cli_report_status(path, "velocity", st);
     else {
         vel_csv v = {src, frames, dc.frame_time, a[7], a[8], a[9]};
-        rc = cli_write_text(cli_velocity_csv, path, write_csv, &v);
+        rc = cli_write_text(cli_velocity_csv, write_csv, &v);
     }
     free(mem);
     return rc;

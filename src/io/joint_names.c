@@ -1,6 +1,8 @@
 /* Joint names: the left/right name families (see joint_names.h). Plain
  * ASCII case folding: joint names are identifiers in every format read. */
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "joint_names.h"
@@ -20,16 +22,75 @@ static int eq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-long jn_find(const char *const *names, size_t n, const char *name)
+/* FNV-1a over the lower-cased bytes, folded to 32 bits */
+static uint32_t hash_nocase(const char *s)
 {
-    long found = -1;
-    for (size_t i = 0; i < n; i++)
-        if (names[i] && eq_nocase(names[i], name)) {
-            if (found >= 0)
-                return -2;
-            found = (long)i;
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++) {
+        h ^= (unsigned char)lower(*s);
+        h *= 1099511628211u;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The slot of `name` (hash h): where it is, or the empty slot it would go to. */
+static size_t probe(jn_index *ix, const char *name, uint32_t h)
+{
+    size_t i = h & ix->mask;
+    for (;; i = (i + 1) & ix->mask) {
+        ix->probes++;
+        if (ix->slot[i] < 0)
+            return i;
+        if (ix->hash[i] == h) {
+            ix->texts++;
+            if (eq_nocase(ix->names[ix->slot[i]], name))
+                return i;
         }
-    return found;
+    }
+}
+
+int jn_index_init(jn_index *ix, const char *const *names, size_t n)
+{
+    memset(ix, 0, sizeof *ix);
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    ix->names = names;
+    ix->mask = cap - 1;
+    ix->slot = malloc(cap * sizeof *ix->slot);
+    ix->hash = malloc(cap * sizeof *ix->hash);
+    ix->dup = calloc(cap, 1);
+    if (!ix->slot || !ix->hash || !ix->dup) {
+        jn_index_free(ix);
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        ix->slot[i] = -1;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t h = hash_nocase(names[j]);
+        size_t i = probe(ix, names[j], h);
+        if (ix->slot[i] >= 0) {
+            ix->dup[i] = 1;
+        } else {
+            ix->slot[i] = (int32_t)j;
+            ix->hash[i] = h;
+        }
+    }
+    return 0;
+}
+
+void jn_index_free(jn_index *ix)
+{
+    free(ix->slot);
+    free(ix->hash);
+    free(ix->dup);
+    memset(ix, 0, sizeof *ix);
+}
+
+long jn_index_find(jn_index *ix, const char *name)
+{
+    size_t i = probe(ix, name, hash_nocase(name));
+    return ix->slot[i] < 0 ? -1 : ix->dup[i] ? -2 : (long)ix->slot[i];
 }
 
 /* buf = the lower-cased name with [at, at + cut) replaced by rep. */

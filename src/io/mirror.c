@@ -13,10 +13,9 @@
 
 /* ------------------------------------------------------------ the table */
 
-static pb_io_code find_named(const char *const *names, size_t n, const char *name, long *out,
-                             pb_io_error *err)
+static pb_io_code find_named(jn_index *ix, const char *name, long *out, pb_io_error *err)
 {
-    long i = name ? jn_find(names, n, name) : -1;
+    long i = name ? jn_index_find(ix, name) : -1;
     if (!name)
         return io_set_err(err, PB_IO_ERR_ARG, 0, "explicit pair: a name is NULL");
     if (i == -1)
@@ -43,17 +42,20 @@ pb_io_code pb_joint_mirror_table(size_t n, const char *const *names, const pb_jo
         if (!names[j])
             return io_set_err(err, PB_IO_ERR_ARG, 0, "the name of joint %zu is NULL", j);
     int32_t *m = malloc((n ? n : 1) * sizeof *m);
-    if (!m)
+    jn_index ix; /* the names by their text: each look-up a few probes */
+    if (!m || jn_index_init(&ix, names, n) != 0) {
+        free(m);
         return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+    }
     for (size_t j = 0; j < n; j++)
         m[j] = -1;
     pb_io_code code = PB_IO_OK;
     /* explicit pairs first */
     for (size_t p = 0; p < num_pairs && code == PB_IO_OK; p++) {
         long a = 0, b = 0;
-        code = find_named(names, n, pairs[p].a, &a, err);
+        code = find_named(&ix, pairs[p].a, &a, err);
         if (code == PB_IO_OK)
-            code = find_named(names, n, pairs[p].b, &b, err);
+            code = find_named(&ix, pairs[p].b, &b, err);
         if (code != PB_IO_OK)
             break;
         if (m[a] != -1 || m[b] != -1) {
@@ -72,7 +74,7 @@ pb_io_code pb_joint_mirror_table(size_t n, const char *const *names, const pb_jo
         if (m[j] != -1)
             continue;
         jn_side_kind kind = jn_counterpart(names[j], cp, sizeof cp);
-        long c = kind == JN_NONE ? -1 : jn_find(names, n, cp);
+        long c = kind == JN_NONE ? -1 : jn_index_find(&ix, cp);
         if (kind == JN_NONE || (kind == JN_WEAK && c == -1)) {
             m[j] = (int32_t)j; /* centre line */
             continue;
@@ -92,7 +94,7 @@ pb_io_code pb_joint_mirror_table(size_t n, const char *const *names, const pb_jo
         }
         /* the counterpart's own family must lead back here */
         jn_side_kind bk = jn_counterpart(names[c], back, sizeof back);
-        if ((size_t)c == j || bk == JN_NONE || jn_find(names, n, back) != (long)j) {
+        if ((size_t)c == j || bk == JN_NONE || jn_index_find(&ix, back) != (long)j) {
             code = io_set_err(err, PB_IO_ERR_ARG, 0,
                               "joint '%s' pairs by name with '%s', but '%s' does not pair back "
                               "(give an explicit pair)",
@@ -111,6 +113,7 @@ pb_io_code pb_joint_mirror_table(size_t n, const char *const *names, const pb_jo
     }
     if (code == PB_IO_OK)
         memcpy(mirror, m, n * sizeof *m);
+    jn_index_free(&ix);
     free(m);
     return code;
 }
@@ -188,13 +191,33 @@ static pb_io_code check_table(const pb_bvh *src, const int32_t *m, pb_io_error *
     return code;
 }
 
-/* The k-th End Site of joint p (k from 0), or -1. */
-static long end_site_of(const pb_bvh *b, int32_t p, size_t k)
+/* src's End Sites by parent, in file order: those of joint j are
+ * order[start[j] .. start[j + 1] - 1] (start: J + 1 entries); one pass, so
+ * that mirroring is linear in the End Sites as well. 0, or -1 when out of
+ * memory. (Parents checked by check_table.) */
+static int end_sites_by_joint(const pb_bvh *b, size_t **start_out, size_t **order_out)
 {
-    for (size_t e = 0; e < b->num_end_sites; e++)
-        if (b->end_sites[e].parent == p && k-- == 0)
-            return (long)e;
-    return -1;
+    const size_t J = b->num_joints, E = b->num_end_sites;
+    size_t *start = calloc(J + 1, sizeof *start), *order = malloc((E ? E : 1) * sizeof *order);
+    size_t *fill = calloc(J ? J : 1, sizeof *fill);
+    if (!start || !order || !fill) {
+        free(start);
+        free(order);
+        free(fill);
+        return -1;
+    }
+    for (size_t e = 0; e < E; e++)
+        start[b->end_sites[e].parent + 1]++;
+    for (size_t j = 0; j < J; j++)
+        start[j + 1] += start[j];
+    for (size_t e = 0; e < E; e++) {
+        size_t p = (size_t)b->end_sites[e].parent;
+        order[start[p] + fill[p]++] = e;
+    }
+    free(fill);
+    *start_out = start;
+    *order_out = order;
+    return 0;
 }
 
 pb_io_code pb_bvh_mirror(const pb_bvh *src, const int32_t *mirror, pb_mirror_plane plane,
@@ -241,18 +264,24 @@ pb_io_code pb_bvh_mirror(const pb_bvh *src, const int32_t *mirror, pb_mirror_pla
             float v = src->joints[mirror[j]].offset[k];
             nb.joints[j].offset[k] = k == n ? -v : v;
         }
-    for (size_t e = 0; e < nb.num_end_sites; e++) {
-        int32_t p = nb.end_sites[e].parent;
-        size_t k = 0;
-        for (size_t e2 = 0; e2 < e; e2++)
-            k += nb.end_sites[e2].parent == p;
-        long se = end_site_of(src, mirror[p], k); /* exists: the counts match */
+    /* End Site e, the k-th of joint p, gets the k-th of mirror[p] (which
+     * has as many: check_table) */
+    size_t *start = NULL, *order = NULL, *rank = NULL;
+    if (nb.num_end_sites > 0 &&
+        (end_sites_by_joint(src, &start, &order) != 0 || !(rank = calloc(J, sizeof *rank))))
+        code = io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+    for (size_t e = 0; e < nb.num_end_sites && code == PB_IO_OK; e++) {
+        size_t p = (size_t)nb.end_sites[e].parent;
+        size_t se = order[start[mirror[p]] + rank[p]++];
         for (int c = 0; c < 3; c++) {
             float v = src->end_sites[se].offset[c];
             nb.end_sites[e].offset[c] = c == n ? -v : v;
         }
     }
-    if (F > 0) {
+    free(start);
+    free(order);
+    free(rank);
+    if (code == PB_IO_OK && F > 0) {
         pb_clip sc = pb_bvh_clip(src), dc = pb_bvh_clip(&nb);
         pb_status st = pb_clip_mirror(&sc, mirror, plane, &dc);
         if (st != PB_OK)

@@ -97,6 +97,27 @@ const char *rt_family_name(int family)
     return family >= 0 && family < F_COUNT ? family_names[family] : NULL;
 }
 
+int rt_family_is(int family, const char *name)
+{
+    const char *f = rt_family_name(family);
+    return f && strcmp(f, name) == 0;
+}
+
+int rt_family_bends(int family)
+{
+    switch (family) {
+    case F_SPINE:
+    case F_SPINE1:
+    case F_SPINE2:
+    case F_SPINE3:
+    case F_CHEST:
+    case F_UPPERCHEST:
+    case F_NECK:
+    case F_NECK1: return 1;
+    default: return 0;
+    }
+}
+
 /* ------------------------------------------------------------ name keys */
 
 #define MAX_WORDS 32

@@ -24,6 +24,12 @@ typedef struct rt_key {
 void rt_name_key(const char *name, rt_key *k);
 /* The family's name ("hips", "upleg", ...), NULL out of range. */
 const char *rt_family_name(int family);
+/* 1 when family is the one named `name` ("foot", "toe", "upleg", ...). */
+int rt_family_is(int family, const char *name);
+/* 1 for the families of the torso and neck chains, whose bend is
+ * distributed: spine, spine1, spine2, spine3, chest, upperchest, neck,
+ * neck1. */
+int rt_family_bends(int family);
 
 /* The pairing: match_t[t] = source joint or -1, for every target joint;
  * with the map, the name keys (unless map_only), the root pair and count

@@ -117,7 +117,7 @@ sys.exit(not (all(a[k] == b.get(k) for k in keys) and set(a) == set(b)))' "$MAN"
   # SIGTERM while the temporary is being written: it is removed, the process
   # dies of the signal (the glTF writer goes through file_write.c as BVH does)
   mkdir -p "$T/sig"
-  "$PB" resample --cubic "$FOX" --fps 30000 -o "$T/sig/big.gltf" 2>"$T/err" &
+  "$PB" resample --cubic "$FOX" --fps 20000 -o "$T/sig/big.gltf" 2>"$T/err" &
   pid=$!
   for _ in $(seq 1 600); do ls -A "$T/sig" | grep -q '\.tmp-' && break; sleep 0.05; done
   seen=$(ls -A "$T/sig")

@@ -206,7 +206,7 @@ expect "resample - -o -" 0 resample - -o - --fps 60 <"$T/a.bvh"
 check "stdin to stdout" cmp -s "$T/out" "$ref60"
 expect "resample - -o DIR/" 0 resample - -o "$T/sdir/" --fps 60 <"$T/a.bvh"
 check "stdin under -o DIR is DIR/stdin.bvh" cmp -s "$T/sdir/stdin.bvh" "$ref60"
-expect "resample - with another input, -o DIR" 0 resample - "$T/b.bvh" -o "$T/sdir2" --fps 60 <"$T/a.bvh"
+expect "resample - with another input, -o DIR/" 0 resample - "$T/b.bvh" -o "$T/sdir2/" --fps 60 <"$T/a.bvh"
 check "both written: stdin.bvh and b.bvh" test "$(ls "$T/sdir2" | tr '\n' ' ')" = "b.bvh stdin.bvh "
 expect "-o - with two inputs" 2 resample "$T/a.bvh" "$T/b.bvh" -o - --fps 60
 expect "'-' twice" 2 resample - - -o "$T/sdir3" --fps 60 </dev/null

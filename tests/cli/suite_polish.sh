@@ -116,7 +116,7 @@ cp "$T/one.bvh" "$T/h1/c.bvh"
 cp "$T/one.bvh" "$T/h2/c.bvh"
 ln "$T/h1/c.bvh" "$T/hout/c.bvh"
 expect "an output that is a hard link to an input" 1 resample "$T/h1/c.bvh" -o "$T/hout/" --fps 30
-check "hard link: refused as this input" grep -q "the output would overwrite this input; refused" "$T/err"
+check "hard link: refused as this input" grep -q "the output $T/hout/c.bvh would overwrite this input; refused" "$T/err"
 rm "$T/hout/c.bvh"
 expect "two inputs with one output name" 1 resample "$T/h1/c.bvh" "$T/h2/c.bvh" -o "$T/hout" --fps 30
 check "the second is skipped, naming the first" \
@@ -124,10 +124,10 @@ check "the second is skipped, naming the first" \
 check "the first is written" has_frames "$T/hout/c.bvh" 1
 
 echo "== progress"
-expect "stderr not a terminal: no progress" 0 resample "$T/a.bvh" "$T/b.bvh" -o "$T/prog" --fps 480
+expect "stderr not a terminal: no progress" 0 resample "$T/a.bvh" "$T/b.bvh" -o "$T/prog/" --fps 480
 check "stderr not a terminal: nothing on stderr" test ! -s "$T/err"
 if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; then
-  script -qc "'$PB' resample '$T/a.bvh' '$T/short.bvh' -o '$T/prog2' --fps 480" /dev/null \
+  script -qc "'$PB' resample '$T/a.bvh' '$T/short.bvh' -o '$T/prog2/' --fps 480" /dev/null \
     </dev/null >"$T/tty" 2>&1
   tr '\r' '\n' <"$T/tty" >"$T/ttylines"
   check "terminal: percent of frames within the first file" grep -qE "\[1/2\] $T/a.bvh [0-9]+%" "$T/ttylines"

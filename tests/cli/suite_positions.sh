@@ -148,7 +148,7 @@ expect "two inputs" 2 positions "$T/a.bvh" "$T/b.bvh" -o "$T/e4.csv"
 expect "an unknown option" 2 positions "$T/a.bvh" -o "$T/e4.csv" --fps 30
 cp "$T/a.bvh" "$T/in.csv"
 expect "output = input" 1 positions "$T/in.csv" -o "$T/in.csv"
-check "output = input: refused, untouched" grep -q "refusing to overwrite" "$T/err"
+check "output = input: refused, untouched" grep -q "would overwrite this input; refused" "$T/err"
 check "output = input: input untouched" cmp -s "$T/in.csv" "$T/a.bvh"
 ln -s in.csv "$T/link.csv"
 expect "output = input through a link" 1 positions "$T/in.csv" -o "$T/link.csv"

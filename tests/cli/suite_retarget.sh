@@ -36,7 +36,7 @@ echo "== retarget: output path rules"
 cp "$T/a.bvh" "$T/keep.bvh"
 expect "output over the input refused" 1 retarget "$T/a.bvh" --to "$T/b.bvh" -o "$T/a.bvh"
 check "the input is untouched" cmp -s "$T/a.bvh" "$T/keep.bvh"
-check "the message says why" grep -q 'refusing to overwrite' "$T/err"
+check "the message says why" grep -q 'would overwrite this input; refused' "$T/err"
 expect "output over the skeleton refused" 1 retarget "$T/a.bvh" --to "$T/b.bvh" -o "$T/b.bvh"
 check "the skeleton is untouched" cmp -s "$T/b.bvh" "$T/keep.bvh"
 

@@ -2,14 +2,17 @@
 data/ and ../shared/data/mocap resampled, byte-identical to the CLI's output;
 a broken clip and a name clash are failures that stop nothing."""
 import os
+import shutil
+import stat
 import subprocess
+import threading
 
 import pytest
 
 distributed = pytest.importorskip("distributed")
 
 from posebatch import dataset  # noqa: E402
-from conftest import DATA, ROOT, SHARED  # noqa: E402
+from conftest import CLIP, DATA, ROOT, SHARED, cli_path  # noqa: E402
 
 FPS = "200"
 
@@ -80,3 +83,70 @@ def test_dataset_fifo_fails_and_gltf_like_the_cli(client, cli, tmp_path):
         subprocess.run([cli, "resample", p, "--fps", "30", "-o", str(out)], check=True,
                        capture_output=True)
         assert (tmp_path / "o" / os.path.basename(p)).read_bytes() == out.read_bytes()
+
+
+def run_unless_blocked(fifo, call, seconds=90):
+    """call() in a thread; if it is still running after `seconds` (a worker
+    blocked opening the FIFO for writing), opens and closes the FIFO's read end
+    so that the worker goes on, and fails the test."""
+    box = {}
+
+    def target():
+        try:
+            box["value"] = call()
+        except BaseException as e:  # re-raised below
+            box["error"] = e
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(seconds)
+    if t.is_alive():
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        t.join(seconds)
+        pytest.fail(f"blocked on the FIFO {fifo} for {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+@pytest.mark.parametrize("via_link", [False, True])
+def test_dataset_output_fifo_fails_that_clip(client, tmp_path, via_link):
+    """A FIFO where an output goes (or a link to one) is a failure of that clip,
+    the FIFO left as it is; it used to block the call for ever."""
+    src = tmp_path / "in"
+    src.mkdir()
+    a, b = src / "a.bvh", src / "b.bvh"
+    shutil.copyfile(CLIP, a)
+    shutil.copyfile(CLIP, b)
+    out = tmp_path / "o"
+    out.mkdir()
+    fifo = tmp_path / "fifo" if via_link else out / "a.bvh"
+    os.mkfifo(fifo)
+    if via_link:
+        os.symlink(fifo, out / "a.bvh")
+    s = run_unless_blocked(fifo, lambda: dataset.resample([a, b], 30, out, client=client))
+    assert [p for p, _ in s.failures] == [str(a)]
+    assert "is a FIFO, not a regular file; not written" in s.failures[0][1]
+    assert s.clips == 1 and (out / "b.bvh").stat().st_size > 0
+    assert stat.S_ISFIFO(os.stat(out / "a.bvh").st_mode)
+
+
+def test_dataset_gltf_into_a_bvh_name_is_refused_like_the_cli(client, tmp_path):
+    """A glTF file named .bvh: its output name ends in .bvh, where the CLI
+    refuses to write glTF; the dataset refuses that clip too."""
+    import posebatch as pb
+    src = tmp_path / "in"
+    src.mkdir()
+    pb.read_bvh(CLIP).to_gltf().write(src / "walk.gltf")
+    os.rename(src / "walk.gltf", src / "walk.bvh")
+    assert pb.file_format(src / "walk.bvh") == "gltf"
+    out = tmp_path / "o"
+    s = dataset.resample([src / "walk.bvh", CLIP], 30, out, client=client)
+    assert [p for p, _ in s.failures] == [str(src / "walk.bvh")]
+    assert "not into the BVH name" in s.failures[0][1]
+    assert s.clips == 1 and not (out / "walk.bvh").exists()
+    cli = cli_path()
+    if cli:
+        r = subprocess.run([cli, "resample", str(src / "walk.bvh"), "--fps", "30", "-o",
+                            str(tmp_path / "cli") + "/"], capture_output=True, text=True)
+        assert r.returncode == 1 and "use 'posebatch convert'" in r.stderr
+        assert not (tmp_path / "cli" / "walk.bvh").exists()

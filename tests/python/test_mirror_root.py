@@ -107,7 +107,7 @@ def test_mirror_arrays_errors(rng):
         pb.mirror(rot, [0, 2, 1], plane="zz")
     with pytest.raises(ValueError, match="plane"):  # the whole str, not its prefix
         pb.mirror(rot, [0, 2, 1], plane="yz\0xy")
-    with pytest.raises(ValueError, match="3 entries"):
+    with pytest.raises(ValueError, match="'table' has 2 entries; the arrays have 3 joints"):
         pb.mirror(rot, [0, 1])
     with pytest.raises(ValueError):  # not an involution
         pb.mirror(rot, [1, 2, 0])

@@ -189,7 +189,6 @@ def test_matches_cli(cli, tmp_path):
     (lambda r, p: pb.local_to_model([-1, 0, 3], r, p), "parents[2] is 3"),
     (lambda r, p: pb.local_to_model([0, 0, 1], r, p), "parents[0] is 0"),
     (lambda r, p: pb.local_to_model([-1, 0, -2], r, p), "parents[2] is -2"),
-    (lambda r, p: pb.local_to_model([-1, 0, 1.5], r, p), "parents[2] is 1.5"),
     (lambda r, p: pb.local_to_model(np.array([-1.0, 0, 1]), r, p), "integer array"),
     (lambda r, p: pb.local_to_model([-1, 0, 1], r, p[:, :2]), "positions"),
     (lambda r, p: pb.local_to_model([-1, 0, 1], r[..., :3], p), "rotations"),
@@ -205,3 +204,33 @@ def test_errors(rng, call, message):
 def test_parents_type_error(rng):
     with pytest.raises(TypeError, match="parents"):
         pb.local_to_model(5, unit_quats(rng, (1, 1)))
+    with pytest.raises(TypeError, match=r"parents\[2\] is 1.5, not an int \(or None for a root\)"):
+        pb.local_to_model([-1, 0, 1.5], unit_quats(rng, (4, 3)))
+
+
+def test_parents_in_every_form(rng):
+    """Lists and tuples of ints read in place, other sequences and items through
+    a copy, integer arrays of any width, byte order or stride: the same parents."""
+    rot = unit_quats(rng, (3, 5))
+    pos = rng.normal(size=(3, 5, 3)).astype(np.float32)
+    par = [None, 0, 1, 1, 0]
+    want = pb.local_to_model(par, rot, pos)
+    ints = [-1, 0, 1, 1, 0]
+
+    class Seq(list):
+        pass
+
+    forms = [tuple(par), ints, Seq(par), iter(par), [None, False, True, True, 0],
+             [None, 0, np.int64(1), 1, 0]]
+    for dt in ("i1", "<i2", ">i4", "<i4", "<i8", ">i8"):
+        forms.append(np.array(ints, dt))
+    forms.append(np.array([-1, 9, 0, 9, 1, 9, 1, 9, 0], np.int32)[::2])  # strided
+    forms.append(np.frombuffer(b"\0" + np.array(ints, np.int32).tobytes(), np.int32,
+                               offset=1))  # misaligned
+    for f in forms:
+        got = pb.local_to_model(f, rot, pos)
+        assert all(np.array_equal(a, b) for a, b in zip(got, want)), repr(f)
+    # unsigned arrays have no -1: their root's parent is a joint
+    for dt in ("u1", "u4"):
+        with pytest.raises(ValueError, match=r"parents\[0\] is 0"):
+            pb.local_to_model(np.array([0, 0, 1, 1, 0], dt), rot, pos)

@@ -102,37 +102,30 @@ static pb_io_code fill_frames(const motion_src *m, double ft, const size_t *at, 
     return rc;
 }
 
-/* PB_IO_ERR_LIMIT (set) when F frames of b's skeleton would make a text
- * larger than the writer writes: estimated from 16 frames spread over them,
- * sampled first (so a tiny file claiming a huge animation fails at once). */
-static pb_io_code check_text_size(const motion_src *m, const pb_bvh *b, double ft, size_t F,
-                                  pb_io_error *err)
+/* The bytes of the BVH text of F frames of b's skeleton, estimated from
+ * 16 frames spread over them (all of them when F <= 16), sampled first: a
+ * tiny file claiming a huge animation is measured without making it. */
+static pb_io_code estimate_text(const motion_src *m, const pb_bvh *b, double ft, size_t F,
+                                double *est, pb_io_error *err)
 {
     enum { N = 16 };
-    if (F <= N)
-        return PB_IO_OK;
-    size_t at[N];
-    for (size_t i = 0; i < N; i++)
-        at[i] = i * (F - 1) / (N - 1);
+    size_t at[N], n = F < N ? F : N;
+    for (size_t i = 0; i < n; i++) /* F - 1 < 2^53: exact enough in double */
+        at[i] = n < 2 ? 0 : (size_t)((double)i * (double)(F - 1) / (double)(n - 1));
     pb_bvh probe = *b;
     probe.rot_w = probe.rot_x = probe.rot_y = probe.rot_z = NULL;
     probe.pos_x = probe.pos_y = probe.pos_z = NULL;
     probe.euler_deg = NULL;
     probe.decimals = NULL;
-    pb_io_code rc = bvh_alloc_motion(&probe, N, 0);
-    probe.num_frames = N;
+    pb_io_code rc = bvh_alloc_motion(&probe, n, 0);
+    probe.num_frames = n;
     if (rc)
         rc = io_nomem(err);
     else
         rc = fill_frames(m, ft, at, &probe, err);
-    double est = 0.0;
+    *est = 0.0;
     if (!rc)
-        rc = pb_bvh_estimate_bytes(&probe, F, NULL, &est, err);
-    if (!rc && est > (double)PB_BVH_MAX_FILE_BYTES)
-        rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0,
-                         "%zu frames at %g s would be a BVH of about %.2f GB, more than the "
-                         "%.2f GB a BVH file may have (a longer frame time?)",
-                         F, ft, est / 1e9, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
+        rc = pb_bvh_estimate_bytes(&probe, F, NULL, est, err);
     float *arr[7] = {probe.rot_w, probe.rot_x, probe.rot_y, probe.rot_z,
                      probe.pos_x, probe.pos_y, probe.pos_z};
     for (int k = 0; k < 7; k++)
@@ -300,11 +293,36 @@ static pb_io_code choose_frame_time(const gltf_priv *pv, size_t anim, const pb_g
     return PB_IO_OK;
 }
 
-pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time, pb_bvh *out,
-                          pb_io_error *err)
+/* pb_gltf_to_bvh up to its frames: the skeleton in p->b (no motion), the
+ * frame time and count, and what fill_frames reads (p->ms). With
+ * `estimate`, frame counts beyond what pb_gltf_to_bvh makes are kept (to
+ * be measured, not made). Release with plan_free. */
+typedef struct plan {
+    pb_bvh b;
+    double ft;
+    size_t F;
+    motion_src ms;
+    signed char *in; /* 1 joint, 2 end site */
+    int32_t *idx;    /* node -> joint / end site index */
+    size_t *stack, *order;
+    long *tch, *rch;
+} plan;
+
+static void plan_free(plan *p)
 {
-    bvh_clear_err(err);
-    if (!g || !g->priv_ || !out)
+    free(p->tch);
+    free(p->rch);
+    free(p->in);
+    free(p->idx);
+    free(p->stack);
+    free(p->order);
+}
+
+static pb_io_code plan_init(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                            int estimate, plan *p, pb_io_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (!g || !g->priv_)
         return bvh_set_err(err, PB_IO_ERR_ARG, 0, "glTF or out is NULL");
     if (skin >= (long)g->num_skins)
         return bvh_set_err(err, PB_IO_ERR_ARG, 0, "skin %ld: the file has %zu skin%s", skin,
@@ -320,34 +338,32 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     size_t N = g->num_nodes;
     if (N == 0)
         return bvh_set_err(err, PB_IO_ERR_ARG, 0, "the file has no nodes");
-    pb_bvh b = {0};
-    pb_io_code rc = PB_IO_OK;
-    signed char *in = calloc(N, 1);         /* 1 joint, 2 end site */
-    int32_t *idx = malloc(N * sizeof *idx); /* node -> joint / end site index */
-    size_t *stack = malloc(N * sizeof *stack), *order = malloc(N * sizeof *order);
-    long *tch = malloc(N * sizeof *tch), *rch = malloc(N * sizeof *rch);
-    if (!in || !idx || !stack || !order || !tch || !rch) {
-        rc = io_nomem(err);
-        goto done;
-    }
+    pb_bvh *b = &p->b;
+    p->in = calloc(N, 1);
+    p->idx = malloc(N * sizeof *p->idx);
+    p->stack = malloc(N * sizeof *p->stack);
+    p->order = malloc(N * sizeof *p->order);
+    p->tch = malloc(N * sizeof *p->tch);
+    p->rch = malloc(N * sizeof *p->rch);
+    if (!p->in || !p->idx || !p->stack || !p->order || !p->tch || !p->rch)
+        return io_nomem(err);
+    signed char *in = p->in;
+    size_t *order = p->order;
+    long *tch = p->tch, *rch = p->rch;
     size_t nj, ne;
-    select_nodes(g, skin, jnodes, in, order, stack, &nj, &ne);
-    if (nj == 0 || nj > PB_BVH_MAX_JOINTS) {
-        rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%zu joints (1 to %d can be written)", nj,
-                         PB_BVH_MAX_JOINTS);
-        goto done;
-    }
-    b.joints = calloc(nj, sizeof *b.joints);
-    b.end_sites = calloc(ne + 1, sizeof *b.end_sites);
+    select_nodes(g, skin, jnodes, in, order, p->stack, &nj, &ne);
+    if (nj == 0 || nj > PB_BVH_MAX_JOINTS)
+        return bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%zu joints (1 to %d can be written)", nj,
+                           PB_BVH_MAX_JOINTS);
+    b->joints = calloc(nj, sizeof *b->joints);
+    b->end_sites = calloc(ne + 1, sizeof *b->end_sites);
     size_t pool = 0;
     for (size_t k = 0; k < nj; k++)
         pool += strlen(g->nodes[order[k]].name) + 24;
-    b.name_pool_ = malloc(pool + 1);
-    if (!b.joints || !b.end_sites || !b.name_pool_) {
-        rc = io_nomem(err);
-        goto done;
-    }
-    b.num_joints = nj;
+    b->name_pool_ = malloc(pool + 1);
+    if (!b->joints || !b->end_sites || !b->name_pool_)
+        return io_nomem(err);
+    b->num_joints = nj;
     const pb_gltf_animation *a = g->num_animations ? &g->animations[anim] : NULL;
     /* which nodes have an animated translation / rotation: channel index */
     for (size_t i = 0; i < N; i++)
@@ -361,63 +377,93 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     size_t at = 0, first = 0;
     for (size_t k = 0; k < nj; k++) {
         size_t n = order[k];
-        idx[n] = (int32_t)k;
-        pb_bvh_joint *jt = &b.joints[k];
-        char *name = b.name_pool_ + at;
+        p->idx[n] = (int32_t)k;
+        pb_bvh_joint *jt = &b->joints[k];
+        char *name = b->name_pool_ + at;
         at += safe_name(g->nodes[n].name, n, name, pool + 1 - at) + 1;
         jt->name = name;
-        int32_t p = g->nodes[n].parent;
-        jt->parent = p >= 0 && in[p] == 1 ? idx[p] : -1;
+        int32_t par = g->nodes[n].parent;
+        jt->parent = par >= 0 && in[par] == 1 ? p->idx[par] : -1;
         memcpy(jt->offset, g->nodes[n].translation, sizeof jt->offset);
         joint_channels(json_array_get(jnodes, n), tch[n] >= 0, jt, &first);
     }
-    b.num_channels = first;
-    place_end_sites(g, in, idx, &b);
-    b.num_end_sites = ne;
-    rc = bvh_check_depth(&b, PB_IO_ERR_LIMIT, err);
+    b->num_channels = first;
+    place_end_sites(g, in, p->idx, b);
+    b->num_end_sites = ne;
+    pb_io_code rc = bvh_check_depth(b, PB_IO_ERR_LIMIT, err);
     if (rc)
-        goto done;
+        return rc;
     /* frames */
-    double ft = 0.0;
-    size_t F = 1;
-    rc = choose_frame_time(pv, anim, a, frame_time, &ft, err);
+    p->F = 1;
+    rc = choose_frame_time(pv, anim, a, frame_time, &p->ft, err);
     if (rc)
-        goto done;
+        return rc;
     if (a) {
-        double nf = floor(((double)a->t_max - a->t_min) / ft + 1e-3) + 1;
-        if (!(nf * (double)nj <= (double)((size_t)1 << 28))) {
-            rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many", nf,
-                             nj);
-            goto done;
-        }
-        F = (size_t)nf;
+        double nf = floor(((double)a->t_max - a->t_min) / p->ft + 1e-3) + 1;
+        /* made: within the library's count limit; measured: counted exactly */
+        if (!(estimate ? nf <= 0x1p53 : nf * (double)nj <= (double)((size_t)1 << 28)))
+            return bvh_set_err(err, PB_IO_ERR_LIMIT, 0, "%.3g frames of %zu joints are too many",
+                               nf, nj);
+        p->F = (size_t)nf;
     }
-    if (b.num_channels == 0) /* every joint's extras say no channel: a BVH */
-        F = 0;               /* frame of no values does not read back */
-    b.frame_time = ft;
-    motion_src ms = {g, anim, a, order, tch, rch, nj};
-    rc = check_text_size(&ms, &b, ft, F, err);
-    if (rc)
-        goto done;
-    rc = bvh_alloc_motion(&b, F, 0);
-    if (rc) {
+    if (b->num_channels == 0) /* every joint's extras say no channel: a BVH */
+        p->F = 0;             /* frame of no values does not read back */
+    b->frame_time = p->ft;
+    p->ms = (motion_src){g, anim, a, order, tch, rch, nj};
+    return PB_IO_OK;
+}
+
+pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame_time, pb_bvh *out,
+                          pb_io_error *err)
+{
+    bvh_clear_err(err);
+    if (!out)
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "glTF or out is NULL");
+    plan p;
+    pb_io_code rc = plan_init(g, skin, anim, frame_time, 0, &p, err);
+    pb_bvh *b = &p.b;
+    double est = 0.0;
+    if (!rc && p.F > 0)
+        rc = estimate_text(&p.ms, b, p.ft, p.F, &est, err);
+    if (!rc && est > (double)PB_BVH_MAX_FILE_BYTES)
+        rc = bvh_set_err(err, PB_IO_ERR_LIMIT, 0,
+                         "%zu frames at %g s would be a BVH of about %.2f GB, more than the "
+                         "%.2f GB a BVH file may have (a longer frame time?)",
+                         p.F, p.ft, est / 1e9, (double)PB_BVH_MAX_FILE_BYTES / 1e9);
+    if (!rc && bvh_alloc_motion(b, p.F, 0))
         rc = io_nomem(err);
-        goto done;
+    if (!rc) {
+        b->num_frames = p.F;
+        if (p.F)
+            rc = fill_frames(&p.ms, p.ft, NULL, b, err);
     }
-    b.num_frames = F;
-    if (F)
-        rc = fill_frames(&ms, ft, NULL, &b, err);
-done:
-    free(tch);
-    free(rch);
-    free(in);
-    free(idx);
-    free(stack);
-    free(order);
+    plan_free(&p);
     if (rc) {
-        pb_bvh_free(&b);
+        pb_bvh_free(b);
         return rc;
     }
-    *out = b;
+    *out = *b;
     return PB_IO_OK;
+}
+
+pb_io_code pb_gltf_to_bvh_estimate(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                                   size_t *frames, double *frame_time_out, double *bytes,
+                                   pb_io_error *err)
+{
+    bvh_clear_err(err);
+    if (!frames || !frame_time_out || !bytes)
+        return bvh_set_err(err, PB_IO_ERR_ARG, 0, "an output pointer is NULL");
+    plan p;
+    double est = 0.0;
+    pb_io_code rc = plan_init(g, skin, anim, frame_time, 1, &p, err);
+    if (!rc && p.F > 0)
+        rc = estimate_text(&p.ms, &p.b, p.ft, p.F, &est, err);
+    if (!rc) {
+        *frames = p.F;
+        *frame_time_out = p.ft;
+        *bytes = est;
+    }
+    plan_free(&p);
+    pb_bvh_free(&p.b);
+    return rc;
 }

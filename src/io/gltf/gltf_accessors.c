@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* gltf_internal.h: the values one read may decode, all accessors together */
+size_t gltf_value_budget = GLTF_MAX_VALUES;
+
 static size_t comp_size(long long ct)
 {
     switch (ct) {
@@ -186,7 +189,9 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
     }
     if (n * comps > r->values_left) {
         gltf_err(r->err, PB_IO_ERR_LIMIT, ap,
-                 "%zu values more: the accessors decoded add up to more than 2^28", n * comps);
+                 "%zu values more: the accessors decoded add up to more than the %zu values "
+                 "one read may decode",
+                 n * comps, gltf_value_budget);
         return NULL;
     }
     r->values_left -= n * comps;

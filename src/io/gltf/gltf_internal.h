@@ -58,6 +58,12 @@ static inline void gltf_rotation_samplers(const pb_gltf_animation *a, unsigned c
         if (a->channels[c].path == PB_GLTF_ROTATION)
             rot[a->channels[c].sampler] = 1;
 }
+/* What one read may decode, all accessors together (values, each at most
+ * one accessor's; a read starts with this much: gltf_read.c): 2^28
+ * (GLTF_MAX_VALUES, gltf_reader.h). Written by nothing in the library: a
+ * variable only so that a test linked with the static library can make it
+ * small and see a small input spend it (test_gltf_budget.c). */
+extern size_t gltf_value_budget;
 /* Per-sampler evaluation: out[i * total + soff[s] ...] gets sampler s's
  * components at times[i]; soff from gltf_sampler_offsets (total returned). */
 size_t gltf_sampler_offsets(const pb_gltf_animation *a, size_t *soff);

@@ -75,6 +75,15 @@ pb_io_code pb_gltf_to_bvh(const pb_gltf *g, long skin, size_t anim, double frame
     return none(err);
 }
 
+pb_io_code pb_gltf_to_bvh_estimate(const pb_gltf *g, long skin, size_t anim, double frame_time,
+                                   size_t *frames, double *frame_time_out, double *bytes,
+                                   pb_io_error *err)
+{
+    (void)g, (void)skin, (void)anim, (void)frame_time, (void)frames, (void)frame_time_out,
+        (void)bytes;
+    return none(err);
+}
+
 long pb_gltf_default_skin(const pb_gltf *g)
 {
     (void)g;

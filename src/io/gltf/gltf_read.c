@@ -24,6 +24,8 @@ static const char *not_json(const unsigned char *data, size_t size, size_t i)
 {
     if (i < size && data[i] == '{')
         return NULL;
+    if (i < size && data[i] == '[')
+        return "a JSON array, not glTF: a glTF document is a JSON object";
     return i + 9 <= size && memcmp(data + i, "HIERARCHY", 9) == 0
                ? "this is a BVH file, not glTF"
                : "not glTF: neither GLB nor a JSON object";
@@ -43,7 +45,7 @@ static int parse(reader *r, const unsigned char *data, size_t size)
 {
     const char *json = (const char *)data;
     size_t jlen = size;
-    r->values_left = GLTF_MAX_VALUES;
+    r->values_left = gltf_value_budget;
     r->zeros_left = GLTF_ZEROS_BASE + GLTF_ZEROS_PER_BYTE * size;
     if (size >= 4 && le32(data) == GLB_MAGIC) {
         if (size < 20)
@@ -65,6 +67,13 @@ static int parse(reader *r, const unsigned char *data, size_t size)
                    -1;
         json = (const char *)data + 20;
         jlen = cl;
+        /* the chunk is padded to 4 bytes with spaces; NULs there (a common
+         * writer's slip) would read as "end of file expected" */
+        if (jlen > 0 && json[jlen - 1] == '\0')
+            return gltf_err(r->err, PB_IO_ERR_SYNTAX, NULL,
+                            "GLB: the JSON chunk ends in NUL bytes; glTF pads it with spaces "
+                            "(0x20)"),
+                   -1;
         size_t pos = 20 + (size_t)cl;
         if (pos + 8 <= len) {
             uint32_t bl = le32(data + pos);

@@ -1,9 +1,9 @@
 /* pb_gltf_resample: every animation sampled at a uniform rate (glTF
  * evaluation, gltf_eval.c), written as LINEAR keys or as CUBICSPLINE keys
- * with Catmull-Rom tangents computed by the batch kernels. */
-#define PB_GLTF_JSON 1
-#include "gltf_internal.h"
-#include "io_internal.h"
+ * with Catmull-Rom tangents computed by the batch kernels; what the
+ * document says of an animation's rate (extras "bvh_frame_time") follows
+ * it. */
+#include "gltf_reader.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,15 +11,20 @@
 
 #define MAX_VALUES ((size_t)1 << 28) /* keys x values of one animation */
 
-/* Shallow copy of src's nodes and skins (names point into the shared JSON
- * tree) and a copy of its buffers; animations left empty. */
+/* Copy of src's nodes and skins (names point into the output's own copy of
+ * the JSON document, which the resample edits) and of its buffers;
+ * animations left empty. */
 static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
 {
     const gltf_priv *sp = src->priv_;
     gltf_priv *pv = gltf_priv_new(out);
     if (!pv)
         return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
-    pv->root = json_incref(sp->root);
+    pv->root = json_deep_copy(sp->root);
+    if (!pv->root)
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+    json_t *jnodes = json_object_get(pv->root, "nodes"),
+           *jskins = json_object_get(pv->root, "skins");
     out->nodes = calloc(src->num_nodes ? src->num_nodes : 1, sizeof *out->nodes);
     out->skins = calloc(src->num_skins ? src->num_skins : 1, sizeof *out->skins);
     pv->buf = calloc(sp->num_buffers ? sp->num_buffers : 1, sizeof *pv->buf);
@@ -48,6 +53,7 @@ static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
         }
         memcpy(ch, src->nodes[i].children, nc * sizeof *ch);
         out->nodes[i].children = ch;
+        out->nodes[i].name = gltf_get_name(json_array_get(jnodes, i));
     }
     out->num_skins = src->num_skins;
     for (size_t i = 0; i < src->num_skins; i++) {
@@ -60,7 +66,22 @@ static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
             return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
         }
         memcpy(j, src->skins[i].joints, src->skins[i].num_joints * sizeof *j);
+        out->skins[i].name = gltf_get_name(json_array_get(jskins, i));
     }
+    return PB_IO_OK;
+}
+
+/* An animation of the document that says its frame time (extras
+ * "bvh_frame_time": written by pb_gltf_from_bvh, read by pb_gltf_to_bvh as
+ * the rate to sample at) says the new one, 1 / fps: a BVH made of the
+ * resampled file has the resample's rate, not the source's. */
+static pb_io_code set_frame_time(json_t *janim, double fps, pb_io_error *err)
+{
+    json_t *extras = json_object_get(janim, "extras");
+    if (!json_is_number(json_object_get(extras, "bvh_frame_time")))
+        return PB_IO_OK;
+    if (json_object_set_new(extras, "bvh_frame_time", json_real(1.0 / fps)))
+        return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
     return PB_IO_OK;
 }
 
@@ -298,6 +319,11 @@ pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flags, pb_g
         }
         rc = resample_anim(&src->animations[a], fps, (flags & PB_GLTF_RESAMPLE_CUBIC) != 0, pv,
                            &g.animations[a], err);
+        json_t *janim = json_array_get(json_object_get(pv->root, "animations"), a);
+        if (!rc)
+            rc = set_frame_time(janim, fps, err);
+        if (!rc)
+            g.animations[a].name = gltf_get_name(janim);
     }
     if (rc) {
         pb_gltf_free(&g);

@@ -32,7 +32,7 @@ static int backend_arg(const char *fn, PyObject *o, pb_backend *b)
         PyErr_Format(PyExc_TypeError, "%s(): argument 'name' must be a str", fn);
         return -1;
     }
-    const char *s = PyUnicode_AsUTF8(o);
+    const char *s = utf8_arg(fn, "backend name", o); /* "avx2\0x" is not "avx2" */
     if (!s)
         return -1;
     if (pb_backend_from_name(s, b) != PB_OK) {

@@ -85,6 +85,19 @@ PyObject *str_or_none(const char *s);
 /* a new list of item(ctx, 0 .. n-1) (new references); NULL with the error
  * set when the list or an item cannot be made */
 PyObject *list_of(size_t n, PyObject *(*item)(const void *ctx, size_t i), const void *ctx);
+/* One int per joint: parents (entry j in -1 .. j-1, None for -1) or joint
+ * indices (a mirror table: entries in 0 .. n-1). */
+typedef enum { PBPY_PARENTS, PBPY_JOINTS } pbpy_ints;
+/* o (a 1-D integer array or a sequence of ints) as n int32 checked as kind
+ * says, in new PyMem_Raw memory (the caller frees); NULL with TypeError /
+ * ValueError naming fn, arg and the entry. A list or tuple of ints and None
+ * is read in place (no Python code runs meanwhile); any other sequence, or
+ * one holding other objects, is copied to a tuple first, so that an item's
+ * __index__ that changes it cannot pull items from under the conversion. */
+int32_t *get_joint_ints(const char *fn, const char *arg, PyObject *o, size_t n, pbpy_ints kind);
+/* str o as UTF-8 (valid while o lives); NULL with ValueError naming fn and
+ * what when it holds a NUL (C would see only the part before it) */
+const char *utf8_arg(const char *fn, const char *what, PyObject *o);
 
 /* kernels.c: one module function per element-wise kernel (added by
  * pbpy_add_kernels; -1 with the error set), quat_average and the tracks */

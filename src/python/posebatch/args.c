@@ -3,9 +3,10 @@
  * bool / real / order= arguments, arrays as C-contiguous float32, shape
  * checks and errors, pb_status as an exception, the split / join between
  * interleaved (..., 4) / (..., 3) arrays and the library's
- * structure-of-arrays batches, C strings and lists as Python objects; and
- * numpy's C API, imported once (pbpy_import_numpy, called by the module's
- * init). */
+ * structure-of-arrays batches, C strings and lists as Python objects, per
+ * joint int lists (parents, mirror tables) and str arguments as C strings;
+ * and numpy's C API, imported once (pbpy_import_numpy, called by the
+ * module's init). */
 #define PY_SSIZE_T_CLEAN
 #define PBPY_MAIN /* this file holds numpy's C API table (pbpy_ARRAY_API) */
 #include "_posebatch.h"
@@ -147,9 +148,10 @@ PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, i
         Py_DECREF(a);
         return NULL;
     }
-    /* float32 in another byte order ('>f4' here) is converted like float64:
-     * the kernels read native floats */
-    if (t != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a)) {
+    /* float32 in another byte order ('>f4' here) is converted like float64,
+     * and a misaligned one (a view at an odd offset into a buffer) copied:
+     * the kernels read native, aligned floats */
+    if (t != NPY_FLOAT32 || !PyArray_ISNOTSWAPPED(a) || !PyArray_ISALIGNED(a)) {
         if (!(PyTypeNum_ISFLOAT(t) || PyTypeNum_ISINTEGER(t))) {
             PyErr_Format(PyExc_TypeError,
                          "%s(): argument '%s' must be a real array (float32, or float64/int "
@@ -159,7 +161,8 @@ PyArrayObject *get_f32(const char *fn, const char *arg, PyObject *o, int last, i
             return NULL;
         }
         PyArrayObject *c = (PyArrayObject *)PyArray_FromArray(
-            a, PyArray_DescrFromType(NPY_FLOAT32), NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_FORCECAST);
+            a, PyArray_DescrFromType(NPY_FLOAT32),
+            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST);
         Py_DECREF(a);
         if (!c)
             return NULL;
@@ -363,4 +366,168 @@ pb_vec3s v_take(PyArrayObject *a, size_t n, float **p)
     v_split(F32(a), n, v.x, v.y, v.z);
     *p += 3 * n;
     return v;
+}
+
+/* entry j of a kind list is v: 0, or -1 with ValueError */
+static int joint_int_ok(const char *fn, const char *arg, size_t j, long long v, size_t n,
+                        pbpy_ints kind)
+{
+    if (kind == PBPY_PARENTS && (v < -1 || v >= (long long)j)) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): %s[%zu] is %lld: a joint's parent must come before it "
+                     "(-1 or None for a root, else 0 .. j-1)",
+                     fn, arg, j, v);
+        return -1;
+    }
+    if (kind == PBPY_JOINTS && (v < 0 || v >= (long long)n)) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s[%zu] is %lld: not a joint index (0 .. %zu)", fn,
+                     arg, j, v, n - 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* item j of a sequence as an int (None: -1 for parents): 0, -1 with
+ * TypeError / ValueError, or (plain set) 1 without reading an item that is
+ * neither an int nor None (its __index__ is Python code). */
+static int joint_int_item(const char *fn, const char *arg, size_t j, PyObject *it, size_t n,
+                          pbpy_ints kind, int plain, long long *v)
+{
+    if (it == Py_None && kind == PBPY_PARENTS) {
+        *v = -1;
+        return 0;
+    }
+    PyObject *ix = it;
+    if (PyLong_CheckExact(it))
+        Py_INCREF(ix);
+    else if (plain)
+        return 1;
+    else if (!(ix = PyNumber_Index(it))) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s(): %s[%zu] is %R, not an int%s", fn, arg, j, it,
+                     kind == PBPY_PARENTS ? " (or None for a root)" : "");
+        return -1;
+    }
+    int overflow;
+    *v = PyLong_AsLongLongAndOverflow(ix, &overflow);
+    Py_DECREF(ix);
+    if (overflow || (*v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s(): %s[%zu] is %R: out of range", fn, arg, j, it);
+        return -1;
+    }
+    return joint_int_ok(fn, arg, j, *v, n, kind);
+}
+
+/* ValueError when a list of len entries is not one per joint of n: -1, or 0 */
+static int len_error(const char *fn, const char *arg, size_t len, size_t n)
+{
+    if (len == n)
+        return 0;
+    PyErr_Format(PyExc_ValueError,
+                 "%s(): argument '%s' has %zu entries; the arrays have %zu joints (one entry per "
+                 "joint)",
+                 fn, arg, len, n);
+    return -1;
+}
+
+/* p[0 .. n) from the list or tuple seq (joint_int_item's plain: 1 at the
+ * first item that is neither an int nor None, nothing read past it); 0, or
+ * -1 with the error set */
+static int ints_of_seq(const char *fn, const char *arg, PyObject *seq, size_t n, pbpy_ints kind,
+                       int plain, int32_t *p)
+{
+    size_t len = (size_t)PySequence_Fast_GET_SIZE(seq);
+    if (len_error(fn, arg, len, n))
+        return -1;
+    for (size_t j = 0; j < n; j++) {
+        long long v;
+        int rc = joint_int_item(fn, arg, j, PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)j), n, kind,
+                                plain, &v);
+        if (rc)
+            return rc;
+        p[j] = (int32_t)v;
+    }
+    return 0;
+}
+
+/* p[0 .. n) from the 1-D integer array a; 0, or -1 with the error set */
+static int ints_of_array(const char *fn, const char *arg, PyArrayObject *a, size_t n,
+                         pbpy_ints kind, int32_t *p)
+{
+    if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s(): argument '%s' must be a 1-D integer array or a sequence of ints", fn,
+                     arg);
+        return -1;
+    }
+    size_t len = (size_t)PyArray_DIM(a, 0);
+    if (len_error(fn, arg, len, n))
+        return -1;
+    /* native signed 32- or 64-bit ints are read where they are, others
+     * through an int64 copy */
+    int size = (int)PyArray_ITEMSIZE(a);
+    PyArrayObject *c = NULL;
+    if (!(PyTypeNum_ISSIGNED(PyArray_TYPE(a)) && (size == 4 || size == 8) && PyArray_ISALIGNED(a) &&
+          PyArray_ISNOTSWAPPED(a))) {
+        c = (PyArrayObject *)PyArray_FROMANY((PyObject *)a, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
+        if (!c)
+            return -1;
+        a = c;
+        size = 8;
+    }
+    const char *d = PyArray_BYTES(a);
+    const npy_intp stride = PyArray_STRIDE(a, 0);
+    int rc = 0;
+    for (size_t j = 0; j < n && !rc; j++, d += stride) {
+        long long v =
+            size == 4 ? *(const int32_t *)(const void *)d : *(const int64_t *)(const void *)d;
+        if (!(rc = joint_int_ok(fn, arg, j, v, n, kind)))
+            p[j] = (int32_t)v;
+    }
+    Py_XDECREF(c);
+    return rc;
+}
+
+int32_t *get_joint_ints(const char *fn, const char *arg, PyObject *o, size_t n, pbpy_ints kind)
+{
+    int32_t *p = PyMem_RawMalloc((n ? n : 1) * sizeof *p);
+    if (!p) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int rc = 1;
+    if (PyArray_Check(o))
+        rc = ints_of_array(fn, arg, (PyArrayObject *)o, n, kind, p);
+    else if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) /* ints and None: read in place */
+        rc = ints_of_seq(fn, arg, o, n, kind, 1, p);
+    if (rc > 0) { /* anything else: a tuple copy first */
+        PyObject *tup = PySequence_Tuple(o);
+        if (!tup) {
+            PyErr_Clear();
+            PyErr_Format(
+                PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints%s, not %.100s", fn,
+                arg, kind == PBPY_PARENTS ? " (None or -1 for a root)" : "", Py_TYPE(o)->tp_name);
+            rc = -1;
+        } else {
+            rc = ints_of_seq(fn, arg, tup, n, kind, 0, p);
+            Py_DECREF(tup);
+        }
+    }
+    if (rc) {
+        PyMem_RawFree(p);
+        return NULL;
+    }
+    return p;
+}
+
+const char *utf8_arg(const char *fn, const char *what, PyObject *o)
+{
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &len);
+    if (s && strlen(s) != (size_t)len) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s %R holds a NUL character", fn, what, o);
+        return NULL;
+    }
+    return s;
 }

@@ -97,17 +97,45 @@ def expand_paths(paths_or_glob: Union[PathArg, Iterable[PathArg]]) -> List[str]:
     return [os.path.abspath(p) for p in out]
 
 
+def _not_regular(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def _check_output(output: str) -> None:
+    """Raises ValueError when something other than a regular file is at output
+    (through symbolic links): the library writes straight into a FIFO or
+    device, and opening a FIFO nobody reads blocks the worker for ever."""
+    try:
+        mode = os.stat(output).st_mode
+    except FileNotFoundError:  # nothing there (or a dangling link): created
+        return
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"output {output} is {_not_regular(mode)}, not a regular file; "
+                         "not written")
+
+
 def _resample_one(path: str, fps: float, output: str) -> ClipResult:
     """One clip, on a worker: read, resample, write; every error returned."""
     t0 = time.perf_counter()
     res = ClipResult(path=path, output=output)
     try:
         # a FIFO or device would block the worker (or never end): like the
-        # CLI's glTF buffers, only regular files are read
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            raise ValueError("not a regular file")
+        # CLI's glTF buffers, only regular files are read, and written
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{_not_regular(mode)}, not a regular file")
+        _check_output(output)
         from posebatch import file_format
         if file_format(path) != "bvh":  # as 'posebatch resample' does: every animation
+            if output.lower().endswith(".bvh"):  # the CLI refuses it too
+                raise ValueError(f"a glTF input is resampled to glTF, not into the BVH "
+                                 f"name {output}; not written (posebatch convert makes BVH)")
             from posebatch import read_gltf
             g = read_gltf(path).resample(fps)
             g.write(output)
@@ -134,8 +162,10 @@ def resample(paths_or_glob: Union[PathArg, Iterable[PathArg]], fps: float, out_d
     paths_or_glob: a glob pattern ("data/**/*.bvh"), a path, or an iterable of
     them. Each output is ``out_dir/<input file name>`` (out_dir is created),
     byte-identical to ``posebatch resample IN --fps N -o out_dir/``. Two inputs
-    with the same file name, or an output that would replace its input, are
-    failures (nothing written for them). client: a ``distributed.Client``
+    with the same file name, an output that would replace its input, an
+    output path holding something other than a regular file (a FIFO would
+    block the worker) and a glTF input whose output name ends in .bvh (the
+    CLI refuses it too) are failures (nothing written for them). client: a ``distributed.Client``
     (e.g. ``Client("tcp://scheduler:8786")``; paths must then be readable and
     out_dir writable at the same path on every worker); None starts a
     LocalCluster of ``workers`` single-threaded worker processes (default: the

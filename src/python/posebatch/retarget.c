@@ -13,8 +13,8 @@ PyObject *py_retarget_match(PyObject *self, PyObject *const *args, Py_ssize_t na
                             PyObject *kwnames);
 
 /* The map argument as a pb_retarget_map: its strings point into `keep` (a
- * list holding the bytes objects) or into a parsed map file (*parsed). 0, or
- * -1 with the error set. */
+ * list holding the str objects; a name holding a NUL is refused) or into a
+ * parsed map file (*parsed). 0, or -1 with the error set. */
 static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parsed, PyObject **keep,
                    const char ***names)
 {
@@ -80,15 +80,13 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
                 Py_DECREF(items);
                 return -1;
             }
-            PyObject *u = PyUnicode_AsUTF8String(s);
-            if (!u || PyList_Append(*keep, u)) {
-                Py_XDECREF(u);
+            const char *u = utf8_arg(fn, "joint name", s);
+            if (!u || PyList_Append(*keep, s)) { /* *keep holds s, and so u */
                 Py_DECREF(seq);
                 Py_DECREF(items);
                 return -1;
             }
-            (*names)[2 * i + k] = PyBytes_AS_STRING(u);
-            Py_DECREF(u); /* *keep holds it */
+            (*names)[2 * i + k] = u;
         }
         Py_DECREF(seq);
     }

@@ -7,84 +7,6 @@
 
 #include <string.h>
 
-/* parents as J int32 (PyMem_Raw; the caller frees): a 1-D integer array or
- * a sequence of ints, None or -1 for a root; parents[j] in -1 .. j-1. */
-static int32_t *get_parents(const char *fn, PyObject *o, size_t joints)
-{
-    PyObject *seq = NULL;
-    PyArrayObject *arr = NULL;
-    if (PyArray_Check(o)) {
-        PyArrayObject *a = (PyArrayObject *)o;
-        if (PyArray_NDIM(a) != 1 || !PyTypeNum_ISINTEGER(PyArray_TYPE(a))) {
-            PyErr_Format(PyExc_ValueError,
-                         "%s(): argument 'parents' must be a 1-D integer array or a sequence of "
-                         "ints (None or -1 for a root)",
-                         fn);
-            return NULL;
-        }
-        arr = (PyArrayObject *)PyArray_FROMANY(o, NPY_INT64, 1, 1, NPY_ARRAY_CARRAY_RO);
-        if (!arr)
-            return NULL;
-    } else if (!(seq = PySequence_Fast(o, ""))) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError,
-                     "%s(): argument 'parents' must be a sequence of ints (None or -1 for a "
-                     "root), not %.100s",
-                     fn, Py_TYPE(o)->tp_name);
-        return NULL;
-    }
-    size_t n = arr ? (size_t)PyArray_DIM(arr, 0) : (size_t)PySequence_Fast_GET_SIZE(seq);
-    int32_t *p = NULL;
-    if (n != joints) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s(): argument 'parents' has %zu entries; the arrays have %zu joints", fn, n,
-                     joints);
-        goto done;
-    }
-    if (!(p = PyMem_RawMalloc((joints ? joints : 1) * sizeof *p))) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t j = 0; j < n; j++) {
-        long long v;
-        if (arr)
-            v = (long long)((const int64_t *)PyArray_DATA(arr))[j];
-        else {
-            PyObject *it = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)j);
-            if (it == Py_None)
-                v = -1;
-            else {
-                PyObject *ix = PyNumber_Index(it);
-                v = ix ? PyLong_AsLongLong(ix) : -2;
-                Py_XDECREF(ix);
-                if (PyErr_Occurred()) {
-                    PyErr_Clear();
-                    PyErr_Format(PyExc_ValueError,
-                                 "%s(): parents[%zu] is %R, not an int (or None for a root)", fn, j,
-                                 it);
-                    goto fail;
-                }
-            }
-        }
-        if (v < -1 || v >= (long long)j) {
-            PyErr_Format(PyExc_ValueError,
-                         "%s(): parents[%zu] is %lld: a joint's parent must come before it "
-                         "(-1 or None for a root, else 0 .. j-1)",
-                         fn, j, v);
-            goto fail;
-        }
-        p[j] = (int32_t)v;
-    }
-    goto done;
-fail:
-    PyMem_RawFree(p);
-    p = NULL;
-done:
-    Py_XDECREF(seq);
-    Py_XDECREF(arr);
-    return p;
-}
-
 /* local_to_model (forward) or model_to_local */
 static PyObject *transform(const char *fn, int forward, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
@@ -99,7 +21,9 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     PyArrayObject *rot = NULL, *pos = NULL, *scl = NULL, *orot = NULL, *opos = NULL, *oscl = NULL;
     PyObject *ret = NULL;
     int32_t *parents = NULL;
-    float *buf = NULL;
+    /* the split tracks of a small batch (a pose of up to 73 joints with
+     * positions) on the stack: one allocation less a call */
+    float small[1024], *buf = NULL;
     if (!(rot = get_f32(fn, "rotations", o[1], 4, 2)) ||
         opt_like(fn, "positions", o[2], 3, 2, rot, 0, "it must be (..., J, 3) like rotations",
                  &pos) ||
@@ -108,7 +32,7 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     const size_t joints = (size_t)PyArray_DIM(rot, PyArray_NDIM(rot) - 2);
     const size_t n = (size_t)(PyArray_SIZE(rot) / 4);
     const size_t poses = joints ? n / joints : 0;
-    if (!(parents = get_parents(fn, o[0], joints)))
+    if (!(parents = get_joint_ints(fn, "parents", o[0], joints, PBPY_PARENTS)))
         goto done;
     if (!(orot = new_like(rot, 0, 1, 4)) || (pos && !(opos = new_like(rot, 0, 1, 3))) ||
         (scl && !(oscl = new_like(rot, 0, 1, 3))))
@@ -123,7 +47,9 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     }
     /* input w x y z [px py pz] [sx sy sz], then the output's */
     const size_t tracks = 4 + (pos ? 3 : 0) + (scl ? 3 : 0);
-    if (!(buf = PyMem_RawMalloc(2 * tracks * n * sizeof *buf))) {
+    if (2 * tracks * n <= sizeof small / sizeof *small)
+        buf = small;
+    else if (!(buf = PyMem_RawMalloc(2 * tracks * n * sizeof *buf))) {
         PyErr_NoMemory();
         goto done;
     }
@@ -157,7 +83,8 @@ static PyObject *transform(const char *fn, int forward, PyObject *const *args, P
     Py_END_ALLOW_THREADS if (st != PB_OK) raise_status(fn, st);
     else ret = pose_new((PyObject *)orot, (PyObject *)opos, (PyObject *)oscl);
 done:
-    PyMem_RawFree(buf);
+    if (buf != small)
+        PyMem_RawFree(buf);
     PyMem_RawFree(parents);
     Py_XDECREF(rot);
     Py_XDECREF(pos);

@@ -62,55 +62,21 @@ static int opt_components(const char *fn, PyObject *o, unsigned *out)
     return 0;
 }
 
-/* A sequence of n ints (None: -1 when none_ok) into a new int32 array. */
-static int32_t *int_table(const char *fn, const char *name, PyObject *o, size_t n, int none_ok)
+/* mirror as a table of n joints (get_joint_ints) that pairs them
+ * (table[table[j]] == j); PyMem_Raw, the caller frees; NULL with ValueError
+ * / TypeError */
+static int32_t *mirror_arg(const char *fn, PyObject *o, size_t n)
 {
-    PyObject *seq = PySequence_Fast(o, "");
-    if (!seq) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s(): argument '%s' must be a sequence of ints", fn, name);
-        return NULL;
-    }
-    if ((size_t)PySequence_Fast_GET_SIZE(seq) != n) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s(): argument '%s' must have %zu entries (one per joint), "
-                     "not %zd",
-                     fn, name, n, PySequence_Fast_GET_SIZE(seq));
-        Py_DECREF(seq);
-        return NULL;
-    }
-    int32_t *t = malloc((n ? n : 1) * sizeof *t);
-    if (!t) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        PyObject *it = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i);
-        long v;
-        if (it == Py_None && none_ok)
-            v = -1;
-        else {
-            v = PyLong_AsLong(it);
-            if (v == -1 && PyErr_Occurred()) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_TypeError, "%s(): argument '%s': entry %zu is not an int", fn,
-                             name, i);
-                free(t);
-                Py_DECREF(seq);
-                return NULL;
-            }
+    int32_t *t = get_joint_ints(fn, "table", o, n, PBPY_JOINTS);
+    for (size_t j = 0; t && j < n; j++)
+        if ((size_t)t[t[j]] != j) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): table[%zu] is %d but table[%d] is %d: the table must pair "
+                         "joints (table[table[j]] == j)",
+                         fn, j, (int)t[j], (int)t[j], (int)t[t[j]]);
+            PyMem_RawFree(t);
+            t = NULL;
         }
-        if (v < INT32_MIN || v > INT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "%s(): argument '%s': entry %zu out of range", fn, name,
-                         i);
-            free(t);
-            Py_DECREF(seq);
-            return NULL;
-        }
-        t[i] = (int32_t)v;
-    }
-    Py_DECREF(seq);
     return t;
 }
 
@@ -145,19 +111,23 @@ static pb_joint_pair *pair_list(const char *fn, PyObject *o, size_t *num, PyObje
             a = PySequence_GetItem(it, 0);
             b = PySequence_GetItem(it, 1);
         }
-        const char *sa = a && PyUnicode_Check(a) ? PyUnicode_AsUTF8(a) : NULL;
-        const char *sb = b && PyUnicode_Check(b) ? PyUnicode_AsUTF8(b) : NULL;
+        const char *sa = NULL, *sb = NULL;
+        int named = a && b && PyUnicode_Check(a) && PyUnicode_Check(b);
+        if (named && (sa = utf8_arg(fn, "joint name", a)))
+            sb = utf8_arg(fn, "joint name", b);
         /* the strings stay alive in the items list (after its first n) */
-        if (a && b && (PyList_Append(items, a) || PyList_Append(items, b)))
-            sa = NULL;
+        if (sb && (PyList_Append(items, a) || PyList_Append(items, b)))
+            sb = NULL;
         Py_XDECREF(a);
         Py_XDECREF(b);
         if (!sa || !sb) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
-                         "%s(): argument 'pairs': entry %zu is not a pair of "
-                         "joint names",
-                         fn, i);
+            if (!named) { /* else utf8_arg's error (a NUL) or PyList_Append's */
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError,
+                             "%s(): argument 'pairs': entry %zu is not a pair of "
+                             "joint names",
+                             fn, i);
+            }
             free(p);
             Py_DECREF(items);
             return NULL;
@@ -266,13 +236,14 @@ PyObject *pbpy_mirror_table(PyObject *self, PyObject *const *args, Py_ssize_t na
     PyObject *o[2];
     if (parse_args(fn, args, nargs, kwnames, names, 2, 2, 1, o))
         return NULL;
-    PyObject *seq = PySequence_Fast(o[0], "");
+    /* a tuple: the names' strings stay alive while pairs (user code) are read */
+    PyObject *seq = PySequence_Tuple(o[0]);
     if (!seq) {
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s(): argument 'names' must be a sequence of str", fn);
         return NULL;
     }
-    size_t n = (size_t)PySequence_Fast_GET_SIZE(seq);
+    size_t n = (size_t)PyTuple_GET_SIZE(seq);
     const char **nm = malloc((n ? n : 1) * sizeof *nm);
     int32_t *tab = malloc((n ? n : 1) * sizeof *tab);
     size_t np = 0;
@@ -283,13 +254,13 @@ PyObject *pbpy_mirror_table(PyObject *self, PyObject *const *args, Py_ssize_t na
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        PyObject *it = PySequence_Fast_GET_ITEM(seq, (Py_ssize_t)i);
-        nm[i] = PyUnicode_Check(it) ? PyUnicode_AsUTF8(it) : NULL;
-        if (!nm[i]) {
-            PyErr_Clear();
+        PyObject *it = PyTuple_GET_ITEM(seq, (Py_ssize_t)i);
+        if (!PyUnicode_Check(it)) {
             PyErr_Format(PyExc_TypeError, "%s(): argument 'names': entry %zu is not a str", fn, i);
             goto done;
         }
+        if (!(nm[i] = utf8_arg(fn, "joint name", it)))
+            goto done;
     }
     pairs = pair_list(fn, o[1], &np, &keep);
     if (PyErr_Occurred())
@@ -327,7 +298,7 @@ PyObject *pbpy_mirror(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         return NULL;
     }
     PyObject *res = NULL;
-    int32_t *tab = int_table(fn, "table", o[1], m.J, 0);
+    int32_t *tab = mirror_arg(fn, o[1], m.J);
     pb_clip c;
     float *w = tab ? soa_in(&m, &c) : NULL;
     if (w) {
@@ -336,7 +307,7 @@ PyObject *pbpy_mirror(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
         Py_END_ALLOW_THREADS res = st == PB_OK ? soa_out(&m, &c) : raise_status(fn, st);
     }
     free(w);
-    free(tab);
+    PyMem_RawFree(tab);
     drop_motion(&m);
     return res;
 }
@@ -422,7 +393,12 @@ static PyObject *root_arrays(const char *fn, int apply, PyObject *const *args, P
     float *w = NULL, *tm = NULL;
     pb_clip c;
     PyObject *po = o[base + 2];
-    if (po && po != Py_None && !(par = int_table(fn, "parents", po, m.J, 1)))
+    if (ro.joint >= m.J) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'joint' is %zu; the arrays have %zu joints",
+                     fn, ro.joint, m.J);
+        goto done;
+    }
+    if (po && po != Py_None && !(par = get_joint_ints(fn, "parents", po, m.J, PBPY_PARENTS)))
         goto done;
     if (!(w = soa_in(&m, &c)))
         goto done;
@@ -456,7 +432,7 @@ static PyObject *root_arrays(const char *fn, int apply, PyObject *const *args, P
 done:
     free(tm);
     free(w);
-    free(par);
+    PyMem_RawFree(par);
     drop_motion(&m);
     return res;
 }
@@ -553,7 +529,7 @@ static PyObject *bvh_root(const char *fn, int apply, PyObject *self, PyObject *c
         return NULL;
     if (jo && jo != Py_None) {
         if (PyUnicode_Check(jo)) {
-            const char *nm = PyUnicode_AsUTF8(jo);
+            const char *nm = utf8_arg(fn, "joint name", jo);
             long j = nm ? pb_bvh_find_joint(&src->b, nm) : -1;
             if (j < 0) {
                 if (!PyErr_Occurred())
@@ -571,6 +547,11 @@ static PyObject *bvh_root(const char *fn, int apply, PyObject *self, PyObject *c
     const size_t F = src->b.num_frames, J = src->b.num_joints;
     if (F == 0) {
         PyErr_Format(PyExc_ValueError, "%s(): the clip has no frames", fn);
+        return NULL;
+    }
+    if (ro.joint >= J) {
+        PyErr_Format(PyExc_ValueError, "%s(): argument 'joint' is %zu; the clip has %zu joints", fn,
+                     ro.joint, J);
         return NULL;
     }
     float *tm = malloc(7 * F * sizeof *tm);
