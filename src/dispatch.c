@@ -261,7 +261,9 @@ size_t pb_skeleton_runs(size_t poses, pb_sk_run run[3])
         run[n].k = f;
         run[n++].poses = four;
     }
-    if (single) {
+    if (single && n && run[n - 1].k == w)
+        run[n - 1].poses++;
+    else if (single) {
         run[n].k = w;
         run[n++].poses = 1;
     }

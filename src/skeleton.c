@@ -81,8 +81,8 @@ static pb_status check(size_t poses, size_t joints, const int32_t *parents, cons
 static pb_cpose cpose_from(const pb_cpose *a, size_t e)
 {
     pb_cpose r = *a;
-    const float **t[10] = {&r.rot.w, &r.rot.x,   &r.rot.y,   &r.rot.z,   &r.pos.x,
-                           &r.pos.y, &r.pos.z,   &r.scale.x, &r.scale.y, &r.scale.z};
+    const float **t[10] = {&r.rot.w, &r.rot.x, &r.rot.y,   &r.rot.z,   &r.pos.x,
+                           &r.pos.y, &r.pos.z, &r.scale.x, &r.scale.y, &r.scale.z};
     for (int k = 0; k < 10; k++)
         if (*t[k])
             *t[k] += e;
@@ -99,8 +99,8 @@ static pb_pose pose_from(const pb_pose *a, size_t e)
     return r;
 }
 
-typedef void (*sk_kernel)(const pb_kernels *k, size_t poses, size_t joints,
-                          const int32_t *parents, const pb_cpose *in, const pb_pose *out);
+typedef void (*sk_kernel)(const pb_kernels *k, size_t poses, size_t joints, const int32_t *parents,
+                          const pb_cpose *in, const pb_pose *out);
 static void run_l2m(const pb_kernels *k, size_t poses, size_t joints, const int32_t *parents,
                     const pb_cpose *in, const pb_pose *out)
 {

@@ -523,8 +523,7 @@ Test(skeleton, one_pose_alone_same_bits, .timeout = 300)
                                       "%s J=%zu: pose %zu of %zu alone, local->model track %d "
                                       "(pos %d scale %d) differs",
                                       shape_name[sh], J, p, P, k, pos, scl);
-                            cr_assert(memcmp(bone.t[k], back.t[k] + p * J, J * sizeof(float)) ==
-                                          0,
+                            cr_assert(memcmp(bone.t[k], back.t[k] + p * J, J * sizeof(float)) == 0,
                                       "%s J=%zu: pose %zu of %zu alone, model->local track %d "
                                       "(pos %d scale %d) differs",
                                       shape_name[sh], J, p, P, k, pos, scl);

@@ -411,8 +411,7 @@ PB_INLINE void fk_one(size_t J, const int32_t *par, const pb_sk_in *in, const pb
                       size_t b, int pos, int scl, int ones)
 {
     {
-        const float *iw = in->t[0] + b, *ix = in->t[1] + b, *iy = in->t[2] + b,
-                    *iz = in->t[3] + b;
+        const float *iw = in->t[0] + b, *ix = in->t[1] + b, *iy = in->t[2] + b, *iz = in->t[3] + b;
         float *ow = out->t[0] + b, *ox = out->t[1] + b, *oy = out->t[2] + b, *oz = out->t[3] + b;
         float R[4] = {1.0f, 0.0f, 0.0f, 0.0f}, S[3] = {1.0f, 1.0f, 1.0f};
         for (size_t j = 0; j < J; j++) {
@@ -521,18 +520,18 @@ static void sk_tracks(const pb_cpose *in, const pb_pose *out, pb_sk_in *i, pb_sk
 
 /* The variants: positions or not, input scales or not (each its own
  * instance, so a block does only its tracks' work). */
-#define PB_SK_VARIANTS(F, F1, poses, J, par, in, out)                                                  \
+#define PB_SK_VARIANTS(F, F1, poses, J, par, in, out)                                              \
     do {                                                                                           \
         const int pos_ = out.t[4] != NULL, scl_ = in.t[7] != NULL;                                 \
         const int ones_ = !scl_ && out.t[7] != NULL;                                               \
         if (pos_ && scl_)                                                                          \
-            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 1, 1, 0);                                    \
+            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 1, 1, 0);                                \
         else if (pos_)                                                                             \
-            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 1, 0, ones_);                                \
+            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 1, 0, ones_);                            \
         else if (scl_)                                                                             \
-            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 0, 1, 0);                                    \
+            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 0, 1, 0);                                \
         else                                                                                       \
-            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 0, 0, ones_);                                \
+            PB_SK_BLOCKS(F, F1, poses, J, par, &in, &out, 0, 0, ones_);                            \
     } while (0)
 
 static void k_local_to_model(size_t poses, size_t joints, const int32_t *parents,
