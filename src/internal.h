@@ -198,6 +198,10 @@ typedef struct pb_kernels {
                            const pb_cpose *local, const pb_pose *model);
     void (*model_to_local)(size_t poses, size_t joints, const int32_t *parents,
                            const pb_cpose *model, const pb_pose *local);
+    /* skinning matrices (simd/kernels_skin.h): pb_pose_skinning_matrices,
+     * ib NULL for identities, rows3 for PB_MATRIX_3X4 */
+    void (*skinning_matrices)(size_t poses, size_t joints, const pb_cpose *model, const float *ib,
+                              int rows3, float *out);
 } pb_kernels;
 
 extern const pb_kernels pb_kernels_scalar;
