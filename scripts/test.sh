@@ -98,10 +98,10 @@ if [ -x "$build/src/cli/posebatch" ]; then
   bash tests/cli/run.sh "$build" >"$out" 2>&1 || stage_failed cli
   cat "$out" >>"$log"
   # failures, then why checks were skipped: "skip NAME (REASON)" lines that
-  # share a reason as one line with their count
+  # share a reason as one line with their count ("skip N ..." lines as they are)
   awk '/^FAIL/ { print; next }
     /^skip / {
-      if (match($0, / \([^()]*\)$/)) {
+      if ($2 !~ /^[0-9]+$/ && match($0, / \([^()]*\)$/)) {
         r = substr($0, RSTART + 1); if (!(r in n)) order[++k] = r; n[r]++; one[r] = $0
       } else order[++k] = "=" $0
       next }
