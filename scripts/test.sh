@@ -56,8 +56,7 @@ for b in scalar sse41 avx2 avx512 neon; do
       stage_failed "criterion-$b"
       # a binary can exit non-zero with every test passing: say why
       grep -qE "Synthesis: .*(Failing|Crashing): [1-9]" "$out.one" ||
-        echo "   ${bin##*/} exited $rc with no failing test: $(grep -E '^\[WARN\]' "$out.one" | head -n 3 | tr '\n' ' ')" |
-        tee -a "$out"
+        echo "   ${bin##*/} exited $rc with no failing test: $(grep -E '^\[WARN\]' "$out.one" | head -n 3 | tr '\n' ' ')" >>"$out"
     fi
     python3 -c '
 import json, sys
