@@ -178,7 +178,8 @@ int register_all()
     for (int b = 0; b < PB_BACKEND_COUNT; b++)
         if (pb_backend_supported((pb_backend)b) && !pb_backend_emulated((pb_backend)b))
             bs.emplace_back(b, pb_backend_name((pb_backend)b));
-    const size_t cases[][2] = {{31, 1}, {31, 64}, {31, 1024}, {1024, 1}, {1024, 64}};
+    const size_t cases[][2] = {{31, 1},  {31, 2},    {31, 4},   {31, 8},   {31, 16},
+                               {31, 64}, {31, 1024}, {1024, 1}, {1024, 4}, {1024, 64}};
     for (auto &b : bs) {
         for (auto &c : cases) {
             std::string name =

@@ -77,6 +77,7 @@
 #include "posebatch/rotations.h"
 #include "posebatch/clip.h"
 #include "posebatch/skeleton.h"
+#include "posebatch/skin.h"
 #include "posebatch/layout.h"
 
 #endif /* POSEBATCH_H */

@@ -360,24 +360,44 @@ static inline int chk_meets(chk_range a, chk_range b) { return a.lo < b.hi && b.
 /* PB_ERR_ALIAS when one of the m outputs d[] (NULL: absent), each `bytes`
  * long, meets another output, the table [tab, tab + tab_bytes), or an input
  * s[] (NULL: absent; `bytes` long) other than its own track's when that is
- * exactly the same array (in place: s[o] == d[o]); else PB_OK. */
+ * exactly the same array (in place: s[o] == d[o]); else PB_OK.
+ * The outputs are sorted by start (insertion: m is at most CHK_TRACKS), so
+ * that they are apart iff each ends by the next one's start, and a range
+ * meets an output iff it meets the last output starting before its end: a
+ * few operations per array instead of every pair (a one-pose forward
+ * kinematics call of 31 joints spent a third of its time in the pairs). */
+#define CHK_TRACKS 16
+static inline int chk_meets_sorted(const uintptr_t *o, int n, size_t bytes, chk_range r)
+{
+    int i = 0; /* outputs starting before r's end */
+    while (i < n && o[i] < r.hi)
+        i++;
+    return i > 0 && o[i - 1] + bytes > r.lo;
+}
 static inline pb_status chk_tracks_apart(int m, const float *const *d, const float *const *s,
                                          size_t bytes, const void *tab, size_t tab_bytes)
 {
-    const chk_range t = chk_range_of(tab, tab_bytes);
-    for (int o = 0; o < m; o++) {
-        if (!d[o])
+    uintptr_t o[CHK_TRACKS];
+    int n = 0;
+    for (int k = 0; k < m && k < CHK_TRACKS; k++) {
+        if (!d[k])
             continue;
-        const chk_range r = chk_range_of(d[o], bytes);
-        if (chk_meets(r, t))
-            return PB_ERR_ALIAS;
-        for (int p = 0; p < m; p++) {
-            if (p != o && d[p] && chk_meets(r, chk_range_of(d[p], bytes)))
-                return PB_ERR_ALIAS;
-            if (s[p] && chk_meets(r, chk_range_of(s[p], bytes)) && !(p == o && s[p] == d[o]))
-                return PB_ERR_ALIAS;
-        }
+        uintptr_t u = (uintptr_t)d[k];
+        int i = n++;
+        for (; i > 0 && o[i - 1] > u; i--)
+            o[i] = o[i - 1];
+        o[i] = u;
     }
+    if (n == 0 || bytes == 0)
+        return PB_OK;
+    for (int i = 1; i < n; i++)
+        if (o[i - 1] + bytes > o[i])
+            return PB_ERR_ALIAS;
+    if (tab_bytes && chk_meets_sorted(o, n, bytes, chk_range_of(tab, tab_bytes)))
+        return PB_ERR_ALIAS;
+    for (int k = 0; k < m && k < CHK_TRACKS; k++)
+        if (s[k] && s[k] != d[k] && chk_meets_sorted(o, n, bytes, chk_range_of(s[k], bytes)))
+            return PB_ERR_ALIAS;
     return PB_OK;
 }
 /* whether every parents[j] of J is -1 or an earlier joint */

@@ -87,6 +87,8 @@ typedef struct {
  * output batch is "absent" when its first pointer is NULL. weights == NULL
  * means every weight is 1. */
 typedef struct pb_kernels {
+    int lanes;       /* PB_LANES of the table's lane layer */
+    const char *isa; /* its instruction set, as pb_dispatch_run names it */
     void (*quat_mul)(size_t n, pb_cquats a, pb_cquats b, pb_quats out);
     void (*quat_mul_inv)(size_t n, pb_cquats a, pb_cquats b, pb_quats out);
     void (*quat_inv_mul)(size_t n, pb_cquats a, pb_cquats b, pb_quats out);
@@ -196,13 +198,17 @@ typedef struct pb_kernels {
                            const pb_cpose *local, const pb_pose *model);
     void (*model_to_local)(size_t poses, size_t joints, const int32_t *parents,
                            const pb_cpose *model, const pb_pose *local);
+    /* skinning matrices (simd/kernels_skin.h): pb_pose_skinning_matrices,
+     * ib NULL for identities, rows3 for PB_MATRIX_3X4 */
+    void (*skinning_matrices)(size_t poses, size_t joints, const pb_cpose *model, const float *ib,
+                              int rows3, float *out);
 } pb_kernels;
 
 extern const pb_kernels pb_kernels_scalar;
 
 /* The kernels the active backend (resolved on first use) runs a batch of n
  * elements with: its own, or, on a CPU that executes each 512-bit operation
- * as two 256-bit halves (dispatch.c's zmm_in_halves), the AVX-512 backend's
+ * as two 256-bit halves (AMD family 19h, dispatch.c's companions), the AVX-512 backend's
  * 256-bit ones (the AVX2 kernels) for n of at most one whole 16-lane block
  * and a partial one of at most 8 lanes (n = 1..8 and 17..24). Results as
  * from any backend (bit-identical in deterministic builds). Why, with the
@@ -218,10 +224,19 @@ const pb_kernels *pb_kernels_for_blend(size_t n);
  * At 9..15 it stays 16-lane: there the 8-lane pair's second block is a back
  * tail. */
 const pb_kernels *pb_kernels_for_nlerp(size_t n);
-/* the same for the skeleton kernels (lanes are poses): the narrow companion
- * wherever there is one, at every size (its 16x16 tile transposes and
- * gathers lose to the 8-lane ones there: docs/performance.md, "Model space
- * (FK)") */
-const pb_kernels *pb_kernels_for_skeleton(void);
+/* The skeleton kernels (lanes are poses) by call shape: a call of P poses
+ * runs as up to three runs, consecutive poses each, each on one table:
+ * whole blocks on the widest table that wins there, the rest on narrower
+ * ones (a partial block costs about what a whole one does), a last single
+ * pose on any (every table has the same one-pose path). Returns the number
+ * of runs; their poses add up to P. With the active backend's tables alone
+ * (POSEBATCH_SHAPE_DISPATCH=0, a backend without companions) it is one run.
+ * The rules and the measurements behind them: docs/performance.md, "Model
+ * space (FK)". */
+typedef struct pb_sk_run {
+    const pb_kernels *k;
+    size_t poses;
+} pb_sk_run;
+size_t pb_skeleton_runs(size_t poses, pb_sk_run run[3]);
 
 #endif

@@ -74,7 +74,60 @@ static pb_status check(size_t poses, size_t joints, const int32_t *parents, cons
 }
 
 /* ------------------------------------------------------------ the work */
-/* The dispatched kernels (simd/kernels_skeleton.h; lanes are poses). */
+/* The dispatched kernels (simd/kernels_skeleton.h; lanes are poses), by
+ * call shape: the runs of pb_skeleton_runs, each on its poses' arrays. */
+
+/* the arrays of poses [p, ...) of J joints */
+static pb_cpose cpose_from(const pb_cpose *a, size_t e)
+{
+    pb_cpose r = *a;
+    const float **t[10] = {&r.rot.w, &r.rot.x, &r.rot.y,   &r.rot.z,   &r.pos.x,
+                           &r.pos.y, &r.pos.z, &r.scale.x, &r.scale.y, &r.scale.z};
+    for (int k = 0; k < 10; k++)
+        if (*t[k])
+            *t[k] += e;
+    return r;
+}
+static pb_pose pose_from(const pb_pose *a, size_t e)
+{
+    pb_pose r = *a;
+    float **t[10] = {&r.rot.w, &r.rot.x, &r.rot.y,   &r.rot.z,   &r.pos.x,
+                     &r.pos.y, &r.pos.z, &r.scale.x, &r.scale.y, &r.scale.z};
+    for (int k = 0; k < 10; k++)
+        if (*t[k])
+            *t[k] += e;
+    return r;
+}
+
+typedef void (*sk_kernel)(const pb_kernels *k, size_t poses, size_t joints, const int32_t *parents,
+                          const pb_cpose *in, const pb_pose *out);
+static void run_l2m(const pb_kernels *k, size_t poses, size_t joints, const int32_t *parents,
+                    const pb_cpose *in, const pb_pose *out)
+{
+    k->local_to_model(poses, joints, parents, in, out);
+}
+static void run_m2l(const pb_kernels *k, size_t poses, size_t joints, const int32_t *parents,
+                    const pb_cpose *in, const pb_pose *out)
+{
+    k->model_to_local(poses, joints, parents, in, out);
+}
+static void run_shape(sk_kernel f, size_t poses, size_t joints, const int32_t *parents,
+                      const pb_cpose *in, const pb_pose *out)
+{
+    pb_sk_run run[3];
+    const size_t n = pb_skeleton_runs(poses, run);
+    if (n == 1) {
+        f(run[0].k, poses, joints, parents, in, out);
+        return;
+    }
+    size_t p = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pb_cpose a = cpose_from(in, p * joints);
+        const pb_pose b = pose_from(out, p * joints);
+        f(run[i].k, run[i].poses, joints, parents, &a, &b);
+        p += run[i].poses;
+    }
+}
 
 pb_status pb_pose_local_to_model(size_t poses, size_t joints, const int32_t *parents,
                                  const pb_cpose *local, const pb_pose *model)
@@ -82,7 +135,7 @@ pb_status pb_pose_local_to_model(size_t poses, size_t joints, const int32_t *par
     pb_status st = check(poses, joints, parents, local, model);
     if (st != PB_OK)
         return st;
-    pb_kernels_for_skeleton()->local_to_model(poses, joints, parents, local, model);
+    run_shape(run_l2m, poses, joints, parents, local, model);
     return PB_OK;
 }
 
@@ -92,6 +145,6 @@ pb_status pb_pose_model_to_local(size_t poses, size_t joints, const int32_t *par
     pb_status st = check(poses, joints, parents, model, local);
     if (st != PB_OK)
         return st;
-    pb_kernels_for_skeleton()->model_to_local(poses, joints, parents, model, local);
+    run_shape(run_m2l, poses, joints, parents, model, local);
     return PB_OK;
 }

@@ -331,6 +331,25 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         }
         break;
     }
+    /* skinning matrices: 2 poses of J = n % 34 + 1 joints (every block and
+     * tail shape of every lane width), inverse bind matrices made of the
+     * inputs, 4x4 for even n, 3x4 for odd */
+    case 34: {
+        static float ib[34 * 16];
+        const size_t J = n % 34 + 1;
+        for (size_t j = 0; j < J; j++)
+            for (int k = 0; k < 16; k++)
+                ib[j * 16 + k] = k % 4 == 3 ? (k == 15) : V[k / 4][k % 3][j + off];
+        field *f = &o->f[o->nf++];
+        f->kind = KF;
+        const int rows3 = n & 1;
+        o->count = 2 * J * (rows3 ? 12 : 16);
+        *name = "pose_skinning_matrices";
+        pb_cpose m = {key(0, off), vec(0, off), scl(0, off)};
+        st = pb_pose_skinning_matrices(2, J, &m, ib, rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4,
+                                       f->a[0]);
+        break;
+    }
     default: return 0;
     }
     if (st != PB_OK) {

@@ -70,6 +70,41 @@ Test(backend, names_round_trip)
     cr_expect_eq((int)b, 99, "out written on error");
 }
 
+/* what a call runs by its shape: runs that add up to the call, each on a
+ * known instruction set of at most the active backend's lanes; with
+ * $POSEBATCH_SHAPE_DISPATCH=0 (scripts/test.sh runs the suite both ways)
+ * one run on the active backend's own kernels; errors give 0 */
+Test(backend, dispatch_by_shape)
+{
+    const char *e = getenv("POSEBATCH_SHAPE_DISPATCH");
+    const int off = e && strcmp(e, "0") == 0;
+    const int lanes = pb_backend_lanes(pb_backend_active());
+    static const char *const isas[] = {"scalar", "sse41", "sse41+fma",         "avx2",
+                                       "avx512", "neon",  "avx512 (emulated)", "neon (emulated)"};
+    for (int call = 0; call < 4; call++)
+        for (size_t count = 1; count <= 70; count++) {
+            pb_dispatch_run r[3];
+            size_t n = pb_backend_dispatch((pb_dispatch_call)call, count, r), sum = 0;
+            cr_assert(n >= 1 && n <= 3, "call %d count %zu: %zu runs", call, count, n);
+            cr_assert(call == PB_DISPATCH_SKELETON || n == 1);
+            for (size_t i = 0; i < n; i++) {
+                int known = 0;
+                for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++)
+                    known |= strcmp(r[i].isa, isas[k]) == 0;
+                cr_assert(known, "isa '%s'", r[i].isa);
+                cr_assert(r[i].count > 0 && r[i].lanes >= 1 && r[i].lanes <= lanes);
+                cr_assert(!off || r[i].lanes == lanes);
+                sum += r[i].count;
+            }
+            cr_assert_eq(sum, count, "call %d: runs of %zu poses for %zu", call, sum, count);
+        }
+    pb_dispatch_run r[3];
+    cr_assert_eq(pb_backend_dispatch(PB_DISPATCH_SKELETON, 0, r), 0);
+    cr_assert_eq(pb_backend_dispatch(PB_DISPATCH_SKELETON, 4, NULL), 0);
+    cr_assert_eq(pb_backend_dispatch(PB_DISPATCH_SKELETON, PB_MAX_COUNT + 1, r), 0);
+    cr_assert_eq(pb_backend_dispatch((pb_dispatch_call)9, 4, r), 0);
+}
+
 Test(backend, force_unsupported_keeps_active)
 {
     pb_backend before = pb_backend_active();

@@ -481,6 +481,65 @@ Test(skeleton, in_place)
     }
 }
 
+/* One pose a call (the runtime's call, a path of its own: fk_one / ik_one
+ * in src/simd/kernels_skeleton.h) gives the bits the same pose gets among
+ * others in one call (lanes over poses), both directions, every track
+ * combination, shapes up to 1024 deep, P around every lane width */
+Test(skeleton, one_pose_alone_same_bits, .timeout = 300)
+{
+    static const size_t Js[] = {1, 2, 17, 31, 100, 1024};
+    rng_t r = rng_seed(59);
+    for (int sh = 0; sh < SHAPES; sh++)
+        for (size_t ji = 0; ji < sizeof Js / sizeof Js[0]; ji++) {
+            const size_t J = Js[ji];
+            int32_t *par = parents_new(&r, (enum shape)sh, J);
+            for (size_t P = 2; P <= 35; P += (J <= 100 ? 1 : 11)) {
+                poses local = poses_new(P, J), all = poses_new(P, J), one = poses_new(1, J),
+                      back = poses_new(P, J), bone = poses_new(1, J);
+                fill_local(&r, &local);
+                for (int v = 0; v < 4; v++) {
+                    const int pos = v & 1, scl = v >> 1;
+                    pb_cpose l = cview(&local, pos, scl), m = cview(&all, pos, scl);
+                    pb_pose mo = view(&all, pos, scl), bo = view(&back, pos, scl);
+                    cr_assert_eq(pb_pose_local_to_model(P, J, par, &l, &mo), PB_OK);
+                    cr_assert_eq(pb_pose_model_to_local(P, J, par, &m, &bo), PB_OK);
+                    for (size_t p = 0; p < P; p++) {
+                        /* pose p alone, from views into the P-pose arrays */
+                        pb_cpose l1 = l, m1 = m;
+                        pb_pose o1 = view(&one, pos, scl), b1 = view(&bone, pos, scl);
+                        for (int k = 0; k < NT; k++) {
+                            const float **a = ctrack(&l1, k), **b = ctrack(&m1, k);
+                            if (*a)
+                                *a += p * J;
+                            if (*b)
+                                *b += p * J;
+                        }
+                        cr_assert_eq(pb_pose_local_to_model(1, J, par, &l1, &o1), PB_OK);
+                        cr_assert_eq(pb_pose_model_to_local(1, J, par, &m1, &b1), PB_OK);
+                        for (int k = 0; k < NT; k++) {
+                            if (!written(k, pos, scl))
+                                continue;
+                            cr_assert(memcmp(one.t[k], all.t[k] + p * J, J * sizeof(float)) == 0,
+                                      "%s J=%zu: pose %zu of %zu alone, local->model track %d "
+                                      "(pos %d scale %d) differs",
+                                      shape_name[sh], J, p, P, k, pos, scl);
+                            cr_assert(memcmp(bone.t[k], back.t[k] + p * J, J * sizeof(float)) == 0,
+                                      "%s J=%zu: pose %zu of %zu alone, model->local track %d "
+                                      "(pos %d scale %d) differs",
+                                      shape_name[sh], J, p, P, k, pos, scl);
+                        }
+                    }
+                }
+                poses_free(&local);
+                poses_free(&all);
+                poses_free(&one);
+                poses_free(&back);
+                poses_free(&bone);
+            }
+            free(par);
+        }
+}
+
 /* ------------------------------------------------------- real clips */
 
 static worst clip_worst, clip_worst_m2l;

@@ -125,15 +125,41 @@ PB_API int pb_backend_supported(pb_backend backend);
  * chosen automatically, and are slow: they exist to prove the kernels. */
 PB_API int pb_backend_emulated(pb_backend backend);
 /* Floats processed per SIMD step by a backend (1 for scalar); 0 if unknown.
- * On a CPU that executes each 512-bit operation as two 256-bit halves, the
- * AVX-512 backend runs some small batches with its 8-lane (AVX2) kernels;
- * results are as from any backend. */
+ * Some calls run on narrower kernels by their shape (pb_backend_dispatch). */
 PB_API int pb_backend_lanes(pb_backend backend);
 /* Makes every later call use this backend, process-wide. Errors: PB_ERR_ARG
  * (out of range), PB_ERR_UNSUPPORTED (not built in or not supported by this
  * CPU); the active backend is unchanged on error. Safe to call from any thread,
  * but calls already running finish on the backend they started with. */
 PB_API pb_status pb_backend_force(pb_backend backend);
+/* Dispatch by call shape. The active backend runs some calls, by their
+ * shape, partly or wholly on the kernels of a narrower instruction set that
+ * wins there (measured, per CPU family: docs/performance.md, "Model space
+ * (FK)" and "Dispatch by call shape"), always with the active backend's
+ * rounding (fused multiply-adds where it has them), so results do not depend
+ * on the shape: a pose computed alone has the bits it has among others.
+ * $POSEBATCH_SHAPE_DISPATCH=0 (read once, at resolution) turns this off:
+ * every call runs on the active backend's own kernels. pb_backend_dispatch
+ * says what a call runs: `count` poses for PB_DISPATCH_SKELETON
+ * (pb_pose_local_to_model, pb_pose_model_to_local), `count` elements (joints
+ * x poses) for PB_DISPATCH_ELEMENTWISE (the rotations.h kernels),
+ * PB_DISPATCH_BLEND_LAYERS (pb_pose_blend_layers) and PB_DISPATCH_NLERP
+ * (pb_quat_nlerp). It fills up to 3 runs, consecutive parts of the call in
+ * order, and returns how many (0 for an unknown call or count 0, runs NULL
+ * or count above PB_MAX_COUNT). */
+typedef enum pb_dispatch_call {
+    PB_DISPATCH_SKELETON = 0,
+    PB_DISPATCH_ELEMENTWISE = 1,
+    PB_DISPATCH_BLEND_LAYERS = 2,
+    PB_DISPATCH_NLERP = 3
+} pb_dispatch_call;
+typedef struct pb_dispatch_run {
+    size_t count;    /* poses or elements of this part */
+    int lanes;       /* the lane width of its kernels */
+    const char *isa; /* their instruction set: "scalar", "sse41", "sse41+fma", "avx2",
+                        "avx512", "neon"; " (emulated)" appended for SIMDe emulation) */
+} pb_dispatch_run;
+PB_API size_t pb_backend_dispatch(pb_dispatch_call call, size_t count, pb_dispatch_run runs[3]);
 /* How $POSEBATCH_BACKEND was handled at resolution: PB_OK when unset or
  * honoured, PB_ERR_ARG for an unknown name, PB_ERR_UNSUPPORTED for a backend
  * this CPU or build lacks. In both error cases the library runs the scalar

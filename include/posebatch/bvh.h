@@ -281,6 +281,15 @@ PB_API pb_io_code pb_bvh_estimate_bytes(const pb_bvh *bvh, size_t frames,
  * clip without motion, overlap). */
 PB_API pb_io_code pb_bvh_three_translations(const pb_bvh *bvh, pb_vec3s out, pb_io_error *err);
 
+/* The inverse bind matrices of bvh's rest pose (identity rotations, the
+ * joints' OFFSETs as translations; position channels not used), 16 floats
+ * per joint, column-major, into out (16 * num_joints floats): for
+ * pb_pose_skinning_matrices (pb_pose_inverse_bind_matrices, whose accuracy
+ * they have). Errors (out untouched): PB_IO_ERR_ARG (NULL, no joints, out
+ * overlapping the clip), PB_IO_ERR_VALUE (an OFFSET not finite),
+ * PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_bvh_inverse_bind_matrices(const pb_bvh *bvh, float *out, pb_io_error *err);
+
 /* The motion of bvh as a pb_clip (rotations and positions, no scales): both
  * are frame-major structure of arrays, so the clip points into bvh (writing
  * through it changes bvh). For pb_clip_sample / pb_clip_resample and the

@@ -36,12 +36,32 @@ static const char info_usage[] =
     "Exit status: 0 every file read, 1 some file failed, 2 usage error.\n";
 
 static const char cpu_usage[] =
-    "usage: posebatch cpu\n"
+    "usage: posebatch cpu [--verbose]\n"
     "\n"
     "Prints two lines: 'backend: NAME', the backend in use (after\n"
     "$POSEBATCH_BACKEND), and 'supported: NAME...', every backend this build\n"
     "and CPU can run (any of them can be forced with --backend or\n"
-    "$POSEBATCH_BACKEND).\n";
+    "$POSEBATCH_BACKEND).\n"
+    "\n"
+    "--verbose  then what the backend runs by call shape: for forward\n"
+    "           kinematics of P poses and for batches of N elements (joints x\n"
+    "           poses), which kernels (instruction set, lanes) take which part\n"
+    "           of the call ($POSEBATCH_SHAPE_DISPATCH=0: the backend's own\n"
+    "           kernels for every shape).\n";
+
+/* --verbose: one line per call shape, its runs */
+static void print_dispatch(const char *what, pb_dispatch_call call, const size_t *counts, size_t n)
+{
+    printf("%s:\n", what);
+    for (size_t i = 0; i < n; i++) {
+        pb_dispatch_run r[3];
+        size_t k = pb_backend_dispatch(call, counts[i], r);
+        printf("  %6zu:", counts[i]);
+        for (size_t j = 0; j < k; j++)
+            printf("%s %zu on %s (%d lanes)", j ? "," : "", r[j].count, r[j].isa, r[j].lanes);
+        putchar('\n');
+    }
+}
 
 static int same_layout(const pb_bvh_joint *a, const pb_bvh_joint *b)
 {
@@ -255,10 +275,27 @@ int cmd_info(int argc, char **argv)
     return rc;
 }
 
+static const char *const cpu_own[] = {"--verbose"};
+static int take_verbose(void *ctx, int which, char *val)
+{
+    (void)which, (void)val;
+    *(int *)ctx = 1;
+    return CLI_OK;
+}
+
 int cmd_cpu(int argc, char **argv)
 {
+    int verbose = 0;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(cpu_usage, stdout);
+            return CLI_OK;
+        }
+    int rc = cli_take_own("cpu", &argc, argv, cpu_own, 1, take_verbose, &verbose);
+    if (rc != CLI_OK)
+        return rc;
     cli_opts o;
-    int rc = cli_parse(argc, argv, 0, cpu_usage, &o);
+    rc = cli_parse(argc, argv, 0, cpu_usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
     if (o.num_inputs > 0)
@@ -268,5 +305,14 @@ int cmd_cpu(int argc, char **argv)
         if (pb_backend_supported((pb_backend)b))
             printf(" %s", pb_backend_name((pb_backend)b));
     putchar('\n');
+    if (verbose) {
+        static const size_t poses[] = {1, 2, 3, 4, 5, 8, 16, 17, 64};
+        static const size_t elems[] = {1, 4, 8, 16, 24, 31, 64, 1024};
+        const size_t np = sizeof poses / sizeof poses[0], ne = sizeof elems / sizeof elems[0];
+        print_dispatch("forward kinematics, poses", PB_DISPATCH_SKELETON, poses, np);
+        print_dispatch("element-wise kernels, elements", PB_DISPATCH_ELEMENTWISE, elems, ne);
+        print_dispatch("layered pose blend, elements", PB_DISPATCH_BLEND_LAYERS, elems, ne);
+        print_dispatch("nlerp, elements", PB_DISPATCH_NLERP, elems, ne);
+    }
     return CLI_OK;
 }

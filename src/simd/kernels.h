@@ -20,6 +20,7 @@
 #include "kernels_layout.h"
 #include "kernels_euler.h"
 #include "kernels_skeleton.h"
+#include "kernels_skin.h"
 
 /* --------------------------------------------------------------- table */
 
@@ -28,8 +29,10 @@
  * touches its fragment and internal.h, not this file. */
 #define PB_DEFINE_KERNEL_TABLE(name)                                                               \
     const pb_kernels name = {                                                                      \
+        .lanes = PB_LANES,                                                                         \
+        .isa = PB_ISA,                                                                             \
         PB_PRIMS_KERNELS PB_CUBIC_KERNELS PB_SLERP_KERNELS PB_AVERAGE_KERNELS PB_SPLINE_KERNELS    \
             PB_CLIP_KERNELS PB_BLEND_KERNELS PB_GLANCE_KERNELS PB_EULER_KERNELS PB_LAYOUT_KERNELS  \
-                PB_SKELETON_KERNELS}
+                PB_SKELETON_KERNELS PB_SKIN_KERNELS}
 
 #endif

@@ -8,6 +8,7 @@
 #include <simde/x86/fma.h>
 
 #define PB_LANES 8
+#define PB_ISA "avx2"
 #define PB_INLINE static inline __attribute__((always_inline))
 
 typedef simde__m256 vf;
@@ -92,6 +93,12 @@ PB_INLINE vf vf_shr23(vf a)
 PB_INLINE vf vf_shl23(vf a)
 {
     return simde_mm256_castsi256_ps(simde_mm256_slli_epi32(simde_mm256_castps_si256(a), 23));
+}
+/* lanes whose bits, as a 32-bit integer, are >= 0 */
+PB_INLINE vm vm_i32_ge0(vf a)
+{
+    return simde_mm256_castsi256_ps(
+        simde_mm256_cmpgt_epi32(simde_mm256_castps_si256(a), simde_mm256_set1_epi32(-1)));
 }
 PB_INLINE vf vf_iadd(vf a, vf b)
 {
@@ -191,6 +198,14 @@ PB_INLINE void vf_store_stride_part(float *p, size_t s, vf v, size_t cnt)
         pb__store_stride4(p + 4 * s, s, simde_mm256_extractf128_ps(v, 1), cnt - 4);
 }
 PB_INLINE void vf_store_stride(float *p, size_t s, vf v) { vf_store_stride_part(p, s, v, 8); }
+
+/* Indexed lanes (kernels_skeleton.h): a masked hardware gather */
+#define PB_HAVE_GATHER 1
+PB_INLINE vf vf_gather_ge0(const float *p, vf idx, vf fill)
+{
+    return simde_mm256_mask_i32gather_ps(fill, p, simde_mm256_castps_si256(idx), vm_i32_ge0(idx),
+                                         4);
+}
 
 /* Tiles (kernels_skeleton.h): 8x8 register transposes (4x4 inside each
  * half, then the halves exchanged) */

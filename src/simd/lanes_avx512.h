@@ -9,6 +9,11 @@
 #include <simde/x86/avx512.h>
 
 #define PB_LANES 16
+#if defined(PB_EMULATED)
+#define PB_ISA "avx512 (emulated)"
+#else
+#define PB_ISA "avx512"
+#endif
 #define PB_INLINE static inline __attribute__((always_inline))
 
 typedef simde__m512 vf;
@@ -59,6 +64,11 @@ PB_INLINE vf vf_band(vf a, vf b) { return PB_F(simde_mm512_and_si512(PB_I(a), PB
 PB_INLINE vf vf_bor(vf a, vf b) { return PB_F(simde_mm512_or_si512(PB_I(a), PB_I(b))); }
 PB_INLINE vf vf_bxor(vf a, vf b) { return PB_F(simde_mm512_xor_si512(PB_I(a), PB_I(b))); }
 PB_INLINE vf vf_shr23(vf a) { return PB_F(simde_mm512_srli_epi32(PB_I(a), 23)); }
+/* lanes whose bits, as a 32-bit integer, are >= 0 */
+PB_INLINE vm vm_i32_ge0(vf a)
+{
+    return simde_mm512_cmpgt_epi32_mask(PB_I(a), simde_mm512_set1_epi32(-1));
+}
 PB_INLINE vf vf_shl23(vf a) { return PB_F(simde_mm512_slli_epi32(PB_I(a), 23)); }
 PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_mm512_add_epi32(PB_I(a), PB_I(b))); }
 #undef PB_I
@@ -126,6 +136,12 @@ PB_INLINE void vf_store_stride(float *p, size_t s, vf v)
         return;
     }
     _mm512_i32scatter_ps(p, pb__stride_idx(s), v, 4);
+}
+/* indexed lanes: a masked hardware gather */
+#define PB_HAVE_GATHER 1
+PB_INLINE vf vf_gather_ge0(const float *p, vf idx, vf fill)
+{
+    return _mm512_mask_i32gather_ps(fill, vm_i32_ge0(idx), _mm512_castps_si512(idx), p, 4);
 }
 #endif
 

@@ -41,6 +41,24 @@ PB_INLINE void vf_store_part(float *p, vf v, size_t cnt)
     memcpy(p, b, (cnt & (PB_LANES - 1)) * sizeof(float));
 }
 #endif
+/* Indexed lanes (kernels_skeleton.h): idx holds 32-bit integers (a
+ * vector of int32_t loaded as floats); lane l is p[idx_l] where idx_l >= 0
+ * (a valid index), fill_l where it is negative (p not read there). A layer
+ * that defines PB_HAVE_GATHER has a hardware gather; this one goes through
+ * small buffers. */
+#ifndef PB_HAVE_GATHER
+PB_INLINE vf vf_gather_ge0(const float *p, vf idx, vf fill)
+{
+    int32_t ix[PB_LANES];
+    float b[PB_LANES], f[PB_LANES];
+    vf_store(b, idx);
+    memcpy(ix, b, sizeof ix);
+    vf_store(f, fill);
+    for (size_t i = 0; i < PB_LANES; i++)
+        b[i] = ix[i] >= 0 ? p[ix[i]] : f[i];
+    return vf_load(b);
+}
+#endif
 /* A back tail's store (lanes_math.h): lanes lo .. PB_LANES-1 of v to p + lo
  * .. p + PB_LANES-1, 0 < lo < PB_LANES. A layer that defines
  * PB_HAVE_STORE_HIGH has its own; this one goes through a small buffer. */

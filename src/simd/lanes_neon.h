@@ -11,6 +11,11 @@
 #endif
 
 #define PB_LANES 4
+#if defined(PB_EMULATED)
+#define PB_ISA "neon (emulated)"
+#else
+#define PB_ISA "neon"
+#endif
 #define PB_INLINE static inline __attribute__((always_inline))
 
 typedef simde_float32x4_t vf;
@@ -113,6 +118,8 @@ PB_INLINE vf vf_bxor(vf a, vf b) { return PB_F(simde_veorq_u32(PB_U(a), PB_U(b))
 PB_INLINE vf vf_shr23(vf a) { return PB_F(simde_vshrq_n_u32(PB_U(a), 23)); }
 PB_INLINE vf vf_shl23(vf a) { return PB_F(simde_vshlq_n_u32(PB_U(a), 23)); }
 PB_INLINE vf vf_iadd(vf a, vf b) { return PB_F(simde_vaddq_u32(PB_U(a), PB_U(b))); }
+/* lanes whose bits, as a 32-bit integer, are >= 0 */
+PB_INLINE vm vm_i32_ge0(vf a) { return simde_vcgezq_s32(simde_vreinterpretq_s32_f32(a)); }
 #undef PB_U
 #undef PB_F
 

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #define PB_LANES 1
+#define PB_ISA "scalar"
 #define PB_INLINE static inline __attribute__((always_inline))
 
 typedef float vf;
@@ -50,6 +51,8 @@ PB_INLINE vf vf_bxor(vf a, vf b) { return pb__float(pb__bits(a) ^ pb__bits(b)); 
 PB_INLINE vf vf_shr23(vf a) { return pb__float(pb__bits(a) >> 23); }
 PB_INLINE vf vf_shl23(vf a) { return pb__float(pb__bits(a) << 23); }
 PB_INLINE vf vf_iadd(vf a, vf b) { return pb__float(pb__bits(a) + pb__bits(b)); }
+/* lanes whose bits, as a 32-bit integer, are >= 0 */
+PB_INLINE vm vm_i32_ge0(vf a) { return pb__bits(a) < 0x80000000u ? ~0u : 0u; }
 
 PB_INLINE vm vm_lt(vf a, vf b) { return a < b ? ~0u : 0u; }
 PB_INLINE vm vm_le(vf a, vf b) { return a <= b ? ~0u : 0u; }

@@ -1,12 +1,24 @@
-/* 4-lane layer over SSE4.1 (through SIMDe). No FMA on this target. */
+/* 4-lane layer over SSE4.1 (through SIMDe). No FMA on this target, except
+ * in the companion table of the AVX2 and AVX-512 backends (PB_SSE41_FMA,
+ * compiled with -mfma: dispatch.c runs it for calls too small for their
+ * own lanes), whose fused multiply-adds are theirs, so that it computes
+ * their bits. */
 #ifndef PB_LANES_SSE41_H
 #define PB_LANES_SSE41_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <simde/x86/sse4.1.h>
+#if defined(PB_SSE41_FMA)
+#include <simde/x86/fma.h>
+#endif
 
 #define PB_LANES 4
+#if defined(PB_SSE41_FMA)
+#define PB_ISA "sse41+fma"
+#else
+#define PB_ISA "sse41"
+#endif
 #define PB_INLINE static inline __attribute__((always_inline))
 
 typedef simde__m128 vf;
@@ -46,8 +58,14 @@ PB_INLINE vf vf_sub(vf a, vf b) { return simde_mm_sub_ps(a, b); }
 PB_INLINE vf vf_mul(vf a, vf b) { return simde_mm_mul_ps(a, b); }
 PB_INLINE vf vf_div(vf a, vf b) { return simde_mm_div_ps(a, b); }
 PB_INLINE vf vf_sqrt(vf a) { return simde_mm_sqrt_ps(a); }
+#if defined(PB_SSE41_FMA) && !defined(PB_DETERMINISTIC)
+#define PB_FUSED 1 /* vf_fma rounds once */
+PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm_fmadd_ps(a, b, c); }
+PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm_fnmadd_ps(a, b, c); }
+#else
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return simde_mm_add_ps(simde_mm_mul_ps(a, b), c); }
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return simde_mm_sub_ps(c, simde_mm_mul_ps(a, b)); }
+#endif
 PB_INLINE vf vf_min(vf a, vf b) { return simde_mm_min_ps(a, b); }
 PB_INLINE vf vf_max(vf a, vf b) { return simde_mm_max_ps(a, b); }
 
@@ -66,6 +84,12 @@ PB_INLINE vf vf_iadd(vf a, vf b)
 {
     return simde_mm_castsi128_ps(
         simde_mm_add_epi32(simde_mm_castps_si128(a), simde_mm_castps_si128(b)));
+}
+/* lanes whose bits, as a 32-bit integer, are >= 0 */
+PB_INLINE vm vm_i32_ge0(vf a)
+{
+    return simde_mm_castsi128_ps(
+        simde_mm_cmpgt_epi32(simde_mm_castps_si128(a), simde_mm_set1_epi32(-1)));
 }
 
 PB_INLINE vm vm_lt(vf a, vf b) { return simde_mm_cmplt_ps(a, b); }
