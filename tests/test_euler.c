@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clipdata.h"
 #include "euler_cases.h"
 #include "posebatch.h"
 #include "posebatch/io.h"
@@ -446,22 +447,16 @@ static void check_clip_floats(const char *path)
 Test(euler, to_quat_reader_floats_every_clip, .timeout = 120)
 {
     check_clip_floats(PB_REPO_DATA_DIR "/cmu_01_03.bvh");
-#ifdef PB_SHARED_DATA_DIR
     static const char *const clips[] = {
         "bandai_dataset-1_dance-short_normal_001.bvh", "bandai_dataset-1_slash_normal_002.bvh",
         "cmu3dsmax_131_01.bvh", "cmu_01_03.bvh", "pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh"};
     for (size_t i = 0; i < sizeof clips / sizeof clips[0]; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/mocap/%s", PB_SHARED_DATA_DIR, clips[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f) {
-            cr_log_warn("%s: not found, skipped", path);
-            continue;
-        }
-        fclose(f);
-        check_clip_floats(path);
+        const char *path = clip_path(clips[i]); /* NULL (a "SKIP:" line) where absent */
+        if (path)
+            check_clip_floats(path);
+        else
+            cr_log_info("%s: optional shared clip absent, skipped", clips[i]);
     }
-#endif
 }
 
 /* pb_euler_from_quat_n with a NaN component: NaN angles (it recursed

@@ -5,6 +5,9 @@ CLIP="$HERE/../../data/cmu_01_03.bvh"
 DIFF="$HERE/bvhdiff.awk"
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 skip_one() { skipped=$((skipped + 1)); } # a check that cannot run here (say why once)
+skips() { # count reason: that many checks cannot run here, and why
+  skipped=$((skipped + $1)); echo "skip $1 check$([ "$1" = 1 ] || echo s): $2"
+}
 no() { failed=$((failed + 1)); echo "FAIL $1"; [ -s "$T/err" ] && sed 's/^/     | /' "$T/err" | head -5; }
 check() { # name command...: passes when the command succeeds
   local name=$1; shift
@@ -58,4 +61,39 @@ fixtures() {
   sed 's/JOINT LHipJoint/JOINT LHipJointX/' "$CLIP" >"$T/renamed.bvh"
   sed '0,/CHANNELS 3 Zrotation Yrotation Xrotation/s//CHANNELS 3 Xrotation Yrotation Zrotation/' \
     "$CLIP" >"$T/reordered.bvh"
+}
+
+# Checks that need a caller whom file modes bind (root bypasses them) run the
+# CLI as nobody (setpriv) when root runs the suites. nobody may not reach the
+# build (a clone under /root, mode 700), so it runs a copy of the CLI and of
+# the libraries it loads from the build, made in this run's temporary
+# directory, on inputs in $T. as_nobody: sets PB_AS (the command that runs
+# the CLI as nobody) and returns 0; or, where setpriv is missing or nobody
+# cannot run that copy on $T/a.bvh, sets NOBODY_WHY and returns 1.
+as_nobody() {
+  PB_AS=() NOBODY_WHY=
+  local id=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  if ! "${id[@]}" true 2>/dev/null; then
+    NOBODY_WHY="root, and no setpriv (util-linux) to run the CLI as nobody"
+    return 1
+  fi
+  local d="$TOP/nobody-cli" build lib
+  build=$(dirname "$(dirname "$(dirname "$PB")")")
+  if [ ! -x "$d/posebatch" ]; then
+    mkdir -p "$d/lib" && cp "$PB" "$d/posebatch"
+    # the build's own libraries (found through RUNPATH); the system's stay
+    ldd "$PB" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+      while read -r lib; do
+        case $lib in "$build"/*) cp "$lib" "$d/lib/" ;; esac
+      done
+    chmod -R a+rX "$d"
+  fi
+  chmod a+x "$TOP" "$T" && chmod a+r "$T/a.bvh"
+  PB_AS=("${id[@]}" env LD_LIBRARY_PATH="$d/lib" "$d/posebatch")
+  if ! "${PB_AS[@]}" info "$T/a.bvh" >/dev/null 2>"$T/nobody.err"; then
+    NOBODY_WHY="nobody cannot run a copy of the CLI ($d) on $T/a.bvh: $(head -n 1 "$T/nobody.err")"
+    PB_AS=()
+    return 1
+  fi
+  rm -f "$T/nobody.err"
 }

@@ -27,6 +27,12 @@ for s in "${suites[@]}"; do
   mkdir -p "$T"
   fixtures
   echo "=== ${name#suite_}"
+  # a suite that does not parse would end where the error is, silently
+  if ! bash -n "$s" 2>"$T/parse"; then
+    failed=$((failed + 1))
+    echo "FAIL $name does not parse: $(head -n 1 "$T/parse")"
+    continue
+  fi
   # shellcheck disable=SC1090
   . "$s"
 done

@@ -139,7 +139,15 @@ if ! touch "$T/ro/probe" 2>/dev/null; then
   check "read-only dir: nothing left" no_files_in "$T/ro"
 else
   rm -f "$T/ro/probe"
-  echo "     (running as root: a read-only directory does not bind; skipped)"
+  # root: a read-only directory binds nobody
+  if [ "$(id -u)" = 0 ] && as_nobody && chmod a+r "$T/b.bvh"; then
+    "${PB_AS[@]}" resample "$T/a.bvh" "$T/b.bvh" -o "$T/ro" --fps 240 >"$T/out" 2>"$T/err"; rc=$?
+    check "read-only output dir (as nobody): exit 1" test "$rc" -eq 1
+    check "read-only dir: the reason given" grep -q "Permission denied" "$T/err"
+    check "read-only dir: nothing left" no_files_in "$T/ro"
+  else
+    skips 2 "a read-only output dir (it does not bind root): ${NOBODY_WHY:-not root, yet the directory is writable}"
+  fi
 fi
 expect "output below a regular file" 1 resample "$T/a.bvh" -o "$T/b.bvh/x.bvh" --fps 240
 mkdir "$T/full"

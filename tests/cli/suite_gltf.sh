@@ -20,6 +20,7 @@ gltf_errors() {
 valid_clean() { # name file: the validator finds no error
   if [ -z "${PB_GLTF_VALIDATOR:-}" ]; then
     echo "skip $1 (PB_GLTF_VALIDATOR not set)"
+    skip_one
     return
   fi
   local a; a=$(gltf_errors "$2")
@@ -28,6 +29,7 @@ valid_clean() { # name file: the validator finds no error
 validated() { # name output input: the output's validator errors are the input's
   if [ -z "${PB_GLTF_VALIDATOR:-}" ]; then
     echo "skip $1 (PB_GLTF_VALIDATOR not set)"
+    skip_one
     return
   fi
   local a b
@@ -39,6 +41,7 @@ DUMP="$(dirname "$(dirname "$(dirname "$PB")")")/tests/gltf-dump"
 three_agrees() { # name file [animation]: three.js samples like posebatch
   if [ -z "${PB_THREE_DIR:-}" ] || [ ! -x "$DUMP" ]; then
     echo "skip $1 (PB_THREE_DIR not set or tests/gltf-dump not built)"
+    skip_one
     return
   fi
   local script=gltf_three.mjs
@@ -48,7 +51,8 @@ three_agrees() { # name file [animation]: three.js samples like posebatch
   else no "$1: $(tail -n 3 "$T/three" | tr '\n' ' ')"; fi
 }
 if [ ! -f "$FOX" ] || [ ! -f "$MAN" ]; then
-  echo "skip glTF suite: $GLTF_DIR has no Fox.glb / cesium_man.gltf"
+  echo "skip the glTF suite (counted as one): $GLTF_DIR has no Fox.glb / cesium_man.gltf"
+  skip_one
 else
   # info
   expect "info Fox.glb" 0 info "$FOX"

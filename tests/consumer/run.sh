@@ -4,6 +4,10 @@
 # temporary root with `meson install --destdir`, then
 #   - checks the installed files (headers, static and shared library, .pc,
 #     CMake package) and that the shared library exports only the public API;
+#   - checks that the README's C blocks are lines of examples/*.c
+#     (examples/check_readme.py), and builds examples/quickstart.c (the
+#     README's C quick start, whole) against the install, shared and static,
+#     and runs it;
 #   - builds examples/resample_file.c against it through pkg-config, shared
 #     and static, runs both on data/cmu_01_03.bvh (120 -> 60 fps) and compares
 #     their outputs byte for byte;
@@ -31,6 +35,9 @@ check() { # name, command...
 }
 finish() { echo "install: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
 
+check "README's C blocks are examples/*.c lines (examples/check_readme.py)" \
+  python3 examples/check_readme.py
+
 if [ "$(meson introspect "$build" --buildoptions 2>/dev/null |
         python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="default_library"][0])')" != both ]; then
   echo "FAIL $build is not configured with default_library=both"; failed=1; finish
@@ -54,6 +61,16 @@ check "shared library exports only the public API (nm -D)" \
 export PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_PATH=$(dirname "$pc")
 cflags=$(pkg-config --cflags posebatch)
 clip=data/cmu_01_03.bvh
+# the README's quick start: a 45 degree turn about z (joint 0) and x (joint
+# 1), 30 degrees (0.5236 rad) per unit of x
+qs_expect='joint 0: rotation 0.9238[78][0-9] -?0.000000 -?0.000000 0.38268[0-9], velocity -?0.0000 -?0.0000 0.5236
+joint 1: rotation 0.9238[78][0-9] 0.38268[0-9] -?0.000000 -?0.000000, velocity 0.5236 -?0.0000 -?0.0000'
+for kind in posebatch posebatch-static; do
+  check "pkg-config $kind: examples/quickstart.c (the README's) builds and runs" bash -c "
+    cc -std=c11 -Wall -Wextra -Werror examples/quickstart.c $cflags \
+       \$(pkg-config --libs $kind) -Wl,-rpath,'$libdir' -o '$work/qs' &&
+    '$work/qs' >'$work/qs.out' && cat '$work/qs.out' && test \"\$(grep -cxE '$qs_expect' '$work/qs.out')\" = 2"
+done
 check "pkg-config: resample_file.c, shared" bash -c "
   cc -std=c11 -Wall -Wextra -Werror examples/resample_file.c $cflags \
      \$(pkg-config --libs posebatch) -Wl,-rpath,'$libdir' -o '$work/rf_shared' &&

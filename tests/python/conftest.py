@@ -10,7 +10,10 @@ import posebatch
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DATA = sorted(glob.glob(os.path.join(ROOT, "data", "*.bvh")))
-SHARED = sorted(glob.glob(os.path.join(ROOT, "..", "shared", "data", "mocap", "*.bvh")))
+# the optional clips: ../shared/data beside the clone, or PB_SHARED_DATA_DIR
+# (as for the C and CLI tests); tests that need them skip where absent
+SHARED_DIR = os.environ.get("PB_SHARED_DATA_DIR") or os.path.join(ROOT, "..", "shared", "data")
+SHARED = sorted(glob.glob(os.path.join(SHARED_DIR, "mocap", "*.bvh")))
 CLIP = os.path.join(ROOT, "data", "cmu_01_03.bvh")
 
 

@@ -12,7 +12,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from posebatch import dataset  # noqa: E402
-from conftest import CLIP, DATA, ROOT, SHARED, cli_path  # noqa: E402
+from conftest import CLIP, DATA, ROOT, SHARED, SHARED_DIR, cli_path  # noqa: E402
 
 FPS = "200"
 
@@ -71,7 +71,7 @@ def test_dataset_fifo_fails_and_gltf_like_the_cli(client, cli, tmp_path):
     inputs are resampled as the CLI resamples them, byte for byte."""
     fifo = tmp_path / "pipe.bvh"
     os.mkfifo(fifo)
-    gltf = [p for p in (os.path.join(ROOT, "..", "shared", "data", "gltf", n)
+    gltf = [p for p in (os.path.join(SHARED_DIR, "gltf", n)
                         for n in ("Fox.glb", "cesium_man.gltf")) if os.path.exists(p)]
     s = dataset.resample([str(fifo), DATA[0]] + gltf, 30, tmp_path / "o", client=client)
     assert [(p, "regular" in m) for p, m in s.failures] == [(str(fifo), True)]

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import posebatch as pb
-from conftest import CLIP, ROOT
+from conftest import CLIP, SHARED_DIR
 
-GLTF_DIR = os.path.join(ROOT, "..", "shared", "data", "gltf")
+GLTF_DIR = os.path.join(SHARED_DIR, "gltf")
 FOX = os.path.join(GLTF_DIR, "Fox.glb")
 
 

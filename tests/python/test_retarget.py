@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import posebatch
-from conftest import CLIP, ROOT
+from conftest import CLIP, SHARED_DIR
 
-PYMO = os.path.join(ROOT, "..", "shared", "data", "mocap", "pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh")
+PYMO = os.path.join(SHARED_DIR, "mocap", "pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh")
 
 
 @pytest.fixture(scope="module")

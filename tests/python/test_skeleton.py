@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import posebatch as pb
-from conftest import CLIP, ROOT, ref_conj, ref_mul, unit_quats
+from conftest import CLIP, SHARED_DIR, ref_conj, ref_mul, unit_quats
 
-PYMO = os.path.join(ROOT, "..", "shared", "data", "mocap", "pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh")
+PYMO = os.path.join(SHARED_DIR, "mocap", "pymo_AV_8Walk_Meredith_HVHA_Rep1.bvh")
 
 
 def ref_rotate(q, v):
