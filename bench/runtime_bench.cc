@@ -48,21 +48,19 @@ void bench_frame(benchmark::State &st, int backend, size_t J, size_t N)
 int register_all()
 {
     // the dispatcher's choice first (resolved before any forcing)
-    std::vector<std::pair<int, std::string>> bs{
-        {(int)pb_backend_active(), "default"}};
+    std::vector<std::pair<int, std::string>> bs{{(int)pb_backend_active(), "default"}};
     for (int b = 0; b < PB_BACKEND_COUNT; b++)
         if (pb_backend_supported((pb_backend)b) && !pb_backend_emulated((pb_backend)b))
             bs.emplace_back(b, pb_backend_name((pb_backend)b));
     const size_t cases[][2] = {{31, 1}, {64, 1}, {100, 1}, {31, 100}, {31, 1000}};
     for (auto &b : bs)
         for (auto &c : cases) {
-            std::string name = "frame/" + b.second + "/" + std::to_string(c[0]) + "/" +
-                               std::to_string(c[1]);
+            std::string name =
+                "frame/" + b.second + "/" + std::to_string(c[0]) + "/" + std::to_string(c[1]);
             int id = b.first;
             size_t J = c[0], N = c[1];
-            benchmark::RegisterBenchmark(name.c_str(), [id, J, N](benchmark::State &st) {
-                bench_frame(st, id, J, N);
-            });
+            benchmark::RegisterBenchmark(
+                name.c_str(), [id, J, N](benchmark::State &st) { bench_frame(st, id, J, N); });
         }
     return 0;
 }

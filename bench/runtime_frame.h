@@ -102,12 +102,8 @@ struct Clip {
                 }
             }
         }
-        clip = pb_clip{F,
-                       J,
-                       1.0 / 30.0,
-                       {t(0), t(1), t(2), t(3)},
-                       {t(4), t(5), t(6)},
-                       {t(7), t(8), t(9)}};
+        clip = pb_clip{
+            F, J, 1.0 / 30.0, {t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {t(7), t(8), t(9)}};
     }
     float *t(int k) { return a.data() + (size_t)k * F * J; }
     float key(int k, size_t f, size_t j) const { return a[(size_t)k * F * J + f * J + j]; }
@@ -120,10 +116,7 @@ struct Poses {
     explicit Poses(size_t n_) : n(n_), a(10 * n_) {}
     float *t(int k) { return a.data() + (size_t)k * n; }
     pb_pose pose() { return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {t(7), t(8), t(9)}}; }
-    pb_cpose cpose()
-    {
-        return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {t(7), t(8), t(9)}};
-    }
+    pb_cpose cpose() { return {{t(0), t(1), t(2), t(3)}, {t(4), t(5), t(6)}, {t(7), t(8), t(9)}}; }
     pb_clip clip(size_t frames, size_t J)
     {
         return pb_clip{frames,

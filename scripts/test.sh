@@ -46,11 +46,20 @@ for b in scalar sse41 avx2 avx512 neon; do
   # the Euler kernels through their io callers (a binary of its own: it links
   # the static library, where those are visible)
   if [ -x "$build/tests/posebatch-euler-tests" ]; then bins+=("$build/tests/posebatch-euler-tests"); fi
-  for bin in "${bins[@]}"; do
+  # then, for a backend that runs some call shapes on narrower kernels
+  # (AVX2 and AVX-512: forward kinematics by pose count, docs/architecture.md,
+  # "One pose, and dispatch by call shape"), the skeleton and skinning suites
+  # again on its own kernels alone (POSEBATCH_SHAPE_DISPATCH=0)
+  runs=("${bins[@]}")
+  case $b in avx2 | avx512) runs+=("own:$build/tests/posebatch-tests") ;; esac
+  for bin in "${runs[@]}"; do
     rc=0
-    POSEBATCH_BACKEND=$b UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    own=1 filter=()
+    case $bin in own:*) bin=${bin#own:} own=0 filter=(--filter '@(skeleton|skin)/*') ;; esac
+    POSEBATCH_BACKEND=$b POSEBATCH_SHAPE_DISPATCH=$own \
+      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-      "$bin" --jobs=2 -Ojson:"$out.json" >"$out.one" 2>&1 || rc=$?
+      "$bin" --jobs=2 "${filter[@]}" -Ojson:"$out.json" >"$out.one" 2>&1 || rc=$?
     cat "$out.one" >>"$out"
     if [ "$rc" != 0 ]; then
       stage_failed "criterion-$b"
@@ -84,6 +93,10 @@ fi
 echo "== conformance: every backend against scalar"
 out=$(mktemp)
 "$build/tests/posebatch-conformance" >"$out" 2>&1 || stage_failed conformance
+# and each backend's own kernels alone (no dispatch by call shape)
+echo "(each backend's own kernels, POSEBATCH_SHAPE_DISPATCH=0:)" >>"$out"
+POSEBATCH_SHAPE_DISPATCH=0 "$build/tests/posebatch-conformance" >>"$out" 2>&1 ||
+  stage_failed conformance
 if [ -x "$build/tests/posebatch-conformance-euler" ]; then
   "$build/tests/posebatch-conformance-euler" >>"$out" 2>&1 || stage_failed conformance
 fi

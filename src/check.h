@@ -369,6 +369,8 @@ static inline int chk_meets(chk_range a, chk_range b) { return a.lo < b.hi && b.
 #define CHK_TRACKS 16
 static inline int chk_meets_sorted(const uintptr_t *o, int n, size_t bytes, chk_range r)
 {
+    if (r.hi <= o[0] || r.lo >= o[n - 1] + bytes) /* outside the outputs' hull */
+        return 0;
     int i = 0; /* outputs starting before r's end */
     while (i < n && o[i] < r.hi)
         i++;

@@ -242,15 +242,18 @@ size_t pb_skeleton_runs(size_t poses, pb_sk_run run[3])
     if (!atomic_load_explicit(&ready, memory_order_acquire))
         pthread_once(&resolve_once, resolve);
     int b = atomic_load_explicit(&active_backend, memory_order_relaxed);
-    const pb_kernels *w = sk_wide[b] ? sk_wide[b] : tables[b], *f = sk_four[b];
-    if (!f) {
+    const pb_kernels *w = sk_wide[b] ? sk_wide[b] : tables[b], *f = sk_four[b], *own = tables[b];
+    if (!f || poses == 1) { /* one pose: the one-pose path, the own table's gathers */
+        if (poses == 1)
+            w = own;
         run[0].k = w;
         run[0].poses = poses;
         return 1;
     }
     /* whole blocks of w's lanes, then the rest on the 4 lanes, except a
-     * last single pose: the one-pose path on w (with w's wider gathers:
-     * 6.8 ns a joint at 31 joints against 14 on 4 lanes, Zen 5) */
+     * last single pose: the one-pose path of the backend's own table (its
+     * gathers are the widest: on Zen 5 at 31 joints 6.8 ns a joint on 16
+     * lanes, 7.0 on 8, 14 on 4) */
     size_t n = 0, lw = (size_t)w->lanes, whole = poses / lw * lw;
     size_t single = (poses - whole) % 4 == 1, four = poses - whole - single;
     if (whole) {
@@ -261,10 +264,10 @@ size_t pb_skeleton_runs(size_t poses, pb_sk_run run[3])
         run[n].k = f;
         run[n++].poses = four;
     }
-    if (single && n && run[n - 1].k == w)
+    if (single && n && run[n - 1].k == own)
         run[n - 1].poses++;
     else if (single) {
-        run[n].k = w;
+        run[n].k = own;
         run[n++].poses = 1;
     }
     return n;

@@ -45,8 +45,7 @@ static int meets_any(const void *p, size_t bytes, const float *const *a, int n, 
 }
 
 pb_status pb_pose_skinning_matrices(size_t poses, size_t joints, const pb_cpose *model,
-                                    const float *inverse_bind, pb_matrix_layout layout,
-                                    float *out)
+                                    const float *inverse_bind, pb_matrix_layout layout, float *out)
 {
     int pos, scl;
     const float *a[10];
@@ -71,8 +70,8 @@ pb_status pb_pose_skinning_matrices(size_t poses, size_t joints, const pb_cpose 
 
 /* ------------------------------------------------- inverse bind matrices */
 
-pb_status pb_pose_inverse_bind_matrices(size_t joints, const int32_t *parents,
-                                        const pb_cpose *rest, float *out)
+pb_status pb_pose_inverse_bind_matrices(size_t joints, const int32_t *parents, const pb_cpose *rest,
+                                        float *out)
 {
     int pos, scl;
     const float *a[10];

@@ -346,8 +346,8 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         o->count = 2 * J * (rows3 ? 12 : 16);
         *name = "pose_skinning_matrices";
         pb_cpose m = {key(0, off), vec(0, off), scl(0, off)};
-        st = pb_pose_skinning_matrices(2, J, &m, ib, rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4,
-                                       f->a[0]);
+        st =
+            pb_pose_skinning_matrices(2, J, &m, ib, rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4, f->a[0]);
         break;
     }
     default: return 0;

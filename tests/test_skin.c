@@ -104,8 +104,8 @@ static double check_one(const char *what, double M[4][4], const double S[3], con
                     continue;
                 const float want3 = B ? B[c * 4 + 3] : (c == 3);
                 if (memcmp(&o[c * 4 + 3], &want3, sizeof(float)) != 0)
-                    cr_assert_fail("%s: row 3 col %d is %g, want %g exactly", what, c,
-                                   o[c * 4 + 3], want3);
+                    cr_assert_fail("%s: row 3 col %d is %g, want %g exactly", what, c, o[c * 4 + 3],
+                                   want3);
                 continue;
             }
             const double got = rows3 ? o[r * 4 + c] : o[c * 4 + r];
@@ -139,8 +139,7 @@ Test(skin, matrices_against_double, .timeout = 300)
                 for (size_t i = 0; i < n * 16; i++)
                     out[i] = NAN;
                 cr_assert_eq(pb_pose_skinning_matrices(P, J, &mp, noib ? NULL : ib,
-                                                       rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4,
-                                                       out),
+                                                       rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4, out),
                              PB_OK);
                 for (size_t i = 0; i < n; i++) {
                     double M[4][4];
@@ -187,8 +186,7 @@ Test(skin, inverse_bind_undoes_the_rest_pose, .timeout = 120)
             pb_cpose l = xfs_view(&rest, 1, sv), mc = xfs_view(&model, 1, sv);
             pb_pose mo = {{model.t[0], model.t[1], model.t[2], model.t[3]},
                           {model.t[4], model.t[5], model.t[6]},
-                          {sv ? model.t[7] : NULL, sv ? model.t[8] : NULL,
-                           sv ? model.t[9] : NULL}};
+                          {sv ? model.t[7] : NULL, sv ? model.t[8] : NULL, sv ? model.t[9] : NULL}};
             cr_assert_eq(pb_pose_local_to_model(1, J, par, &l, &mo), PB_OK);
             float *ib = malloc(J * 16 * sizeof(float)), *out = malloc(J * 16 * sizeof(float));
             cr_assert(ib && out);
@@ -247,8 +245,8 @@ Test(skin, inverse_bind_against_double)
             double tr = 0;
             for (int c = 0; c < 3; c++) {
                 const double v = R[c][rr] / S[jj][rr];
-                cr_assert(fabs(o[c * 4 + rr] - v) <= 1e-7, "joint %d B(%d,%d) %g want %g",
-                          jj + 1, rr, c, o[c * 4 + rr], v);
+                cr_assert(fabs(o[c * 4 + rr] - v) <= 1e-7, "joint %d B(%d,%d) %g want %g", jj + 1,
+                          rr, c, o[c * 4 + rr], v);
                 tr -= v * T[jj][c];
             }
             cr_assert(fabs(o[12 + rr] - tr) <= 1e-6, "joint %d B(%d,3) %g want %g", jj + 1, rr,
@@ -277,8 +275,7 @@ Test(skin, bvh_rest_pose_of_the_shipped_clip)
             for (int k = 0; k < 3; k++)
                 T[k] += b.joints[a].offset[k];
         for (int k = 0; k < 12; k++)
-            cr_assert(ib[j * 16 + k] == (k % 5 == 0 ? 1.0f : 0.0f), "joint %zu element %d", j,
-                      k);
+            cr_assert(ib[j * 16 + k] == (k % 5 == 0 ? 1.0f : 0.0f), "joint %zu element %d", j, k);
         for (int k = 0; k < 3; k++)
             cr_assert(fabs(ib[j * 16 + 12 + k] + T[k]) <= 1e-6 * (1 + fabs(T[k])),
                       "joint %zu translation %d: %g, want %g", j, k, ib[j * 16 + 12 + k], -T[k]);

@@ -107,8 +107,8 @@ PB_INLINE void b_skinning_matrices(const pb_cpose *m, size_t e, const float *ib,
 }
 
 /* P poses of J joints: pose p's matrices from element p*J on */
-static void k_skinning_matrices(size_t poses, size_t joints, const pb_cpose *model,
-                                const float *ib, int rows3, float *out)
+static void k_skinning_matrices(size_t poses, size_t joints, const pb_cpose *model, const float *ib,
+                                int rows3, float *out)
 {
     const int pos = model->pos.x != NULL, scl = model->scale.x != NULL;
     const size_t stride = rows3 ? 12 : 16;
