@@ -10,6 +10,10 @@
  *     posebatch/clip.h       clips: sampling, resampling; pose blending
  *     posebatch/skeleton.h   model space (FK), root motion, mirroring
  *     posebatch/layout.h     interleaved layouts <-> batches
+ *     posebatch/rotrep.h     rotation representations: matrices, 6D,
+ *                            rotation vectors
+ *     posebatch/features.h   motion features for learning (a clip's,
+ *                            HumanML3D's)
  *
  * The file API (BVH, glTF, ...) is posebatch/io.h.
  *
@@ -79,5 +83,7 @@
 #include "posebatch/skeleton.h"
 #include "posebatch/skin.h"
 #include "posebatch/layout.h"
+#include "posebatch/rotrep.h"
+#include "posebatch/features.h"
 
 #endif /* POSEBATCH_H */

@@ -5,6 +5,9 @@
 # matplotlib for scripts/plots.py)
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc g++ libc6-dev libsimde-dev libcriterion-dev libbenchmark-dev python3)
+# NumPy archives (src/io/npz_read.c): deflated .npz entries (numpy.savez_compressed,
+# AMASS) through zlib
+pkgs+=(zlib1g-dev)
 # glTF (src/io/gltf/): JSON by jansson, which reports line and column
 pkgs+=(libjansson-dev)
 # the Python package (src/python/, pip install . into a --system-site-packages venv):

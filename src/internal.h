@@ -202,6 +202,16 @@ typedef struct pb_kernels {
      * ib NULL for identities, rows3 for PB_MATRIX_3X4 */
     void (*skinning_matrices)(size_t poses, size_t joints, const pb_cpose *model, const float *ib,
                               int rows3, float *out);
+
+    /* rotation representations (simd/kernels_rotrep.h, over rotrep.c's
+     * checks): matrices as column arrays, col[3*c + r] the entry of row r,
+     * column c, so that a 6D (posebatch/rotrep.h) is col[0..5];
+     * quat_to_mat3 stores the first cols (2 or 3) columns */
+    void (*quat_to_mat3)(size_t n, pb_cquats q, int cols, float *const col[9]);
+    void (*mat3_to_quat)(size_t n, const float *const col[9], pb_quats out);
+    void (*rot6d_to_mat3)(size_t n, const float *const c6[6], float *const col[9]);
+    void (*rot6d_to_quat)(size_t n, const float *const c6[6], pb_quats out);
+    void (*quat_to_rotvec)(size_t n, pb_cquats q, pb_vec3s out);
 } pb_kernels;
 
 extern const pb_kernels pb_kernels_scalar;

@@ -331,10 +331,58 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         }
         break;
     }
+    /* rotation representations: matrices as three row fields; their inputs
+     * rotations (the matrix -> quaternion row choice and Gram-Schmidt of
+     * near-parallel halves are ill-conditioned for other input) */
+    case 34:
+    case 35:
+    case 36:
+    case 37:
+    case 38: {
+        static float mm[9][MAXN];
+        pb_mat3s m;
+        for (int k = 0; k < 9; k++)
+            m.m[k] = mm[k];
+        pb_cmat3s cm;
+        for (int k = 0; k < 9; k++)
+            cm.m[k] = mm[k];
+        if (id == 34) {
+            *name = "quat_to_mat3";
+            pb_vec3s r0 = ov(o, KV), r1 = ov(o, KV), r2 = ov(o, KV);
+            pb_mat3s out = {{r0.x, r0.y, r0.z, r1.x, r1.y, r1.z, r2.x, r2.y, r2.z}};
+            st = pb_quat_to_mat3(n, key(0, off), out);
+        } else if (id == 35) {
+            *name = "quat_to_rot6d";
+            pb_vec3s a = ov(o, KV), b = ov(o, KV);
+            pb_rot6ds out = {{a.x, a.y, a.z, b.x, b.y, b.z}};
+            st = pb_quat_to_rot6d(n, key(0, off), out);
+        } else {
+            st = pb_quat_to_mat3(n, key(1, off), m);
+            if (st != PB_OK)
+                break;
+            if (id == 36) {
+                *name = "mat3_to_quat";
+                st = pb_mat3_to_quat(n, cm, oq(o, KQ));
+            } else if (id == 37) {
+                *name = "rot6d_to_mat3";
+                pb_vec3s r0 = ov(o, KV), r1 = ov(o, KV), r2 = ov(o, KV);
+                pb_mat3s out = {{r0.x, r0.y, r0.z, r1.x, r1.y, r1.z, r2.x, r2.y, r2.z}};
+                st = pb_rot6d_to_mat3(n, pb_crot6d_of_mat3(cm), out);
+            } else {
+                *name = "rot6d_to_quat";
+                st = pb_rot6d_to_quat(n, pb_crot6d_of_mat3(cm), oq(o, KQ));
+            }
+        }
+        break;
+    }
+    case 39:
+        *name = "quat_to_rotvec";
+        st = pb_quat_to_rotvec(n, key(0, off), ov(o, KV));
+        break;
     /* skinning matrices: 2 poses of J = n % 34 + 1 joints (every block and
      * tail shape of every lane width), inverse bind matrices made of the
      * inputs, 4x4 for even n, 3x4 for odd */
-    case 34: {
+    case 40: {
         static float ib[34 * 16];
         const size_t J = n % 34 + 1;
         for (size_t j = 0; j < J; j++)

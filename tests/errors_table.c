@@ -25,6 +25,57 @@ static pb_status f_inv_mul(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
     UNUSED;
     return pb_quat_inv_mul(n, CQ(0), CQ(1), OQ(2));
 }
+/* rotation representations: a matrix is three vec3 slots (its rows), a 6D
+ * two (its columns) */
+#define M3(s)                                                                                      \
+    {                                                                                              \
+        {                                                                                          \
+            P[s][0], P[s][1], P[s][2], P[s + 1][0], P[s + 1][1], P[s + 1][2], P[s + 2][0],         \
+                P[s + 2][1], P[s + 2][2]                                                           \
+        }                                                                                          \
+    }
+#define R6(s)                                                                                      \
+    {                                                                                              \
+        {                                                                                          \
+            P[s][0], P[s][1], P[s][2], P[s + 1][0], P[s + 1][1], P[s + 1][2]                       \
+        }                                                                                          \
+    }
+static pb_status f_q2m(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
+{
+    UNUSED;
+    pb_mat3s o = M3(1);
+    return pb_quat_to_mat3(n, CQ(0), o);
+}
+static pb_status f_q2r6(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
+{
+    UNUSED;
+    pb_rot6ds o = R6(1);
+    return pb_quat_to_rot6d(n, CQ(0), o);
+}
+static pb_status f_m2q(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
+{
+    UNUSED;
+    pb_cmat3s i = M3(0);
+    return pb_mat3_to_quat(n, i, OQ(3));
+}
+static pb_status f_r62m(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
+{
+    UNUSED;
+    pb_crot6ds i = R6(0);
+    pb_mat3s o = M3(2);
+    return pb_rot6d_to_mat3(n, i, o);
+}
+static pb_status f_r62q(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
+{
+    UNUSED;
+    pb_crot6ds i = R6(0);
+    return pb_rot6d_to_quat(n, i, OQ(2));
+}
+static pb_status f_q2rv(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
+{
+    UNUSED;
+    return pb_quat_to_rotvec(n, CQ(0), OV(1));
+}
 static pb_status f_abs(size_t n, size_t m, ptrs_t P, unsigned fl, float x)
 {
     UNUSED;
@@ -239,6 +290,39 @@ const fn_t FNS[] = {
     {"pb_quat_mul_inv", f_mul_inv, 3, {QI("a"), QI("b"), QO("out")}, M_NONE, 0, 0, 0, 0, 0},
     {"pb_quat_inv_mul", f_inv_mul, 3, {QI("a"), QI("b"), QO("out")}, M_NONE, 0, 0, 0, 0, 0},
     {"pb_quat_abs", f_abs, 2, {QI("q"), QO("out")}, M_NONE, 0, 0, 0, 0, 0},
+    {"pb_quat_to_mat3",
+     f_q2m,
+     4,
+     {QI("q"), VO("row0"), VO("row1"), VO("row2")},
+     M_NONE,
+     0,
+     0,
+     0,
+     0,
+     0},
+    {"pb_quat_to_rot6d", f_q2r6, 3, {QI("q"), VO("col0"), VO("col1")}, M_NONE, 0, 0, 0, 0, 0},
+    {"pb_mat3_to_quat",
+     f_m2q,
+     4,
+     {VI("row0"), VI("row1"), VI("row2"), QO("out")},
+     M_NONE,
+     0,
+     0,
+     0,
+     0,
+     0},
+    {"pb_rot6d_to_mat3",
+     f_r62m,
+     5,
+     {VI("col0"), VI("col1"), VO("row0"), VO("row1"), VO("row2")},
+     M_NONE,
+     0,
+     0,
+     0,
+     0,
+     0},
+    {"pb_rot6d_to_quat", f_r62q, 3, {VI("col0"), VI("col1"), QO("out")}, M_NONE, 0, 0, 0, 0, 0},
+    {"pb_quat_to_rotvec", f_q2rv, 2, {QI("q"), VO("out")}, M_NONE, 0, 0, 0, 0, 0},
     {"pb_quat_normalize", f_normalize, 2, {QI("q"), QO("out")}, M_NONE, 0, 0, 0, 0, 0},
     {"pb_quat_log", f_log, 2, {QI("q"), VO("out")}, M_NONE, 0, 0, 0, 0, 0},
     {"pb_quat_exp", f_exp, 2, {VI("v"), QO("out")}, M_NONE, 0, 0, 0, 0, 0},

@@ -11,6 +11,8 @@
  *     posebatch/formats.h    what a file is; a clip from or to any format
  *     posebatch/retarget.h   a clip onto another skeleton
  *     posebatch/mirror.h     left/right pairing by name, a clip mirrored
+ *     posebatch/npz.h        NumPy arrays: .npy and .npz read and written
+ *     posebatch/dataset.h    training data: features of a clip, AMASS input
  *
  * Part of libposebatch (link as for posebatch.h: pkg-config posebatch, or
  * CMake find_package(posebatch)).
@@ -48,5 +50,7 @@
 #include "formats.h"
 #include "retarget.h"
 #include "mirror.h"
+#include "npz.h"
+#include "dataset.h"
 
 #endif /* POSEBATCH_IO_H */

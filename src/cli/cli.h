@@ -180,6 +180,8 @@ void cli_loop_seam_check(const pb_bvh *b, const char *path);
 
 /* Paths (paths.c): 1 if path names an existing directory. */
 int cli_is_dir(const char *path);
+/* 1 if path ends in ext (lower case, with its dot), ASCII case ignored. */
+int cli_has_ext(const char *path, const char *ext);
 
 /* "-" (paths.c): as an input it reads standard input
  * (cli_load), "-o -" writes standard output. */
@@ -253,6 +255,16 @@ int cmd_positions(int argc, char **argv);
 int cmd_retarget(int argc, char **argv);    /* retarget.c */
 int cmd_mirror(int argc, char **argv);      /* mirror.c */
 int cmd_root_motion(int argc, char **argv); /* root_motion.c */
+int cmd_features(int argc, char **argv);    /* features.c */
+
+/* AMASS inputs (amass.c): 1 when path is an .npz archive (a regular file
+ * by its first bytes, else by its name); the clip of one with the rest
+ * joint positions of the .npy rest (NULL: the error asking for --rest), 0
+ * or -1 reported; --rest FILE taken out of argv (cli_take_own; *rest NULL
+ * when absent). */
+int cli_is_npz(const char *path);
+int cli_load_amass(const char *path, const char *rest, pb_bvh *out);
+int cli_take_rest(const char *cmd, int *argc, char **argv, const char **rest);
 
 /* glTF (gltf.c). 1 when path is a glTF file: its first bytes (GLB magic, or
  * a JSON object), or for a file that cannot be read its extension (.gltf,

@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const char convert_usage[] =
-    "usage: posebatch convert IN OUT [--skin N] [--animation N] [--fps N]\n"
+    "usage: posebatch convert IN OUT [--skin N] [--animation N] [--fps N] [--rest FILE.npy]\n"
     "\n"
     "Converts between BVH and glTF 2.0; the input's format is found from its\n"
     "content, the output's from its extension (.bvh, .glb, .gltf; '-' is\n"
@@ -41,6 +41,9 @@ static const char convert_usage[] =
     "      --skin N       the skin whose joints are converted (glTF input)\n"
     "      --animation N  the animation sampled (glTF input; default 0)\n"
     "      --fps N        output frame rate (glTF input)\n"
+    "      --rest FILE.npy  an AMASS .npz input (SMPL-H poses, trans, framerate):\n"
+    "                     its rest joint positions (joints x 3); the output, BVH\n"
+    "                     or glTF by its extension, has the SMPL-H joints and names\n"
     "  -h, --help         this help\n"
     "\n"
     "Outputs are written atomically, like every output of posebatch.\n"
@@ -352,13 +355,28 @@ int cli_gltf_info(const char *path, int json)
 int cmd_convert(int argc, char **argv)
 {
     cli_opts o;
-    int rc = cli_parse(argc, argv, OPT_FPS | OPT_SKIN | OPT_STRICT | OPT_EULER, convert_usage, &o);
+    const char *rest = NULL; /* --rest FILE.npy: an AMASS input (amass.c) */
+    int rc = cli_take_rest("convert", &argc, argv, &rest);
+    if (rc == CLI_OK)
+        rc = cli_parse(argc, argv, OPT_FPS | OPT_SKIN | OPT_STRICT | OPT_EULER, convert_usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
     if (o.num_inputs != 2)
         return cli_usage_error(o.cmd, "needs IN and OUT (%zu argument%s given)", o.num_inputs,
                                o.num_inputs == 1 ? "" : "s");
     const char *in = o.inputs[0], *out = o.inputs[1];
+    if (rest || cli_is_npz(in)) { /* AMASS -> BVH or glTF by out's name */
+        pb_bvh b;
+        cli_file fin = {in, NULL, NULL}, fout = {out, NULL, NULL};
+        if (cli_protect(&fin, 1, &fout, 1) != CLI_OK)
+            return CLI_FAILED;
+        if (cli_load_amass(in, rest, &b))
+            return CLI_FAILED;
+        pb_bvh_write_opts wo = {.euler = cli_euler_mode};
+        rc = cli_write_clip(out, &b, &wo) ? CLI_FAILED : CLI_OK;
+        pb_bvh_free(&b);
+        return rc;
+    }
     int from_gltf = cli_is_gltf(in);
     int to_bvh = cli_is_dash(out) ? from_gltf : has_ext(out, ".bvh");
     int to_gltf = cli_is_dash(out) ? !from_gltf : has_ext(out, ".glb") || has_ext(out, ".gltf");

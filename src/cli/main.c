@@ -23,6 +23,7 @@ static const command commands[] = {
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
     {"mirror", cmd_mirror, "mirror a clip: reflect it and swap left and right joints"},
     {"root-motion", cmd_root_motion, "take a clip's ground travel and heading out (in place)"},
+    {"features", cmd_features, "motion features for learning (.npz; HumanML3D's layout too)"},
 };
 
 static void usage(FILE *f)
@@ -77,6 +78,6 @@ int main(int argc, char **argv)
         }
     return cli_usage_error(NULL,
                            "unknown command '%s' (resample, blend, info, convert, positions, "
-                           "retarget, mirror, root-motion, cpu)",
+                           "retarget, mirror, root-motion, features, cpu)",
                            cmd);
 }

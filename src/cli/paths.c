@@ -285,3 +285,18 @@ int cli_check_clip_output(const char *cmd, const char *out)
                            "a device or a pipe: BVH)",
                            out);
 }
+
+int cli_has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    if (n < k)
+        return 0;
+    for (size_t i = 0; i < k; i++) {
+        char c = path[n - k + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != ext[i])
+            return 0;
+    }
+    return 1;
+}

@@ -15,6 +15,10 @@ Groups (``help(posebatch.<name>)`` documents each):
 - primitives: quat_mul, quat_mul_inv, quat_inv_mul, quat_abs, quat_normalize,
   quat_log, quat_exp, quat_to_scaled_angle_axis, quat_from_scaled_angle_axis,
   quat_delta_to_angular_velocity, quat_sin_half_angle, quat_unroll
+- rotation representations (any leading shape): quat_to_matrix, matrix_to_quat,
+  quat_to_rot6d, rot6d_to_quat, matrix_to_rot6d, rot6d_to_matrix, quat_to_axis_angle,
+  axis_angle_to_quat, matrix_to_axis_angle, axis_angle_to_matrix, rot6d_to_axis_angle,
+  axis_angle_to_rot6d (6D: the matrix's first two columns, Zhou et al. 2019)
 - averages: quat_average (raw, log, raw_ref, log_ref, accurate, basic),
   quat_reference_extract
 - splines: quat_tangent_offset, quat_bezier_controls, quat_de_casteljau,
@@ -28,8 +32,11 @@ Groups (``help(posebatch.<name>)`` documents each):
 - glTF: read_gltf, Gltf (resample / write / to_bvh); file_format (what a clip file is)
 - skeletons: mirror_table, mirror, root_motion_extract, root_motion_apply; Bvh.mirror,
   Bvh.root_motion, Bvh.apply_root_motion
+- motion features: features (posebatch's layout or HumanML3D's, as a dict of arrays or
+  the CLI's .npz), humanml3d_features (from 22 SMPL joint positions), read_amass (AMASS
+  .npz with rest joint positions -> Bvh)
 - backends: backend, supported_backends, force_backend, backend_lanes, backend_emulated
-- posebatch.dataset: resample many BVH files on a Dask cluster
+- posebatch.dataset: resample many clips, or compute their features, on a Dask cluster
 """
 from ._posebatch import *  # noqa: F401,F403
 from ._posebatch import (  # noqa: F401
@@ -44,6 +51,9 @@ __all__ = [
     "quat_mul", "quat_mul_inv", "quat_inv_mul", "quat_abs", "quat_normalize", "quat_log",
     "quat_exp", "quat_to_scaled_angle_axis", "quat_from_scaled_angle_axis",
     "quat_delta_to_angular_velocity", "quat_sin_half_angle", "quat_unroll",
+    "quat_to_matrix", "matrix_to_quat", "quat_to_rot6d", "rot6d_to_quat", "matrix_to_rot6d",
+    "rot6d_to_matrix", "quat_to_axis_angle", "axis_angle_to_quat", "matrix_to_axis_angle",
+    "axis_angle_to_matrix", "rot6d_to_axis_angle", "axis_angle_to_rot6d",
     "quat_average", "quat_reference_extract",
     "quat_tangent_offset", "quat_bezier_controls", "quat_de_casteljau",
     "quat_shoemake_controls", "quat_spline_eval",
@@ -54,4 +64,5 @@ __all__ = [
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",
     "c_version", "MAX_COUNT",
     "mirror_table", "mirror", "root_motion_extract", "root_motion_apply",
+    "features", "humanml3d_features", "read_amass",
 ]

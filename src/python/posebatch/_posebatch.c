@@ -227,6 +227,27 @@ static PyMethodDef methods[] = {
      "root_motion_apply(rotations, positions, root_positions, root_rotations, parents=None,\n"
      "                  joint=0, up='y', components='ground,heading', *, order='wxyz')\n--\n\n"
      "Puts a root track back (pb_clip_root_apply); returns (rotations, positions)."},
+    {"features", FC(pbpy_features), FK,
+     "features(clip, out=None, *, layout='posebatch', fps=None, mirror=False, up='y', scale=1.0,\n"
+     "         root=None, feet=None, contact_speed=None, contact_height=None, map=None,\n"
+     "         target=None, feet_threshold=None, rest=None, source=None)\n--\n\n"
+     "The motion features of a clip (a Bvh, or a BVH, glTF or AMASS .npz path; AMASS needs\n"
+     "rest=, an .npy path or a (J, 3) array) as a dict of numpy arrays, what `posebatch\n"
+     "features` writes (pb_bvh_features; layouts: docs/formats.md). out=PATH also writes the\n"
+     "CLI's .npz bytes. mirror=True: the mirrored clip's features. posebatch layout: root\n"
+     "(facing joint), feet (joint names), contact_speed / contact_height (units); humanml3d:\n"
+     "map (as retarget's), target (22, 3), feet_threshold (m^2 per frame). source: the name\n"
+     "kept in the options (default: a path's base name)."},
+    {"humanml3d_features", FC(pbpy_humanml3d_features), FK,
+     "humanml3d_features(joints, target=None, feet_threshold=0.002)\n--\n\n"
+     "HumanML3D's 263-dimensional vectors (frames - 1, 263) from the positions of the 22 SMPL\n"
+     "joints (frames, 22, 3), metres, y up, 20 fps (pb_humanml3d_features); target: the\n"
+     "(22, 3) joints whose bone lengths the clip takes (default its first frame)."},
+    {"read_amass", FC(pbpy_read_amass), FK,
+     "read_amass(path, rest)\n--\n\n"
+     "An AMASS .npz (poses, trans, mocap_framerate; SMPL-H, 52 or 22 joints) as a Bvh\n"
+     "(pb_amass_to_bvh): rest is the rest joint positions, an .npy path or a (J, 3) array\n"
+     "(body models are licensed and not shipped). .write() / .to_gltf() convert it."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {
@@ -248,7 +269,7 @@ PyMODINIT_FUNC PyInit__posebatch(void)
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
-    if (pbpy_add_kernels(m)) {
+    if (pbpy_add_kernels(m) || pbpy_add_rotrep(m)) {
         Py_DECREF(m);
         return NULL;
     }

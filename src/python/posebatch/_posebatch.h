@@ -1,10 +1,11 @@
 /* What the extension's source files share, lowest first (a file calls only
  * files listed above it): argument and array helpers and numpy's C API
  * (args.c), the element-wise kernels, averages and tracks (kernels.c), the
+ * rotation representations (rotrep.c), the
  * Clip and Pose types and the clip calls (clip.c), the core of the Bvh type
  * and BvhError (bvh_object.c), the Gltf type (gltf.c), the pose blends
  * (blend.c), skeletons (skeleton.c, skeleton_ops.c), retargeting
- * (retarget.c), the Bvh methods and method table (bvh.c), and the module:
+ * (retarget.c), motion features and AMASS input (features.c), the Bvh methods and method table (bvh.c), and the module:
  * the backend functions, its method table and init (_posebatch.c). */
 #ifndef PBPY_POSEBATCH_H
 #define PBPY_POSEBATCH_H
@@ -108,6 +109,10 @@ PyObject *py_unroll(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *
 PyObject *py_reference_extract(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 PyObject *py_spline_eval(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 
+/* rotrep.c: the rotation representations' conversions (quat_to_matrix,
+ * ...), added by pbpy_add_rotrep (-1 with the error set) */
+int pbpy_add_rotrep(PyObject *m);
+
 /* clip.c: posebatch.Clip and posebatch.Pose (ready after
  * pbpy_ready_clip_types; -1 with the error set), resample(), sample() and
  * resample_frames() */
@@ -180,6 +185,23 @@ PBPY_FN(pbpy_bvh_mirror);
 PBPY_FN(pbpy_bvh_root_motion);
 PBPY_FN(pbpy_bvh_apply_root_motion);
 #undef PBPY_FN
+
+/* retarget.c: the map argument of retarget() and features(): a dict, a
+ * sequence of (source, target) pairs or a map file's path, as a
+ * pb_retarget_map whose strings point into `keep` (a list holding the str
+ * objects; a name holding a NUL is refused) or into a parsed map file
+ * (*parsed); absent or None: an empty map. 0, or -1 with the error set;
+ * pbpy_put_map releases it. */
+int pbpy_get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parsed, PyObject **keep,
+                 const char ***names);
+void pbpy_put_map(pb_retarget_map *map, int parsed, PyObject *keep, const char **names);
+
+/* features.c: features(), humanml3d_features(), read_amass() */
+PyObject *pbpy_features(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *pbpy_humanml3d_features(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+PyObject *pbpy_read_amass(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames);
 
 /* bvh.c: read_bvh(), parse_bvh(), the Bvh methods and attributes, and
  * pbpy_ready_bvh_type (the method table in, PyType_Ready; -1 with the error

@@ -1,4 +1,4 @@
-"""Dataset-scale resampling of BVH clips on a Dask distributed cluster.
+"""Dataset-scale resampling of clips, and their motion features, on a Dask distributed cluster.
 
     >>> from posebatch import dataset
     >>> summary = dataset.resample("mocap/**/*.bvh", 480, "out/")      # LocalCluster here
@@ -12,6 +12,10 @@ on a real cluster), resamples it with the library exactly as
 ``posebatch resample IN --fps N`` does and writes DIR/<input name> with the
 library's BVH writer, so the bytes are the CLI's. A clip that fails is
 recorded with its error and never stops the others.
+
+``features(paths_or_glob, out_dir, client=None, **options)`` does the same
+for ``posebatch features``: one task per clip, DIR/<stem>.npz (and
+<stem>_mirror.npz with mirror=True) with the CLI's bytes.
 
 Also a command: ``python3 -m posebatch.dataset GLOB... --fps N -o DIR
 [--scheduler tcp://HOST:8786] [--workers N]``.
@@ -28,7 +32,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 PathArg = Union[str, os.PathLike]
 
-__all__ = ["resample", "Summary", "ClipResult", "expand_paths"]
+__all__ = ["resample", "features", "Summary", "ClipResult", "expand_paths"]
 
 
 @dataclasses.dataclass
@@ -46,7 +50,8 @@ class ClipResult:
 
 @dataclasses.dataclass
 class Summary:
-    """The result of dataset.resample: counts, time and per-clip outcomes."""
+    """The result of dataset.resample or dataset.features: counts, time and per-clip outcomes
+    (fps: the rate asked for, 0 for a clip's own)."""
 
     fps: float
     out_dir: str
@@ -56,6 +61,7 @@ class Summary:
     workers: int = 0
     failures: List[Tuple[str, str]] = dataclasses.field(default_factory=list)  # (path, message)
     results: List[ClipResult] = dataclasses.field(default_factory=list)
+    task: str = "resample"  # or "features"
 
     @property
     def ok(self) -> bool:
@@ -67,9 +73,10 @@ class Summary:
 
     def __str__(self) -> str:
         total = self.clips + len(self.failures)
-        lines = [f"posebatch.dataset.resample: {self.clips} of {total} clips resampled to "
-                 f"{self.fps:g} fps into {self.out_dir}: {self.frames} frames in "
-                 f"{self.seconds:.2f} s on {self.workers} workers "
+        what = (f"features of {self.clips} of {total} clips" if self.task == "features" else
+                f"{self.clips} of {total} clips resampled to {self.fps:g} fps")
+        lines = [f"posebatch.dataset.{self.task}: {what} into {self.out_dir}: {self.frames} "
+                 f"frames in {self.seconds:.2f} s on {self.workers} workers "
                  f"({self.clips_per_second:.1f} clips/s); {len(self.failures)} failed"]
         for path, msg in self.failures:
             lines.append(f"  FAILED {path}: {msg}")
@@ -120,16 +127,20 @@ def _check_output(output: str) -> None:
                          "not written")
 
 
+def _check_input(path: str) -> None:
+    """Raises ValueError unless path is a regular file: a FIFO or device would block the
+    worker (or never end); like the CLI's glTF buffers, only regular files are read."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{_not_regular(mode)}, not a regular file")
+
+
 def _resample_one(path: str, fps: float, output: str) -> ClipResult:
     """One clip, on a worker: read, resample, write; every error returned."""
     t0 = time.perf_counter()
     res = ClipResult(path=path, output=output)
     try:
-        # a FIFO or device would block the worker (or never end): like the
-        # CLI's glTF buffers, only regular files are read, and written
-        mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode):
-            raise ValueError(f"{_not_regular(mode)}, not a regular file")
+        _check_input(path)  # and the output, as regular files alone are written
         _check_output(output)
         from posebatch import file_format
         if file_format(path) != "bvh":  # as 'posebatch resample' does: every animation
@@ -155,6 +166,93 @@ def _resample_one(path: str, fps: float, output: str) -> ClipResult:
     return res
 
 
+def _plan(paths: List[str], out_dir: str, name, summary: "Summary") -> List[Tuple[str, str]]:
+    """(input, output) pairs, output = out_dir/name(input's base name); clashes and outputs
+    that would replace their input go to summary.failures instead."""
+    jobs: List[Tuple[str, str]] = []
+    seen = {}
+    for p in paths:
+        dst = os.path.join(out_dir, name(os.path.basename(p)))
+        if dst in seen:
+            summary.failures.append((p, f"same output {dst} as {seen[dst]}; not written"))
+            continue
+        seen[dst] = p
+        if os.path.exists(dst) and os.path.exists(p) and os.path.samefile(dst, p):
+            summary.failures.append((p, "the output would replace the input; not written"))
+            continue
+        jobs.append((p, dst))
+    return jobs
+
+
+def _run(jobs: List[Tuple[str, str]], task, args: tuple, summary: "Summary", client,
+         workers: Optional[int]) -> "Summary":
+    """task(input, output, *args) -> ClipResult for every job, in Dask tasks of a few jobs
+    each, on client or on a LocalCluster of `workers` single-threaded processes started for
+    the call."""
+    own_cluster = None
+    if client is None and jobs:
+        import dask
+        from distributed import Client, LocalCluster
+        n = workers or os.cpu_count() or 1
+        n = max(1, min(n, len(jobs)))
+        # Dask starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes glibc's
+        # mmap threshold at 128 KiB: every buffer of a clip (a few MB) is then a fresh mmap
+        # paid in page faults, 10-20x the library's own time (docs/performance.md, "Motion
+        # features"); these workers keep freed memory up to 64 MiB and take buffers under
+        # 32 MiB from the heap (variables already in the environment win, as in Dask)
+        with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 1 << 26,
+                              "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 1 << 25}):
+            own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")
+        client = Client(own_cluster)
+    try:
+        if jobs:
+            from distributed import as_completed
+            summary.workers = len(client.scheduler_info().get("workers", {}))
+            t0 = time.perf_counter()
+            # runs of clips, a few per worker and at most 8 each: a task costs the scheduler
+            # about 2.6 ms, a clip of 600 frames 15 ms (docs/performance.md)
+            size = max(1, min(8, len(jobs) // (4 * max(1, summary.workers))))
+            runs = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+            futures = client.map(_run_clips, [task] * len(runs), runs,
+                                 [args] * len(runs), pure=False)
+            index = {f.key: i for i, f in enumerate(futures)}
+            results: List[Optional[ClipResult]] = [None] * len(jobs)
+            for fut in as_completed(futures):
+                r = index[fut.key]
+                try:
+                    got = fut.result()
+                except Exception as e:  # a worker died, the task was lost...
+                    got = [ClipResult(path=p, output=d, error=f"{type(e).__name__}: {e}")
+                           for p, d in runs[r]]
+                for k, res in enumerate(got):
+                    results[r * size + k] = res
+            summary.seconds = time.perf_counter() - t0
+            for r in results:
+                assert r is not None
+                summary.results.append(r)
+                if r.error:
+                    summary.failures.append((r.path, r.error))
+                else:
+                    summary.clips += 1
+                    summary.frames += r.frames_out
+    finally:
+        if own_cluster is not None:
+            client.close()
+            own_cluster.close()
+    return summary
+
+
+def _run_clips(task, items: List[Tuple[str, str]], args: tuple) -> List[ClipResult]:
+    """One Dask task: task(path, output, *args) for a run of clips (each catches its own
+    errors)."""
+    return [task(p, d, *args) for p, d in items]
+
+
+def _resample_task(path: str, output: str, fps: float) -> ClipResult:
+    return _resample_one(path, fps, output)
+
+
 def resample(paths_or_glob: Union[PathArg, Iterable[PathArg]], fps: float, out_dir: PathArg,
              client=None, *, workers: Optional[int] = None) -> Summary:
     """Resamples every clip to ``fps`` on a Dask cluster, one task per clip.
@@ -177,59 +275,67 @@ def resample(paths_or_glob: Union[PathArg, Iterable[PathArg]], fps: float, out_d
         raise ValueError(f"resample(): argument 'fps' must be finite and > 0, got {fps!r}")
     out_dir_s = os.path.abspath(os.fspath(out_dir))
     os.makedirs(out_dir_s, exist_ok=True)
-    paths = expand_paths(paths_or_glob)
     summary = Summary(fps=fps, out_dir=out_dir_s)
-    jobs: List[Tuple[str, str]] = []
-    seen = {}
-    for p in paths:
-        dst = os.path.join(out_dir_s, os.path.basename(p))
-        if dst in seen:
-            summary.failures.append((p, f"same output {dst} as {seen[dst]}; not written"))
-            continue
-        seen[dst] = p
-        if os.path.exists(dst) and os.path.exists(p) and os.path.samefile(dst, p):
-            summary.failures.append((p, "the output would replace the input; not written"))
-            continue
-        jobs.append((p, dst))
+    jobs = _plan(expand_paths(paths_or_glob), out_dir_s, lambda b: b, summary)
+    return _run(jobs, _resample_task, (fps,), summary, client, workers)
 
-    own_cluster = None
-    if client is None and jobs:
-        from distributed import Client, LocalCluster
-        n = workers or os.cpu_count() or 1
-        n = max(1, min(n, len(jobs)))
-        own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0")
-        client = Client(own_cluster)
+
+def _stem_npz(base: str) -> str:
+    """NAME.npz for an input's base name (its extension replaced), as `posebatch features -o DIR`"""
+    dot = base.rfind(".")
+    return (base[:dot] if dot > 0 else base) + ".npz"
+
+
+def _features_one(path: str, output: str, options: dict) -> ClipResult:
+    """One clip, on a worker: its features written as the CLI writes them; every error
+    returned."""
+    t0 = time.perf_counter()
+    res = ClipResult(path=path, output=output)
     try:
-        if jobs:
-            from distributed import as_completed
-            summary.workers = len(client.scheduler_info().get("workers", {}))
-            t0 = time.perf_counter()
-            futures = client.map(_resample_one, [s for s, _ in jobs], [fps] * len(jobs),
-                                 [d for _, d in jobs], pure=False)
-            index = {f.key: i for i, f in enumerate(futures)}
-            results: List[Optional[ClipResult]] = [None] * len(jobs)
-            for fut in as_completed(futures):
-                i = index[fut.key]
-                try:
-                    results[i] = fut.result()
-                except Exception as e:  # a worker died, the task was lost...
-                    results[i] = ClipResult(path=jobs[i][0], output=jobs[i][1],
-                                            error=f"{type(e).__name__}: {e}")
-            summary.seconds = time.perf_counter() - t0
-            for r in results:
-                assert r is not None
-                summary.results.append(r)
-                if r.error:
-                    summary.failures.append((r.path, r.error))
-                else:
-                    summary.clips += 1
-                    summary.frames += r.frames_out
-    finally:
-        if own_cluster is not None:
-            client.close()
-            own_cluster.close()
-    return summary
+        _check_input(path)
+        opts = dict(options)
+        mirror = bool(opts.pop("mirror", False))
+        outs = [(output, False)]
+        if mirror:
+            outs.append((output[:-4] + "_mirror.npz", True))
+        for out, m in outs:
+            _check_output(out)
+        import posebatch
+        if opts.get("rest") is None and posebatch.file_format(path) == "bvh":
+            clip = posebatch.read_bvh(path)  # its warnings kept
+            res.warnings = tuple(clip.warnings)
+        else:
+            clip = path
+        res.frames_in = clip.num_frames if hasattr(clip, "num_frames") else 0
+        for out, m in outs:
+            z = posebatch.features(clip, out, mirror=m, source=os.path.basename(path), **opts)
+            res.frames_out += int(z["features"].shape[0] if "features" in z
+                                  else z["positions"].shape[0])
+    except Exception as e:  # reported per clip, never raised
+        res.error = f"{type(e).__name__}: {e}"
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def features(paths_or_glob: Union[PathArg, Iterable[PathArg]], out_dir: PathArg, client=None, *,
+             workers: Optional[int] = None, **options) -> Summary:
+    """The motion features of every clip on a Dask cluster, one task per clip:
+    ``out_dir/<stem>.npz`` (and ``<stem>_mirror.npz`` with mirror=True), byte-identical
+    to ``posebatch features IN... -o out_dir/`` with the same options. options: those of
+    posebatch.features (layout, fps, mirror, up, scale, root, feet, contact_speed,
+    contact_height, map, target, feet_threshold, rest). Clashes, outputs that would replace
+    their input and failing clips are recorded as in resample(); client and workers as
+    there. Returns a Summary (frames: output frames, all files)."""
+    bad = set(options) - {"layout", "fps", "mirror", "up", "scale", "root", "feet",
+                          "contact_speed", "contact_height", "map", "target", "feet_threshold",
+                          "rest"}
+    if bad:
+        raise TypeError(f"features(): unexpected argument(s) {sorted(bad)}")
+    out_dir_s = os.path.abspath(os.fspath(out_dir))
+    os.makedirs(out_dir_s, exist_ok=True)
+    summary = Summary(fps=float(options.get("fps") or 0.0), out_dir=out_dir_s, task="features")
+    jobs = _plan(expand_paths(paths_or_glob), out_dir_s, _stem_npz, summary)
+    return _run(jobs, _features_one, (options,), summary, client, workers)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -12,11 +12,8 @@ PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
 PyObject *py_retarget_match(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
 
-/* The map argument as a pb_retarget_map: its strings point into `keep` (a
- * list holding the str objects; a name holding a NUL is refused) or into a
- * parsed map file (*parsed). 0, or -1 with the error set. */
-static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parsed, PyObject **keep,
-                   const char ***names)
+int pbpy_get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parsed, PyObject **keep,
+                 const char ***names)
 {
     memset(map, 0, sizeof *map);
     *parsed = 0;
@@ -109,7 +106,7 @@ static int get_map(const char *fn, PyObject *o, pb_retarget_map *map, int *parse
     return 0;
 }
 
-static void put_map(pb_retarget_map *map, int parsed, PyObject *keep, const char **names)
+void pbpy_put_map(pb_retarget_map *map, int parsed, PyObject *keep, const char **names)
 {
     if (parsed)
         pb_retarget_map_free(map);
@@ -147,8 +144,8 @@ static int get_call(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyO
     int map_only = 0;
     if (opt_bool(fn, "map_only", o[3], &map_only))
         return -1;
-    if (get_map(fn, o[2], &c->map, &c->parsed, &c->keep, &c->names)) {
-        put_map(&c->map, c->parsed, c->keep, c->names);
+    if (pbpy_get_map(fn, o[2], &c->map, &c->parsed, &c->keep, &c->names)) {
+        pbpy_put_map(&c->map, c->parsed, c->keep, c->names);
         return -1;
     }
     c->opts.map = o[2] && o[2] != Py_None ? &c->map : NULL;
@@ -156,7 +153,7 @@ static int get_call(const char *fn, PyObject *const *args, Py_ssize_t nargs, PyO
     return 0;
 }
 
-static void put_call(call_args *c) { put_map(&c->map, c->parsed, c->keep, c->names); }
+static void put_call(call_args *c) { pbpy_put_map(&c->map, c->parsed, c->keep, c->names); }
 
 PyObject *py_retarget(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
