@@ -34,7 +34,17 @@ fi
 # double-precision reference. Criterion prints its own synthesis line; its
 # JSON report names the skipped tests and their reasons. A Criterion binary
 # also exits 1 on a logged warning.
-for b in scalar sse41 avx2 avx512 neon; do
+# PB_SUITE_BACKENDS=dispatched (CI's sanitizer stage): the suite on scalar
+# and on the backend the dispatcher picks only; the conformance runner below
+# still runs every backend's kernels (every size, every tail) in this build
+suite_backends="scalar sse41 avx2 avx512 neon"
+if [ "${PB_SUITE_BACKENDS:-}" = dispatched ]; then
+  picked=$("$build/tests/posebatch-conformance" 2>/dev/null | sed -n 's/^dispatch picked: \([a-z0-9]*\).*/\1/p')
+  suite_backends="scalar ${picked:-}"
+  [ "${picked:-scalar}" = scalar ] && suite_backends=scalar
+  echo "== the Criterion suite on $suite_backends only (PB_SUITE_BACKENDS=dispatched)"
+fi
+for b in $suite_backends; do
   echo "== Criterion suite, backend $b"
   if ! POSEBATCH_BACKEND=$b "$build/tests/posebatch-conformance" --expect "$b" >/dev/null 2>&1; then
     echo "   (backend $b not available on this machine: skipped)"

@@ -29,7 +29,11 @@ extern "C" {
  * channels (node, path translation / rotation / scale / weights; morph
  * weights are sampled and resampled like the others) and samplers (input key
  * times, output values, LINEAR / STEP / CUBICSPLINE); a channel without a
- * node is ignored, as glTF says. Accessors of samplers are decoded to float:
+ * node is ignored, as glTF says. One sampler may serve several channels of
+ * the same path, or translation and scale (both 3-vectors); one that serves
+ * a rotation or weights channel and a channel of another path ("sampler 2
+ * also animates rotation, not translation") is refused, PB_IO_ERR_VALUE:
+ * its values cannot be both unit quaternions and plain values. Accessors of samplers are decoded to float:
  * FLOAT, or (rotations and weights, as glTF 2.0 allows) normalized
  * BYTE / UNSIGNED_BYTE / SHORT / UNSIGNED_SHORT (c / 127 clamped to -1, c / 255,
  * c / 32767 clamped, c / 65535; rotation keys whose norm is off 1 by more

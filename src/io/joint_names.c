@@ -93,16 +93,27 @@ long jn_index_find(jn_index *ix, const char *name)
     return ix->slot[i] < 0 ? -1 : ix->dup[i] ? -2 : (long)ix->slot[i];
 }
 
-/* buf = the lower-cased name with [at, at + cut) replaced by rep. */
-static int splice(const char *lo, size_t len, size_t at, size_t cut, const char *rep, char *buf,
+static int upper_case(char c) { return c >= 'A' && c <= 'Z'; }
+
+/* buf = name with [at, at + cut) replaced by rep (lower case), in the case
+ * of what it replaces: all capitals ("LEFT", "_L") give capitals, a capital
+ * first letter ("Left") a capital first letter, else lower case; so the
+ * counterpart of LeftUpLeg reads RightUpLeg. */
+static int splice(const char *name, size_t len, size_t at, size_t cut, const char *rep, char *buf,
                   size_t size)
 {
     size_t rl = strlen(rep);
     if (len - cut + rl + 1 > size)
         return 0;
-    memcpy(buf, lo, at);
-    memcpy(buf + at, rep, rl);
-    memcpy(buf + at + rl, lo + at + cut, len - at - cut);
+    int all = 1;
+    for (size_t i = at; i < at + cut; i++)
+        all &= upper_case(name[i]);
+    memcpy(buf, name, at);
+    for (size_t i = 0; i < rl; i++)
+        buf[at + i] = (all || (i == 0 && upper_case(name[at]))) && rep[i] >= 'a' && rep[i] <= 'z'
+                          ? (char)(rep[i] - 'a' + 'A')
+                          : rep[i];
+    memcpy(buf + at + rl, name + at + cut, len - at - cut);
     buf[len - cut + rl] = '\0';
     return 1;
 }
@@ -118,19 +129,19 @@ jn_side_kind jn_counterpart(const char *name, char *buf, size_t size)
     /* "left" / "right" anywhere: LeftUpLeg, HandRight, mixamorig:LeftArm */
     const char *l = strstr(lo, "left"), *r = strstr(lo, "right");
     if (l && (!r || l < r))
-        return splice(lo, len, (size_t)(l - lo), 4, "right", buf, size) ? JN_STRONG : JN_NONE;
+        return splice(name, len, (size_t)(l - lo), 4, "right", buf, size) ? JN_STRONG : JN_NONE;
     if (r)
-        return splice(lo, len, (size_t)(r - lo), 5, "left", buf, size) ? JN_STRONG : JN_NONE;
+        return splice(name, len, (size_t)(r - lo), 5, "left", buf, size) ? JN_STRONG : JN_NONE;
     /* "_l" / "_r", ".l" / ".r" endings: Hand_L, hand.R */
     if (len >= 3 && (lo[len - 2] == '_' || lo[len - 2] == '.') &&
         (lo[len - 1] == 'l' || lo[len - 1] == 'r'))
-        return splice(lo, len, len - 1, 1, lo[len - 1] == 'l' ? "r" : "l", buf, size) ? JN_STRONG
-                                                                                      : JN_NONE;
+        return splice(name, len, len - 1, 1, lo[len - 1] == 'l' ? "r" : "l", buf, size) ? JN_STRONG
+                                                                                        : JN_NONE;
     /* "l_" / "r_" starts: L_Hip */
     if (len >= 3 && lo[1] == '_' && (lo[0] == 'l' || lo[0] == 'r'))
-        return splice(lo, len, 0, 1, lo[0] == 'l' ? "r" : "l", buf, size) ? JN_STRONG : JN_NONE;
+        return splice(name, len, 0, 1, lo[0] == 'l' ? "r" : "l", buf, size) ? JN_STRONG : JN_NONE;
     /* a bare first letter: lhip, RThumb, LHipJoint */
     if (len >= 2 && (lo[0] == 'l' || lo[0] == 'r') && alnum(lo[1]))
-        return splice(lo, len, 0, 1, lo[0] == 'l' ? "r" : "l", buf, size) ? JN_WEAK : JN_NONE;
+        return splice(name, len, 0, 1, lo[0] == 'l' ? "r" : "l", buf, size) ? JN_WEAK : JN_NONE;
     return JN_NONE;
 }

@@ -16,7 +16,9 @@ typedef enum jn_side_kind {
                       counterpart must exist */
 } jn_side_kind;
 
-/* The counterpart name of `name` (lower case, into buf of size bytes) by the
+/* The counterpart name of `name` (into buf of size bytes; the replaced side
+ * word in the case of the one it replaces: LeftUpLeg -> RightUpLeg,
+ * Hand_L -> Hand_R) by the
  * first family that applies, in this order: "left"/"right" anywhere (the
  * first occurrence), a "_l"/"_r" or ".l"/".r" ending, an "l_"/"r_" start,
  * an "l"/"r" first letter before more letters or digits; all

@@ -367,16 +367,19 @@ static pick pick_chains(aligner *a, long t, long s)
 }
 
 /* A pick's primary and secondary directions in rest positions r, joints
- * mapped by map (NULL: the joints themselves), from joint t */
+ * mapped by map (NULL: the joints themselves), from joint t; q is 0 for
+ * a pick of one chain (sa < 0) */
 static void pick_dirs(const pick *k, const double (*r)[3], const long *map, long t, double p[3],
                       double q[3])
 {
-    long pu = map ? map[k->pu] : k->pu, sa = map ? map[k->sa] : k->sa;
-    long sb = k->sb < 0 ? t : map ? map[k->sb] : k->sb;
-    for (int c = 0; c < 3; c++) {
-        p[c] = r[pu][c] - r[t][c];
+    long pu = map ? map[k->pu] : k->pu;
+    for (int c = 0; c < 3; c++)
+        p[c] = r[pu][c] - r[t][c], q[c] = 0.0;
+    if (k->sa < 0) /* one chain (n == 1): no secondary direction */
+        return;
+    long sa = map ? map[k->sa] : k->sa, sb = k->sb < 0 ? t : map ? map[k->sb] : k->sb;
+    for (int c = 0; c < 3; c++)
         q[c] = r[sa][c] - r[sb][c];
-    }
 }
 
 /* The rest alignment of target joint t played by source joint s (the

@@ -65,7 +65,7 @@ expect "mirror --pair LHipJointX=RHipJoint" 0 mirror "$T/renamed.bvh" -o "$T/x.b
 check "mirror --pair: the explicit pair is used" grep -qx 'LHipJointX=RHipJoint' "$T/err"
 sed 's/JOINT RightUpLeg/JOINT RUpLegX/' "$T/a.bvh" >"$T/noright.bvh"
 expect "mirror: LeftUpLeg without RightUpLeg" 1 mirror "$T/noright.bvh" -o "$T/x2.bvh"
-check "mirror: names the missing counterpart" grep -q "'LeftUpLeg' has no counterpart 'rightupleg'" "$T/err"
+check "mirror: names the missing counterpart" grep -q "'LeftUpLeg' has no counterpart 'RightUpLeg'" "$T/err"
 expect "mirror --plane bad" 2 mirror "$T/a.bvh" -o "$T/x3.bvh" --plane ab
 expect "mirror --pair without =" 2 mirror "$T/a.bvh" -o "$T/x3.bvh" --pair LeftArm
 expect "mirror --pair naming no joint" 1 mirror "$T/a.bvh" -o "$T/x3.bvh" --pair Nope=Hips

@@ -66,7 +66,7 @@ def test_mirror_table_families_and_pairs():
 
 
 def test_mirror_table_errors():
-    with pytest.raises(pb.BvhError, match="'LeftArm' has no counterpart 'rightarm'"):
+    with pytest.raises(pb.BvhError, match="'LeftArm' has no counterpart 'RightArm'"):
         pb.mirror_table(["Hips", "LeftArm"])
     assert pb.mirror_table(["Hips", "LeftArm"], {"LeftArm": "LeftArm"}) == [0, 1]
     with pytest.raises(pb.BvhError, match="no joint named 'Nope'"):
@@ -246,3 +246,22 @@ def test_bvh_root_motion_round_trip_and_cli(cli, tmp_path):
     assert ip2.num_frames == b.num_frames
     with pytest.raises(ValueError, match="no joint named 'Nope'"):
         b.root_motion("Nope")
+
+
+def test_root_motion_apply_refuses_non_unit_headings(rng):
+    """pb_clip_root_apply: a heading more than 1e-4 from unit length is refused
+    (ValueError) and nothing is written; within 1e-4 it is applied as given."""
+    rot = unit_quats(rng, (3, 2))
+    pos = rng.normal(size=(3, 2, 3)).astype(np.float32)
+    gp = np.zeros((3, 3), np.float32)
+    for bad in ([0, 0, 0, 0], [1.001, 0, 0, 0], [np.nan, 0, 0, 0]):
+        gr = np.tile(np.array([1, 0, 0, 0], np.float32), (3, 1))
+        gr[1] = bad
+        r0, p0 = rot.copy(), pos.copy()
+        with pytest.raises(ValueError):
+            pb.root_motion_apply(rot, pos, gp, gr)
+        np.testing.assert_array_equal(rot, r0)
+        np.testing.assert_array_equal(pos, p0)
+    gr = np.tile(np.array([1.00005, 0, 0, 0], np.float32), (3, 1))
+    r, _ = pb.root_motion_apply(rot, pos, gp, gr)
+    assert np.all(np.isfinite(r))
