@@ -15,11 +15,14 @@ Floors, lowest first (a file may use its own floor and those below):
   0 contract  src/internal.h, src/quat64.h: the kernel table and the
               internal types both sides of it share
   1 kernels   src/simd/
-  2 core      src/*.c, src/*.h: entry points, checks, dispatch
+  2 core      src/*.c, src/*.h: entry points, checks, dispatch; and the
+              skeleton room's work over arrays (src/skeleton/: model space,
+              skinning, root motion, mirroring, features)
   3 io base   src/io/*: errors, file rules, temporaries, number text, Euler
   4 formats   src/io/bvh/, src/io/gltf/ (sideways: neither uses the other)
-  5 io top    src/io/convert/, formats.c, mirror.c, retarget*.c: the table of
-              formats and the clip-level work over several formats
+  5 io top    src/io/convert/, formats.c: the table of formats; and the
+              skeleton room's work over whole clips (src/skeleton/:
+              retarget*, joint_names, mirror.c), which reads the formats
   6 clients   src/cli/, src/python/ (sideways: neither uses the other)
 """
 import collections
@@ -30,8 +33,11 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(ROOT, "src")
-IO_TOP = {"formats.c", "mirror.c", "retarget.c", "retarget_map.c", "retarget_names.c",
-          "retarget_names.h"}
+IO_TOP = {"formats.c"}
+# src/skeleton/: the files over whole clips (pb_bvh), on floor 5; the rest
+# of the room, over arrays, on floor 2
+SKELETON_CLIPS = {"mirror.c", "retarget.c", "retarget_map.c", "retarget_names.c",
+                  "retarget_names.h", "joint_names.c", "joint_names.h"}
 
 
 def floor(rel):
@@ -43,6 +49,8 @@ def floor(rel):
         return 1, "kernels"
     if len(parts) == 1:
         return 2, "core"
+    if parts[0] == "skeleton" and len(parts) == 2:
+        return (5, "skeleton clips") if parts[1] in SKELETON_CLIPS else (2, "skeleton")
     if parts[0] == "io":
         if len(parts) == 2:
             return (5, "io top") if parts[1] in IO_TOP else (3, "io base")

@@ -1,4 +1,4 @@
-/* The joint-name index (src/io/joint_names.c, internal: linked with the
+/* The joint-name index (src/skeleton/joint_names.c, internal: linked with the
  * static library) that pairs a skeleton's joints by name for mirroring:
  * what it finds, and that the work of pairing n names is linear in n (slots
  * probed and texts compared counted), so that a hash or table that makes

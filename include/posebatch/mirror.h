@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------ */
-/* Mirroring a clip (src/io/mirror.c; name families: src/io/joint_names.c)  */
+/* Mirroring a clip (src/skeleton/mirror.c; name families: src/skeleton/joint_names.c)  */
 /* ------------------------------------------------------------------------ */
 /*
  * The left/right pairing of a skeleton's joints by name, and a whole BVH

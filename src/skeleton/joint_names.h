@@ -1,4 +1,4 @@
-/* Joint names (internal, src/io/joint_names.c): the left/right name
+/* Joint names (internal, src/skeleton/joint_names.c): the left/right name
  * families, for pairing a skeleton's joints by name (mirroring) and for any
  * other caller that matches joints by name. */
 #ifndef PB_IO_JOINT_NAMES_H
