@@ -249,7 +249,8 @@ def test_dataset_features(cli, tmp_path):
         cluster.close()
     assert s.clips == len(clips) and len(s.failures) == 1 and "broken" in s.failures[0][0]
     assert "features of" in str(s)
-    subprocess.run([cli, "features", *clips, "-o", str(tmp_path / "cli"), "--fps", "30",
+    # "DIR/": a folder even for one clip (no ../shared: the shipped clip alone)
+    subprocess.run([cli, "features", *clips, "-o", str(tmp_path / "cli") + "/", "--fps", "30",
                     "--mirror"], check=True)
     for c in clips:
         stem = os.path.splitext(os.path.basename(c))[0]

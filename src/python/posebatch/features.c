@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* a path argument as bytes (new reference), or NULL with the error set */
+/* a path argument as bytes (new reference), or NULL with the error set.
+ * Not inlined: inlined, GCC 12 takes the bytes' address for that of the
+ * local b (-Wdangling-pointer, an error under -Dwerror=true). */
+static PyObject *path_bytes(PyObject *o) __attribute__((noinline));
 static PyObject *path_bytes(PyObject *o)
 {
     PyObject *b = NULL;
