@@ -1,0 +1,121 @@
+/* Inverse kinematics: pb_ik_two_bone_solve and pb_ik_aim_solve. Every
+ * argument is checked before anything is written; the axes are normalised
+ * here (in double) into a copy of the description the kernel reads
+ * (simd/kernels_ik.h). */
+#include <math.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "internal.h"
+
+/* a finite, non-zero axis normalised in double into out; 0 if it is not */
+static int unit_axis(const float a[3], float out[3])
+{
+    const double x = a[0], y = a[1], z = a[2];
+    const double n = sqrt(x * x + y * y + z * z);
+    if (!(n > 0.0) || !isfinite(n))
+        return 0;
+    out[0] = (float)(x / n), out[1] = (float)(y / n), out[2] = (float)(z / n);
+    return 1;
+}
+
+static pb_status sizes_ok(size_t poses, size_t joints)
+{
+    if (poses == 0 || joints == 0 || poses > PB_MAX_COUNT || joints > PB_MAX_COUNT ||
+        poses * joints > PB_MAX_COUNT)
+        return PB_ERR_SIZE;
+    return PB_OK;
+}
+
+/* the arrays shared by both solvers: out (P*J), reached (P bytes, may be
+ * NULL), then the inputs: model rot and pos (P*J, no overlap with an
+ * output), local (P*J, may be exactly out), target and pole (P), weight
+ * (P, may be NULL) */
+static inline void ik_list(chk *c, size_t P, size_t n, pb_quats out, uint8_t *reached,
+                           const pb_cpose *model, pb_cquats local, pb_cvec3s target, pb_cvec3s pole,
+                           const float *weight, const float *soften)
+{
+    out_q(c, out, n);
+    if (reached)
+        out_bytes(c, reached, P);
+    in_q_strict(c, model->rot, n);
+    in_v_strict(c, model->pos, n);
+    in_q(c, local, n);
+    in_v_strict(c, target, P);
+    in_v_strict(c, pole, P);
+    if (weight)
+        in_f(c, weight, P, 0);
+    if (soften)
+        in_f(c, soften, P, 0);
+}
+PB_CHECKED(ik,
+           (size_t P, size_t n, pb_quats out, uint8_t *reached, const pb_cpose *model,
+            pb_cquats local, pb_cvec3s target, pb_cvec3s pole, const float *weight,
+            const float *soften),
+           (P, n, out, reached, model, local, target, pole, weight, soften))
+
+pb_status pb_ik_two_bone_solve(size_t poses, size_t joints, const pb_ik_two_bone *ik,
+                               const pb_cpose *model, pb_cquats local, pb_quats out,
+                               uint8_t *reached)
+{
+    if (!ik || !model)
+        return PB_ERR_NULL;
+    pb_status st = sizes_ok(poses, joints);
+    if (st != PB_OK)
+        return st;
+    st = ik_check(poses, poses * joints, out, reached, model, local, ik->target, ik->pole,
+                  ik->weight, ik->soften);
+    if (st != PB_OK)
+        return st;
+    pb_ik_two_bone k = *ik;
+    if (k.start >= joints || k.mid >= joints || k.end >= joints || k.start == k.mid ||
+        k.mid == k.end || k.start == k.end || !unit_axis(ik->mid_axis, k.mid_axis))
+        return PB_ERR_ARG;
+    K(poses)->ik_two_bone(poses, joints, &k, model, local, out, reached);
+    return PB_OK;
+}
+
+pb_status pb_ik_aim_solve(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_cpose *model,
+                          pb_cquats local, pb_quats out)
+{
+    if (!ik || !model)
+        return PB_ERR_NULL;
+    pb_status st = sizes_ok(poses, joints);
+    if (st != PB_OK)
+        return st;
+    if (!ik->chain)
+        return PB_ERR_NULL;
+    if (ik->count == 0 || ik->count > joints)
+        return PB_ERR_SIZE;
+    st = ik_check(poses, poses * joints, out, NULL, model, local, ik->target, ik->pole, ik->weight,
+                  NULL);
+    if (st != PB_OK)
+        return st;
+    /* the chain and its weights are read while out is written */
+    {
+        chk c;
+        chk_tab tab;
+        chk_init(&c, &tab);
+        out_q(&c, out, poses * joints);
+        in_bytes_strict(&c, ik->chain, ik->count * sizeof(size_t));
+        if (ik->joint_weight)
+            in_bytes_strict(&c, ik->joint_weight, ik->count * sizeof(float));
+        if (c.st != PB_OK)
+            return c.st;
+    }
+    for (size_t i = 0; i < ik->count; i++)
+        if (ik->chain[i] >= joints)
+            return PB_ERR_ARG;
+    pb_ik_aim k = *ik;
+    if (!unit_axis(ik->forward, k.forward) || !unit_axis(ik->up, k.up))
+        return PB_ERR_ARG;
+    /* forward and up parallel: |f x u| below 1e-6 */
+    const double f[3] = {k.forward[0], k.forward[1], k.forward[2]};
+    const double u[3] = {k.up[0], k.up[1], k.up[2]};
+    const double cx = f[1] * u[2] - f[2] * u[1], cy = f[2] * u[0] - f[0] * u[2],
+                 cz = f[0] * u[1] - f[1] * u[0];
+    if (!(sqrt(cx * cx + cy * cy + cz * cz) > 1e-6))
+        return PB_ERR_ARG;
+    K(poses)->ik_aim(poses, joints, &k, model, local, out);
+    return PB_OK;
+}
