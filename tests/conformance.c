@@ -440,6 +440,19 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
             *name = "ik_aim_solve";
             static const size_t chain[3] = {1, 2, 3};
             static const float jw[3] = {0.5f, 0.8f, 1.0f};
+            /* rotations within about 60 degrees of the identity: the
+             * forward axis never near the opposite of the target
+             * direction, where the turn's axis is ill-conditioned */
+            static float mr[4][MAXN];
+            for (size_t i = 0; i < P * J; i++) {
+                double q[4], nn = 0;
+                for (int c = 0; c < 4; c++)
+                    q[c] = (c == 0 ? 2.0 : 0.0) + fabs(K[1][0][i + off]) * (c == 0) +
+                           (c ? K[1][c][i + off] : 0.0), nn += q[c] * q[c];
+                for (int c = 0; c < 4; c++)
+                    mr[c][i] = (float)(q[c] / sqrt(nn));
+            }
+            m.rot.w = mr[0], m.rot.x = mr[1], m.rot.y = mr[2], m.rot.z = mr[3];
             pb_ik_aim ik = {3, chain, jw, {0, 1, 0}, {0, 0, 1}, tv, pv, w};
             st = pb_ik_aim_solve(P, J, &ik, &m, key(0, off), out);
         }

@@ -27,14 +27,34 @@
 /* below this a squared length (or product of two) counts as zero */
 #define PB_IK_TINY 1e-30f
 
-/* a per-pose array (cnt poses from p), or 1s where it is absent */
+/* a per-pose array (cnt poses from p), or `absent` where it is absent; a
+ * single pose broadcast to every lane (a plain load: no masked one) */
 PB_INLINE vf ik_ld1(const float *a, size_t p, size_t cnt, float absent)
 {
     if (!a)
         return vf_set(absent);
     if (PB_LANES == 1 || cnt == PB_LANES)
         return vf_load(a + p);
+    if (cnt == 1)
+        return vf_set(a[p]);
     return vf_load_part(a + p, cnt);
+}
+/* joint values (stride J): strided lane loads; a single pose broadcast */
+PB_INLINE vf ik_ldj(const float *p, size_t J, size_t cnt)
+{
+    if (PB_LANES > 1 && cnt == 1)
+        return vf_set(*p);
+    return sk_ld(p, J, cnt);
+}
+PB_INLINE void ik_stj(float *p, size_t J, vf v, size_t cnt)
+{
+    if (PB_LANES > 1 && cnt == 1) {
+        float f[PB_LANES];
+        vf_store(f, v);
+        *p = f[0];
+        return;
+    }
+    sk_st(p, J, v, cnt);
 }
 PB_INLINE v3 ik_ld3(pb_cvec3s v, size_t p, size_t cnt)
 {
@@ -43,21 +63,21 @@ PB_INLINE v3 ik_ld3(pb_cvec3s v, size_t p, size_t cnt)
 }
 PB_INLINE vq ik_ldq_j(pb_cquats q, size_t e, size_t J, size_t cnt)
 {
-    vq r = {sk_ld(q.w + e, J, cnt), sk_ld(q.x + e, J, cnt), sk_ld(q.y + e, J, cnt),
-            sk_ld(q.z + e, J, cnt)};
+    vq r = {ik_ldj(q.w + e, J, cnt), ik_ldj(q.x + e, J, cnt), ik_ldj(q.y + e, J, cnt),
+            ik_ldj(q.z + e, J, cnt)};
     return r;
 }
 PB_INLINE v3 ik_ld3_j(pb_cvec3s v, size_t e, size_t J, size_t cnt)
 {
-    v3 r = {sk_ld(v.x + e, J, cnt), sk_ld(v.y + e, J, cnt), sk_ld(v.z + e, J, cnt)};
+    v3 r = {ik_ldj(v.x + e, J, cnt), ik_ldj(v.y + e, J, cnt), ik_ldj(v.z + e, J, cnt)};
     return r;
 }
 PB_INLINE void ik_stq_j(pb_quats q, size_t e, size_t J, size_t cnt, vq v)
 {
-    sk_st(q.w + e, J, v.w, cnt);
-    sk_st(q.x + e, J, v.x, cnt);
-    sk_st(q.y + e, J, v.y, cnt);
-    sk_st(q.z + e, J, v.z, cnt);
+    ik_stj(q.w + e, J, v.w, cnt);
+    ik_stj(q.x + e, J, v.x, cnt);
+    ik_stj(q.y + e, J, v.y, cnt);
+    ik_stj(q.z + e, J, v.z, cnt);
 }
 PB_INLINE v3 ik_splat3(const float a[3])
 {
@@ -71,23 +91,23 @@ PB_INLINE vq ik_axis_q(vf c, vf s, v3 axis)
 }
 
 /* The half-angle pair (cos t/2, sin t/2), cos t/2 >= 0, of the angle t in
- * (-pi, pi] whose (cos, sin) are about (c, s) (a unit pair up to
- * rounding): for c >= 0, cos t/2 = sqrt((1 + c)/2) and sin t/2 = s / (2
- * cos t/2); else |sin t/2| = sqrt((1 - c)/2), its sign s's, and cos t/2 =
- * |s| / (2 |sin t/2|). The divisor is at least sqrt(1/2). Then scaled to
- * unit length. */
-PB_INLINE void ik_half(vf c, vf s, vf *hc, vf *hs)
+ * (-pi, pi] with (cos t, sin t) = (c, s) / r, r = |(c, s)| (r: 1 when the
+ * pair is unit up to rounding): (r + c, s) normalised, or for c < 0 the
+ * same direction as (|s|, (r - c) sign(s)) (tan t/2 = s / (r + c) = (r -
+ * c) / s), so that neither form subtracts nearly equal numbers; a zero
+ * pair gives (1, 0). */
+PB_INLINE void ik_half_r(vf c, vf s, vf r, vf *hc, vf *hs)
 {
-    const vf half = vf_set(0.5f);
-    const vf big = vf_sqrt(vf_mul(half, vf_add(vf_set(1.0f), vf_abs(c))));
-    const vf other = vf_div(vf_mul(half, s), big);
-    const vm pos = vm_ge(c, vf_zero());
-    const vf x = vf_sel(pos, big, vf_abs(other));
-    const vf y = vf_sel(pos, other, vf_xorsign(big, s));
-    const vf inv = vf_div(vf_set(1.0f), vf_sqrt(vf_fma(x, x, vf_mul(y, y))));
-    *hc = vf_mul(x, inv);
+    const vm neg = vm_lt(c, vf_zero());
+    const vf x = vf_sel(neg, vf_abs(s), vf_add(r, c));
+    const vf y = vf_sel(neg, vf_xorsign(vf_sub(r, c), s), s);
+    const vf n2 = vf_fma(x, x, vf_mul(y, y));
+    const vm z = vm_eq(n2, vf_zero());
+    const vf inv = vf_div(vf_set(1.0f), vf_sqrt(vf_sel(z, vf_set(1.0f), n2)));
+    *hc = vf_sel(z, vf_set(1.0f), vf_mul(x, inv));
     *hs = vf_mul(y, inv);
 }
+PB_INLINE void ik_half(vf c, vf s, vf *hc, vf *hs) { ik_half_r(c, s, vf_set(1.0f), hc, hs); }
 
 /* The shortest rotation taking a onto b (ozz's FromVectors): (|a||b| + a.b,
  * a x b) normalised; a half turn about an axis perpendicular to a where
@@ -112,18 +132,24 @@ PB_INLINE vq ik_from_vectors(v3 a, v3 b)
     return q_sel(ok, q, q_identity());
 }
 
-/* The rotation about the unit axis k (k perpendicular to both) taking the
- * direction of a onto that of b: (cos, sin) = (a.b, (a x b).k) / (|a||b|),
- * halved; the identity where ok is false or a or b is zero. */
-PB_INLINE vq ik_about(v3 a, v3 b, v3 k, vm ok)
+/* The rotation about the unit k taking the direction of a onto that of
+ * the unit bn, both perpendicular to k: (cos, sin) = (a.bn, (a x bn).k),
+ * halved (their norm r: a's length in the plane normal to k); the
+ * identity where ok is false or a is zero. */
+PB_INLINE vq ik_about(v3 a, v3 bn, v3 k, vm ok)
 {
-    const vf n2 = vf_mul(v3_dot(a, a), v3_dot(b, b));
-    ok = vm_and(ok, vm_gt(n2, vf_set(PB_IK_TINY)));
-    const vf inv = vf_div(vf_set(1.0f), vf_sqrt(vf_sel(ok, n2, vf_set(1.0f))));
-    const vf c = vf_mul(v3_dot(a, b), inv), s = vf_mul(v3_dot(v3_cross(a, b), k), inv);
+    const vf c = v3_dot(a, bn), s = v3_dot(v3_cross(a, bn), k);
+    const vf r = vf_sqrt(vf_fma(c, c, vf_mul(s, s)));
+    ok = vm_and(ok, vm_gt(r, vf_zero()));
     vf hc, hs;
-    ik_half(c, s, &hc, &hs);
+    ik_half_r(c, s, r, &hc, &hs);
     return q_sel(ok, ik_axis_q(hc, hs, k), q_identity());
+}
+/* v / |v| (zero where ok is false) */
+PB_INLINE v3 ik_unit(v3 v, vf n2, vm ok)
+{
+    const vf inv = vf_div(vf_set(1.0f), vf_sqrt(vf_sel(ok, n2, vf_set(1.0f))));
+    return v3_scale(v, vf_sel(ok, inv, vf_zero()));
 }
 
 /* a correction weighted: into the w >= 0 hemisphere, then where w < 1
@@ -230,9 +256,9 @@ PB_INLINE void ik2_block(size_t J, const pb_ik_two_bone *ik, const pb_cpose *mod
     const vm has_t = vm_gt(l2, vf_set(PB_IK_TINY));
     const v3 k = v3_scale(t, vf_div(one, vf_sqrt(vf_sel(has_t, l2, one))));
     /* the pole along the target direction: |t x pole| tiny against |t||pole| */
-    const vf pn2 = vf_mul(l2, v3_dot(pole, pole));
-    const vm plane = vm_and(has_t, vm_gt(v3_dot(n_ref, n_ref), vf_mul(vf_set(1e-12f), pn2)));
-    const vq qp = ik_about(n_joint, n_ref, k, plane);
+    const vf pn2 = vf_mul(l2, v3_dot(pole, pole)), nr2 = v3_dot(n_ref, n_ref);
+    const vm plane = vm_and(has_t, vm_gt(nr2, vf_mul(vf_set(1e-12f), pn2)));
+    const vq qp = ik_about(n_joint, ik_unit(n_ref, nr2, plane), k, plane);
     const vq cs = ik_to_local(Rs, q_mul(qp, q1));
 
     const vq ws = ik_weigh(cs, w), wm = ik_weigh(cm, w);
@@ -285,9 +311,9 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const pb_cpose *model, p
         const v3 up_c = sk_rotate(q1, sk_rotate(R, up));
         const v3 n_joint = v3_cross(up_c, t), n_ref = v3_cross(pole, t);
         const v3 k = v3_scale(t, vf_div(vf_set(1.0f), vf_sqrt(vf_sel(has_t, l2, vf_set(1.0f)))));
-        const vf pn2 = vf_mul(l2, v3_dot(pole, pole));
-        const vm plane = vm_and(has_t, vm_gt(v3_dot(n_ref, n_ref), vf_mul(vf_set(1e-12f), pn2)));
-        const vq qp = ik_about(n_joint, n_ref, k, plane);
+        const vf pn2 = vf_mul(l2, v3_dot(pole, pole)), nr2 = v3_dot(n_ref, n_ref);
+        const vm plane = vm_and(has_t, vm_gt(nr2, vf_mul(vf_set(1e-12f), pn2)));
+        const vq qp = ik_about(n_joint, ik_unit(n_ref, nr2, plane), k, plane);
         const vq M0 = q_sel(has_t, q_mul(qp, q1), q_identity());
         vf wi = w;
         if (ik->joint_weight)
