@@ -12,11 +12,27 @@
 static int unit_axis(const float a[3], float out[3])
 {
     const double x = a[0], y = a[1], z = a[2];
-    const double n = sqrt(x * x + y * y + z * z);
-    if (!(n > 0.0) || !isfinite(n))
+    const double n2 = x * x + y * y + z * z;
+    if (n2 == 1.0) { /* unit already (an axis such as (0, 1, 0)): as given */
+        out[0] = a[0], out[1] = a[1], out[2] = a[2];
+        return 1;
+    }
+    if (!(n2 > 0.0) || !isfinite(n2))
         return 0;
-    out[0] = (float)(x / n), out[1] = (float)(y / n), out[2] = (float)(z / n);
+    const double inv = 1.0 / sqrt(n2);
+    out[0] = (float)(x * inv), out[1] = (float)(y * inv), out[2] = (float)(z * inv);
     return 1;
+}
+
+/* whether [p, p + bytes) overlaps one of out's arrays of n floats */
+static int meets_out(const void *p, size_t bytes, pb_quats out, size_t n)
+{
+    const chk_range r = chk_range_of(p, bytes);
+    const float *o[4] = {out.w, out.x, out.y, out.z};
+    for (int k = 0; k < 4; k++)
+        if (chk_meets(r, chk_range_of(o[k], n * sizeof(float))))
+            return 1;
+    return 0;
 }
 
 static pb_status sizes_ok(size_t poses, size_t joints)
@@ -40,7 +56,10 @@ static inline void ik_list(chk *c, size_t P, size_t n, pb_quats out, uint8_t *re
         out_bytes(c, reached, P);
     in_q_strict(c, model->rot, n);
     in_v_strict(c, model->pos, n);
-    in_q(c, local, n);
+    /* in place (local exactly out, the usual call) needs no check, and
+     * listed it would fail the glance (an input inside the outputs) */
+    if (local.w != out.w || local.x != out.x || local.y != out.y || local.z != out.z)
+        in_q(c, local, n);
     in_v_strict(c, target, P);
     in_v_strict(c, pole, P);
     if (weight)
@@ -92,17 +111,10 @@ pb_status pb_ik_aim_solve(size_t poses, size_t joints, const pb_ik_aim *ik, cons
     if (st != PB_OK)
         return st;
     /* the chain and its weights are read while out is written */
-    {
-        chk c;
-        chk_tab tab;
-        chk_init(&c, &tab);
-        out_q(&c, out, poses * joints);
-        in_bytes_strict(&c, ik->chain, ik->count * sizeof(size_t));
-        if (ik->joint_weight)
-            in_bytes_strict(&c, ik->joint_weight, ik->count * sizeof(float));
-        if (c.st != PB_OK)
-            return c.st;
-    }
+    if (meets_out(ik->chain, ik->count * sizeof(size_t), out, poses * joints) ||
+        (ik->joint_weight &&
+         meets_out(ik->joint_weight, ik->count * sizeof(float), out, poses * joints)))
+        return PB_ERR_ALIAS;
     for (size_t i = 0; i < ik->count; i++)
         if (ik->chain[i] >= joints)
             return PB_ERR_ARG;
@@ -114,7 +126,7 @@ pb_status pb_ik_aim_solve(size_t poses, size_t joints, const pb_ik_aim *ik, cons
     const double u[3] = {k.up[0], k.up[1], k.up[2]};
     const double cx = f[1] * u[2] - f[2] * u[1], cy = f[2] * u[0] - f[0] * u[2],
                  cz = f[0] * u[1] - f[1] * u[0];
-    if (!(sqrt(cx * cx + cy * cy + cz * cz) > 1e-6))
+    if (!(cx * cx + cy * cy + cz * cz > 1e-12))
         return PB_ERR_ARG;
     K(poses)->ik_aim(poses, joints, &k, model, local, out);
     return PB_OK;
