@@ -3,7 +3,10 @@
  * here (in double) into a copy of the description the kernel reads
  * (simd/kernels_ik.h). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "internal.h"
@@ -33,6 +36,57 @@ static int meets_out(const void *p, size_t bytes, pb_quats out, size_t n)
         if (chk_meets(r, chk_range_of(o[k], n * sizeof(float))))
             return 1;
     return 0;
+}
+
+/* POSEBATCH_SHAPE_DISPATCH=0: every run on the tables pb_skeleton_runs
+ * gives (dispatch.c's switch, read here once) */
+static int getenv_shape_ok(void)
+{
+    static _Atomic int v = -1; /* -1: not read yet (a race reads it twice: the same) */
+    int r = atomic_load_explicit(&v, memory_order_relaxed);
+    if (r < 0) {
+        const char *e = getenv("POSEBATCH_SHAPE_DISPATCH");
+        r = !(e && strcmp(e, "0") == 0);
+        atomic_store_explicit(&v, r, memory_order_relaxed);
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------ call shapes */
+/* The runs of pb_skeleton_runs (whole blocks on the widest table that wins,
+ * the rest on a 4-lane one), a run of a single pose on the scalar table:
+ * a 1-lane block is a chain of dependent operations, which the scalar
+ * backend's plain float code runs faster than any vector table's one lane
+ * (139 ns a two-bone solve against 185-197 on Zen 5, docs/performance.md,
+ * "Inverse kinematics"). Each run on its poses' arrays. */
+static pb_cvec3s cv_from(pb_cvec3s v, size_t e)
+{
+    pb_cvec3s r = {v.x + e, v.y + e, v.z + e};
+    return r;
+}
+static pb_cquats cq_from(pb_cquats q, size_t e)
+{
+    pb_cquats r = {q.w + e, q.x + e, q.y + e, q.z + e};
+    return r;
+}
+static pb_quats q_from(pb_quats q, size_t e)
+{
+    pb_quats r = {q.w + e, q.x + e, q.y + e, q.z + e};
+    return r;
+}
+static const float *f_from(const float *a, size_t e) { return a ? a + e : NULL; }
+static pb_cpose model_from(const pb_cpose *m, size_t e)
+{
+    pb_cpose r = {cq_from(m->rot, e), cv_from(m->pos, e), {NULL, NULL, NULL}};
+    return r;
+}
+static size_t ik_runs(size_t poses, pb_sk_run run[3])
+{
+    const size_t n = pb_skeleton_runs(poses, run);
+    for (size_t i = 0; i < n; i++)
+        if (run[i].poses == 1 && run[i].k->lanes > 1 && getenv_shape_ok())
+            run[i].k = &pb_kernels_scalar;
+    return n;
 }
 
 static pb_status sizes_ok(size_t poses, size_t joints)
@@ -90,7 +144,17 @@ pb_status pb_ik_two_bone_solve(size_t poses, size_t joints, const pb_ik_two_bone
     if (k.start >= joints || k.mid >= joints || k.end >= joints || k.start == k.mid ||
         k.mid == k.end || k.start == k.end || !unit_axis(ik->mid_axis, k.mid_axis))
         return PB_ERR_ARG;
-    K(poses)->ik_two_bone(poses, joints, &k, model, local, out, reached);
+    pb_sk_run run[3];
+    const size_t nr = ik_runs(poses, run);
+    for (size_t i = 0, p = 0; i < nr; p += run[i++].poses) {
+        const size_t e = p * joints;
+        pb_ik_two_bone r = k;
+        r.target = cv_from(k.target, p), r.pole = cv_from(k.pole, p);
+        r.weight = f_from(k.weight, p), r.soften = f_from(k.soften, p);
+        const pb_cpose m = model_from(model, e);
+        run[i].k->ik_two_bone(run[i].poses, joints, &r, &m, cq_from(local, e), q_from(out, e),
+                              reached ? reached + p : NULL);
+    }
     return PB_OK;
 }
 
@@ -128,6 +192,15 @@ pb_status pb_ik_aim_solve(size_t poses, size_t joints, const pb_ik_aim *ik, cons
                  cz = f[0] * u[1] - f[1] * u[0];
     if (!(cx * cx + cy * cy + cz * cz > 1e-12))
         return PB_ERR_ARG;
-    K(poses)->ik_aim(poses, joints, &k, model, local, out);
+    pb_sk_run run[3];
+    const size_t nr = ik_runs(poses, run);
+    for (size_t i = 0, p = 0; i < nr; p += run[i++].poses) {
+        const size_t e = p * joints;
+        pb_ik_aim r = k;
+        r.target = cv_from(k.target, p), r.pole = cv_from(k.pole, p);
+        r.weight = f_from(k.weight, p);
+        const pb_cpose m = model_from(model, e);
+        run[i].k->ik_aim(run[i].poses, joints, &r, &m, cq_from(local, e), q_from(out, e));
+    }
     return PB_OK;
 }

@@ -48,8 +48,8 @@ typedef struct ik_opts {
     long blend;
 } ik_opts;
 
-static const char *const own_names[] = {"--feet=",  "--contacts=", "--contact-speed=",
-                                        "--contact-height=", "--up=", "--blend="};
+static const char *const own_names[] = {
+    "--feet=", "--contacts=", "--contact-speed=", "--contact-height=", "--up=", "--blend="};
 static int take_own(void *ctx, int which, char *val)
 {
     ik_opts *k = ctx;
@@ -197,10 +197,11 @@ static int model_new(const pb_bvh *b, model *m)
 }
 static int model_fk(const pb_bvh *b, const int32_t *par, model *m)
 {
-    pb_cpose l = {{b->rot_w, b->rot_x, b->rot_y, b->rot_z}, {b->pos_x, b->pos_y, b->pos_z},
+    pb_cpose l = {{b->rot_w, b->rot_x, b->rot_y, b->rot_z},
+                  {b->pos_x, b->pos_y, b->pos_z},
                   {NULL, NULL, NULL}};
-    pb_pose o = {{m->a[0], m->a[1], m->a[2], m->a[3]}, {m->a[4], m->a[5], m->a[6]},
-                 {NULL, NULL, NULL}};
+    pb_pose o = {
+        {m->a[0], m->a[1], m->a[2], m->a[3]}, {m->a[4], m->a[5], m->a[6]}, {NULL, NULL, NULL}};
     return pb_pose_local_to_model(b->num_frames, b->num_joints, par, &l, &o) == PB_OK ? 0 : -1;
 }
 
@@ -370,8 +371,8 @@ static int fix_leg(const char *in, pb_bvh *b, const int32_t *par, const model *m
                          {pl[0], pl[1], pl[2]},
                          w,
                          NULL};
-    pb_cpose mp = {{m->a[0], m->a[1], m->a[2], m->a[3]}, {m->a[4], m->a[5], m->a[6]},
-                   {NULL, NULL, NULL}};
+    pb_cpose mp = {
+        {m->a[0], m->a[1], m->a[2], m->a[3]}, {m->a[4], m->a[5], m->a[6]}, {NULL, NULL, NULL}};
     pb_quats rot = {b->rot_w, b->rot_x, b->rot_y, b->rot_z};
     pb_status st = pb_ik_two_bone_solve(F, J, &ik, &mp, pb_cq(rot), rot, NULL);
     free(buf);
@@ -384,8 +385,7 @@ static int fix_leg(const char *in, pb_bvh *b, const int32_t *par, const model *m
 
 /* the foot's local rotation set so that its model rotation is what it was
  * (old) under the knee's new one (now): r = conj(R_knee) R_foot */
-static void keep_foot(pb_bvh *b, const int32_t *par, const model *old, const model *now,
-                      size_t e)
+static void keep_foot(pb_bvh *b, const int32_t *par, const model *old, const model *now, size_t e)
 {
     const size_t F = b->num_frames, J = b->num_joints, mid = (size_t)par[e];
     float *r[4] = {b->rot_w, b->rot_x, b->rot_y, b->rot_z};
@@ -429,8 +429,7 @@ static int ik_file(const char *in, const char *out, const ik_opts *k)
         goto done;
     for (int s = 0; s < 2; s++)
         if (par[feet[s]] < 0 || par[par[feet[s]]] < 0) {
-            cli_error("%s: foot '%s' has no knee and hip above it", in,
-                      b.joints[feet[s]].name);
+            cli_error("%s: foot '%s' has no knee and hip above it", in, b.joints[feet[s]].name);
             goto done;
         }
     if (model_fk(&b, par, &m0)) {

@@ -304,21 +304,24 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const pb_cpose *model, p
             R = q_mul(D, R);
             pos = v3_add(sk_rotate(D, pos), o);
         }
-        const v3 t = v3_sub(target, pos);
+        /* in the joint's frame (forward and up are constants there, and the
+         * correction comes out as it is applied) */
+        const vq Rc = q_conj(R);
+        const v3 t = sk_rotate(Rc, v3_sub(target, pos)), pl = sk_rotate(Rc, pole);
         const vf l2 = v3_dot(t, t);
         const vm has_t = vm_gt(l2, vf_set(PB_IK_TINY));
-        const vq q1 = ik_from_vectors(sk_rotate(R, fwd), t);
-        const v3 up_c = sk_rotate(q1, sk_rotate(R, up));
-        const v3 n_joint = v3_cross(up_c, t), n_ref = v3_cross(pole, t);
+        const vq q1 = ik_from_vectors(fwd, t);
+        const v3 up_c = sk_rotate(q1, up);
+        const v3 n_joint = v3_cross(up_c, t), n_ref = v3_cross(pl, t);
         const v3 k = v3_scale(t, vf_div(vf_set(1.0f), vf_sqrt(vf_sel(has_t, l2, vf_set(1.0f)))));
-        const vf pn2 = vf_mul(l2, v3_dot(pole, pole)), nr2 = v3_dot(n_ref, n_ref);
+        const vf pn2 = vf_mul(l2, v3_dot(pl, pl)), nr2 = v3_dot(n_ref, n_ref);
         const vm plane = vm_and(has_t, vm_gt(nr2, vf_mul(vf_set(1e-12f), pn2)));
         const vq qp = ik_about(n_joint, ik_unit(n_ref, nr2, plane), k, plane);
-        const vq M0 = q_sel(has_t, q_mul(qp, q1), q_identity());
+        const vq C0 = q_sel(has_t, q_mul(qp, q1), q_identity());
         vf wi = w;
         if (ik->joint_weight)
             wi = vf_mul(w, vf_set(ik->joint_weight[i]));
-        const vq c = q_sel(vm_le(wi, zero), q_identity(), ik_weigh(ik_to_local(R, M0), wi));
+        const vq c = q_sel(vm_le(wi, zero), q_identity(), ik_weigh(C0, wi));
         const vq l = ik_ldq_j(local, e, J, cnt);
         ik_stq_j(out, e, J, cnt, q_mul(l, c));
         if (i + 1 < ik->count) {

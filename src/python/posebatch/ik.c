@@ -8,8 +8,7 @@
 #include <string.h>
 
 /* a sequence of 3 numbers (None / absent: dflt) */
-static int get_axis(const char *fn, const char *arg, PyObject *o, const float dflt[3],
-                    float out[3])
+static int get_axis(const char *fn, const char *arg, PyObject *o, const float dflt[3], float out[3])
 {
     memcpy(out, dflt, 3 * sizeof(float));
     if (!o || o == Py_None)
@@ -47,8 +46,7 @@ static int get_joint(const char *fn, const char *arg, PyObject *o, size_t J, siz
     return 0;
 }
 /* An optional per-pose array: P floats (any shape of P elements) */
-static int opt_per_pose(const char *fn, const char *arg, PyObject *o, size_t P,
-                        PyArrayObject **out)
+static int opt_per_pose(const char *fn, const char *arg, PyObject *o, size_t P, PyArrayObject **out)
 {
     *out = NULL;
     if (!o || o == Py_None)
@@ -144,15 +142,13 @@ static float *ik_split(const ik_arrays *a, pb_quats *lq, pb_cpose *m, pb_cvec3s 
     return buf;
 }
 
-PyObject *py_ik_two_bone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+PyObject *py_ik_two_bone(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
     static const char *fn = "ik_two_bone";
-    static const char *names[] = {"rotations", "model_rotations", "model_positions",
-                                  "start",     "mid",             "end",
-                                  "targets",   "poles",           "mid_axis",
-                                  "weights",   "soften",          "order"};
+    static const char *names[] = {
+        "rotations", "model_rotations", "model_positions", "start",   "mid",    "end",
+        "targets",   "poles",           "mid_axis",        "weights", "soften", "order"};
     PyObject *o[12];
     if (parse_args(fn, args, nargs, kwnames, names, 12, 8, 8, o))
         return NULL;
@@ -187,7 +183,8 @@ PyObject *py_ik_two_bone(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     pb_quats lq;
     pb_cpose m;
     pb_status st = PB_OK;
-    Py_BEGIN_ALLOW_THREADS buf = ik_split(&a, &lq, &m, &ik.target, &ik.pole, &ik.weight, &ik.soften);
+    Py_BEGIN_ALLOW_THREADS buf =
+        ik_split(&a, &lq, &m, &ik.target, &ik.pole, &ik.weight, &ik.soften);
     re = buf ? PyMem_RawMalloc(a.P) : NULL;
     if (buf && re) {
         st = pb_ik_two_bone_solve(a.P, a.J, &ik, &m, pb_cq(lq), lq, re);
@@ -213,10 +210,9 @@ PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyO
 {
     (void)self;
     static const char *fn = "ik_aim";
-    static const char *names[] = {"rotations", "model_rotations", "model_positions",
-                                  "chain",     "targets",         "poles",
-                                  "forward",   "up",              "weights",
-                                  "joint_weights", "order"};
+    static const char *names[] = {
+        "rotations", "model_rotations", "model_positions", "chain", "targets", "poles", "forward",
+        "up",        "weights",         "joint_weights",   "order"};
     PyObject *o[11];
     if (parse_args(fn, args, nargs, kwnames, names, 11, 6, 6, o))
         return NULL;
@@ -261,8 +257,8 @@ PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyO
             goto done;
         if ((size_t)PyArray_SIZE(j) != ik.count) {
             Py_DECREF(j);
-            PyErr_Format(PyExc_ValueError, "%s(): joint_weights must have one value per chain joint",
-                         fn);
+            PyErr_Format(PyExc_ValueError,
+                         "%s(): joint_weights must have one value per chain joint", fn);
             goto done;
         }
         if (!(jw = PyMem_RawMalloc(ik.count * sizeof *jw))) {
@@ -286,7 +282,8 @@ PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyO
     }
     Py_END_ALLOW_THREADS if (!buf) PyErr_NoMemory();
     else if (st != PB_OK) raise_status(fn, st);
-    else {
+    else
+    {
         ret = (PyObject *)a.out;
         Py_INCREF(ret);
     }
