@@ -136,11 +136,10 @@ int register_all()
             continue;
         for (int kind : {0, 1, 3})
             for (size_t P : {1, 4, 64}) {
-                std::string name = std::string(kinds[kind]) + "/" +
-                                   pb_backend_name((pb_backend)b) + "/" + std::to_string(P);
-                benchmark::RegisterBenchmark(name.c_str(), [b, kind, P](benchmark::State &st) {
-                    bench_ik(st, b, kind, P);
-                });
+                std::string name = std::string(kinds[kind]) + "/" + pb_backend_name((pb_backend)b) +
+                                   "/" + std::to_string(P);
+                benchmark::RegisterBenchmark(
+                    name.c_str(), [b, kind, P](benchmark::State &st) { bench_ik(st, b, kind, P); });
             }
     }
     return 0;

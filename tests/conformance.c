@@ -446,9 +446,10 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
             static float mr[4][MAXN];
             for (size_t i = 0; i < P * J; i++) {
                 double q[4], nn = 0;
-                for (int c = 0; c < 4; c++)
-                    q[c] = (c == 0 ? 2.0 : 0.0) + fabs(K[1][0][i + off]) * (c == 0) +
-                           (c ? K[1][c][i + off] : 0.0), nn += q[c] * q[c];
+                for (int c = 0; c < 4; c++) {
+                    q[c] = c == 0 ? 2.0 + fabs(K[1][0][i + off]) : K[1][c][i + off];
+                    nn += q[c] * q[c];
+                }
                 for (int c = 0; c < 4; c++)
                     mr[c][i] = (float)(q[c] / sqrt(nn));
             }

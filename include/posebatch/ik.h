@@ -44,7 +44,13 @@ extern "C" {
  * distinct, an axis that is zero, not finite, or (aim) forward and up
  * parallel), PB_ERR_ALIAS (out overlapping any input other than exactly the
  * local rotations, or reached overlapping anything).
- * Every backend gives the same bits in deterministic builds.
+ * Every backend gives the same bits in deterministic builds. Cost: lanes
+ * are poses, so many poses a call (characters, or a clip's frames) is the
+ * efficient call; a single pose runs on the scalar kernels (a solve is a
+ * chain of dependent operations that one vector lane runs slower), so in
+ * builds that are not deterministic it may differ from the same pose in a
+ * batch by rounding, within the accuracy (figures: docs/performance.md,
+ * "Inverse kinematics").
  */
 
 /*

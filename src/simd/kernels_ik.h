@@ -5,16 +5,17 @@
  * Lanes are poses: a block is PB_LANES consecutive poses (the last one
  * partial), the joints' model values read with strided lane loads (stride
  * J, as kernels_skeleton.h's), the per-pose targets and weights with
- * plain ones. A single pose is a partial block of one lane: the solve is
- * a chain of dependent operations (no transposes to waste, unlike forward
- * kinematics), so one lane costs what a scalar pass would.
+ * plain ones. A single pose is a block of one lane (its values broadcast:
+ * plain loads); ik.c runs it on the scalar table, whose plain float code
+ * runs this chain of dependent operations faster than one vector lane.
  *
- * No acos, no sincos: the angles are handled as (cos, sin) pairs (law of
- * cosines, the sine from (1 - c)(1 + c)), their difference by the
- * product formulas, and a half-angle quaternion from a pair by ik_half,
- * which takes the half-angle sine from the sine (not from 1 - cos) for
- * small angles. One operation order for every backend (bit-identical in
- * deterministic builds). */
+ * No acos, no sincos: the angles are handled as (cos, sin) pairs (the
+ * wanted one by the law of cosines, the current one from the bones' dot
+ * and cross products), their difference by the product formulas, and a
+ * half-angle quaternion from a pair by ik_half_r, as (r + c, s) or (|s|,
+ * (r - c) sign s) normalised, neither subtracting nearly equal numbers.
+ * One operation order for every backend (bit-identical in deterministic
+ * builds). */
 #ifndef PB_KERNELS_IK_H
 #define PB_KERNELS_IK_H
 
