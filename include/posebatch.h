@@ -14,6 +14,7 @@
  *                            rotation vectors
  *     posebatch/features.h   motion features for learning (a clip's,
  *                            HumanML3D's)
+ *     posebatch/ik.h         inverse kinematics: two-bone and aim IK
  *
  * The file API (BVH, glTF, ...) is posebatch/io.h.
  *
@@ -85,5 +86,6 @@
 #include "posebatch/layout.h"
 #include "posebatch/rotrep.h"
 #include "posebatch/features.h"
+#include "posebatch/ik.h"
 
 #endif /* POSEBATCH_H */

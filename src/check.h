@@ -163,7 +163,8 @@ static inline int meets_output(const chk *c, uintptr_t u, size_t len, int exact_
         return 0;
     return !(exact_ok && op == u && ol == len);
 }
-static inline void out_f_each(chk *c, float *p, size_t n)
+/* an output of any type, len bytes (out_f_each: n floats) */
+static inline void out_bytes_each(chk *c, void *p, size_t len)
 {
     chk_tab *t = c->t;
     if (!p) {
@@ -171,7 +172,6 @@ static inline void out_f_each(chk *c, float *p, size_t n)
         return;
     }
     uintptr_t u = (uintptr_t)p;
-    size_t len = n * sizeof(float);
     if (meets_output(c, u, len, 0))
         chk_fail(c, PB_ERR_ALIAS);
     if (len == 0 || t->nout == MAX_OUT)
@@ -185,6 +185,10 @@ static inline void out_f_each(chk *c, float *p, size_t n)
     t->len[i] = len;
     t->lo = u < t->lo ? u : t->lo;
     t->hi = u + len > t->hi ? u + len : t->hi;
+}
+static inline void out_f_each(chk *c, float *p, size_t n)
+{
+    out_bytes_each(c, p, n * sizeof(float));
 }
 static inline void in_f_each(chk *c, const float *p, size_t n, int exact_ok)
 {
@@ -203,6 +207,13 @@ static PB_IN_LINE void out_f(chk *c, float *p, size_t n)
         glance_out(c, p, n * sizeof(float));
     else
         out_f_each(c, p, n);
+}
+static PB_IN_LINE void out_bytes(chk *c, void *p, size_t bytes)
+{
+    if (c->pass == CHK_GLANCE)
+        glance_out(c, p, bytes);
+    else
+        out_bytes_each(c, p, bytes);
 }
 /* exact: an input may be exactly an output array (same start) */
 static PB_IN_LINE void in_f(chk *c, const float *p, size_t n, int exact_ok)

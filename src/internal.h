@@ -203,6 +203,13 @@ typedef struct pb_kernels {
     void (*skinning_matrices)(size_t poses, size_t joints, const pb_cpose *model, const float *ib,
                               int rows3, float *out);
 
+    /* inverse kinematics (simd/kernels_ik.h, over ik.c's checks; the
+     * axes normalised, the chain's indices valid) */
+    void (*ik_two_bone)(size_t poses, size_t joints, const pb_ik_two_bone *ik,
+                        const pb_cpose *model, pb_cquats local, pb_quats out, uint8_t *reached);
+    void (*ik_aim)(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_cpose *model,
+                   pb_cquats local, pb_quats out);
+
     /* rotation representations (simd/kernels_rotrep.h, over rotrep.c's
      * checks): matrices as column arrays, col[3*c + r] the entry of row r,
      * column c, so that a 6D (posebatch/rotrep.h) is col[0..5];

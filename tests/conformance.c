@@ -398,6 +398,67 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
             pb_pose_skinning_matrices(2, J, &m, ib, rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4, f->a[0]);
         break;
     }
+    /* inverse kinematics: n/5 + 1 poses of 5 joints, unrelated model
+     * rotations and positions (the solvers read them only), the local
+     * rotations copied to out first (in place: joints not solved kept);
+     * weights 0.5 .. 2.5 (some partial), soften 0.2 .. 1 */
+    case 41:
+    case 42: {
+        const size_t P = n / 5 + 1, J = 5;
+        pb_quats out = oq(o, KQ);
+        o->count = P * J;
+        const float *lq[4] = {key(0, off).w, key(0, off).x, key(0, off).y, key(0, off).z};
+        float *oa[4] = {out.w, out.x, out.y, out.z};
+        for (int k = 0; k < 4; k++)
+            memcpy(oa[k], lq[k], P * J * sizeof(float));
+        /* joint j near (3j, 1.5j, 0.6j) (bones of about 3.4), targets near
+         * the start joint + (3, 2, 1) (IK) or 20 to 30 away (aim), poles
+         * near +z: conditioned input (random positions put joints and
+         * targets within rounding of each other, where any two orders of
+         * operations differ by more than the bound) */
+        static float mp[3][MAXN], tg[3][MAXN], pl[3][MAXN], soft[MAXN];
+        const double dir[3] = {3.0, 1.5, 0.6}, tdir[3] = {3.0, 2.0, 1.0};
+        for (size_t i = 0; i < P * J; i++)
+            for (int c = 0; c < 3; c++)
+                mp[c][i] = (float)(dir[c] * (double)(i % J) + 0.5 * V[0][c][i + off]);
+        for (size_t i = 0; i < P; i++) {
+            for (int c = 0; c < 3; c++) {
+                double base = id == 41 ? mp[c][i * J + 1] + tdir[c] : 8.0 * tdir[c];
+                tg[c][i] = (float)(base + V[1][c][i + off]);
+                pl[c][i] = (float)((c == 2 ? 1.0 : 0.0) + 0.3 * V[2][c][i + off]);
+            }
+            soft[i] = S[1][0][i + off] / 2.5f;
+        }
+        pb_cpose m = {key(1, off), {mp[0], mp[1], mp[2]}, {0, 0, 0}};
+        pb_cvec3s tv = {tg[0], tg[1], tg[2]}, pv = {pl[0], pl[1], pl[2]};
+        const float *w = S[0][0] + off;
+        if (id == 41) {
+            *name = "ik_two_bone_solve";
+            pb_ik_two_bone ik = {1, 2, 3, {0.6f, 0.0f, 0.8f}, tv, pv, w, soft};
+            st = pb_ik_two_bone_solve(P, J, &ik, &m, key(0, off), out, NULL);
+        } else {
+            *name = "ik_aim_solve";
+            static const size_t chain[3] = {1, 2, 3};
+            static const float jw[3] = {0.5f, 0.8f, 1.0f};
+            /* rotations within about 60 degrees of the identity: the
+             * forward axis never near the opposite of the target
+             * direction, where the turn's axis is ill-conditioned */
+            static float mr[4][MAXN];
+            for (size_t i = 0; i < P * J; i++) {
+                double q[4], nn = 0;
+                for (int c = 0; c < 4; c++) {
+                    q[c] = c == 0 ? 2.0 + fabs(K[1][0][i + off]) : K[1][c][i + off];
+                    nn += q[c] * q[c];
+                }
+                for (int c = 0; c < 4; c++)
+                    mr[c][i] = (float)(q[c] / sqrt(nn));
+            }
+            m.rot.w = mr[0], m.rot.x = mr[1], m.rot.y = mr[2], m.rot.z = mr[3];
+            pb_ik_aim ik = {3, chain, jw, {0, 1, 0}, {0, 0, 1}, tv, pv, w};
+            st = pb_ik_aim_solve(P, J, &ik, &m, key(0, off), out);
+        }
+        break;
+    }
     default: return 0;
     }
     if (st != PB_OK) {

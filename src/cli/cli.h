@@ -254,6 +254,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_positions(int argc, char **argv);
 int cmd_retarget(int argc, char **argv);    /* retarget.c */
 int cmd_mirror(int argc, char **argv);      /* mirror.c */
+int cmd_ik(int argc, char **argv);          /* ik.c */
 int cmd_root_motion(int argc, char **argv); /* root_motion.c */
 int cmd_features(int argc, char **argv);    /* features.c */
 

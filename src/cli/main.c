@@ -24,6 +24,7 @@ static const command commands[] = {
     {"mirror", cmd_mirror, "mirror a clip: reflect it and swap left and right joints"},
     {"root-motion", cmd_root_motion, "take a clip's ground travel and heading out (in place)"},
     {"features", cmd_features, "motion features for learning (.npz; HumanML3D's layout too)"},
+    {"ik", cmd_ik, "foot clean-up: feet held at their contacts with two-bone IK"},
 };
 
 static void usage(FILE *f)
@@ -78,6 +79,6 @@ int main(int argc, char **argv)
         }
     return cli_usage_error(NULL,
                            "unknown command '%s' (resample, blend, info, convert, positions, "
-                           "retarget, mirror, root-motion, features, cpu)",
+                           "retarget, mirror, root-motion, features, ik, cpu)",
                            cmd);
 }

@@ -22,6 +22,7 @@
 #include "kernels_skeleton.h"
 #include "kernels_skin.h"
 #include "kernels_rotrep.h"
+#include "kernels_ik.h"
 
 /* --------------------------------------------------------------- table */
 
@@ -34,6 +35,6 @@
         .isa = PB_ISA,                                                                             \
         PB_PRIMS_KERNELS PB_CUBIC_KERNELS PB_SLERP_KERNELS PB_AVERAGE_KERNELS PB_SPLINE_KERNELS    \
             PB_CLIP_KERNELS PB_BLEND_KERNELS PB_GLANCE_KERNELS PB_EULER_KERNELS PB_LAYOUT_KERNELS  \
-                PB_SKELETON_KERNELS PB_SKIN_KERNELS PB_ROTREP_KERNELS}
+                PB_SKELETON_KERNELS PB_SKIN_KERNELS PB_ROTREP_KERNELS PB_IK_KERNELS}
 
 #endif

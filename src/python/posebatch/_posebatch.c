@@ -162,6 +162,23 @@ static PyMethodDef methods[] = {
      "model_to_local(parents, rotations, positions=None, scales=None, *, order='wxyz')\n--\n\n"
      "The inverse of local_to_model (pb_pose_model_to_local): model-space arrays -> a\n"
      "posebatch.Pose of local ones."},
+    {"ik_two_bone", FC(py_ik_two_bone), FK,
+     "ik_two_bone(rotations, model_rotations, model_positions, start, mid, end, targets, poles,\n"
+     "            *, mid_axis=(0, 0, 1), weights=None, soften=None, order='wxyz')\n--\n\n"
+     "Two-bone IK (pb_ik_two_bone_solve, ozz-animation's IKTwoBoneJob): local rotations\n"
+     "(..., J, 4), the model pose (model_rotations (..., J, 4), model_positions (..., J, 3):\n"
+     "local_to_model's), joint indices start, mid, end, targets and poles (..., 3) in model\n"
+     "space, mid_axis the bend axis in the middle joint's frame, weights and soften (...) per\n"
+     "pose. Returns (rotations, reached): new local rotations with the start and middle\n"
+     "joints corrected, and a bool array (...). Runs without the GIL."},
+    {"ik_aim", FC(py_ik_aim), FK,
+     "ik_aim(rotations, model_rotations, model_positions, chain, targets, poles, *,\n"
+     "       forward=(0, 0, 1), up=(0, 1, 0), weights=None, joint_weights=None, order='wxyz')\n"
+     "--\n\n"
+     "Aim IK (pb_ik_aim_solve, ozz's IKAimJob): the joint (an index) or chain of joints (parent\n"
+     "to child) turned so that forward (their frames' axis) points at targets (..., 3), up\n"
+     "towards poles (..., 3); joint_weights per chain joint, weights per pose. Returns new\n"
+     "local rotations. Runs without the GIL."},
     {"backend", py_backend, METH_NOARGS,
      "backend()\n--\n\nThe active backend: 'scalar', 'sse41', 'avx2', 'avx512' or 'neon'."},
     {"supported_backends", py_supported_backends, METH_NOARGS,

@@ -169,6 +169,10 @@ extern const char py_blend_layers_doc[];
 /* skeleton.c: local_to_model() and model_to_local(), and the Bvh methods
  * global_positions() and global_rotations() */
 PyObject *py_local_to_model(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
+/* ik.c */
+PyObject *py_ik_two_bone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
+PyObject *py_ik_aim(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *py_model_to_local(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k);
 PyObject *Bvh_global_positions(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
