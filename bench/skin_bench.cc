@@ -26,8 +26,7 @@ struct SkinMesh {
     std::vector<uint16_t> jt;
     std::vector<float> wt, pos, nrm, mat, opos, onrm;
     explicit SkinMesh(size_t v)
-        : V(v), jt(v * 4), wt(v * 4), pos(v * 3), nrm(v * 3), mat(64 * 16), opos(v * 3),
-          onrm(v * 3)
+        : V(v), jt(v * 4), wt(v * 4), pos(v * 3), nrm(v * 3), mat(64 * 16), opos(v * 3), onrm(v * 3)
     {
         uint32_t s = 4242u;
         auto u = [&s]() {
@@ -65,10 +64,9 @@ void bench_skin(benchmark::State &st, int backend, size_t V, bool normals)
         return;
     }
     for (auto _ : st) {
-        pb_status s = pb_skin_vertices(V, 4, m.jt.data(), m.wt.data(), m.J, m.mat.data(),
-                                       PB_MATRIX_4X4, m.pos.data(), m.opos.data(),
-                                       normals ? m.nrm.data() : nullptr,
-                                       normals ? m.onrm.data() : nullptr);
+        pb_status s = pb_skin_vertices(
+            V, 4, m.jt.data(), m.wt.data(), m.J, m.mat.data(), PB_MATRIX_4X4, m.pos.data(),
+            m.opos.data(), normals ? m.nrm.data() : nullptr, normals ? m.onrm.data() : nullptr);
         benchmark::DoNotOptimize(s);
         benchmark::ClobberMemory();
     }

@@ -120,8 +120,8 @@ Test(skin_lbs, against_double, .timeout = 300)
             for (int v = 0; v < 8; v++) {
                 const int rows3 = v & 1, normals = (v >> 1) & 1, inplace = v >> 2;
                 char what[96];
-                snprintf(what, sizeof what, "V=%zu K=%d J=%zu 3x4 %d normals %d in place %d", V,
-                         K, J, rows3, normals, inplace);
+                snprintf(what, sizeof what, "V=%zu K=%d J=%zu 3x4 %d normals %d in place %d", V, K,
+                         J, rows3, normals, inplace);
                 for (size_t i = 0; i < V * 3; i++)
                     op[i] = on[i] = NAN;
                 float *dst = op;
@@ -212,9 +212,9 @@ Test(skin_lbs, errors)
                  PB_ERR_NULL);
     cr_assert_eq(pb_skin_vertices(0, 4, m.jt, m.wt, 4, m.mat, L, m.pos, op, NULL, NULL),
                  PB_ERR_SIZE);
-    cr_assert_eq(pb_skin_vertices(PB_MAX_COUNT + 1, 4, m.jt, m.wt, 4, m.mat, L, m.pos, op, NULL,
-                                  NULL),
-                 PB_ERR_SIZE);
+    cr_assert_eq(
+        pb_skin_vertices(PB_MAX_COUNT + 1, 4, m.jt, m.wt, 4, m.mat, L, m.pos, op, NULL, NULL),
+        PB_ERR_SIZE);
     cr_assert_eq(pb_skin_vertices(20, 4, m.jt, m.wt, 0, m.mat, L, m.pos, op, NULL, NULL),
                  PB_ERR_SIZE);
     cr_assert_eq(pb_skin_vertices(20, 4, m.jt, m.wt, 65537, m.mat, L, m.pos, op, NULL, NULL),
@@ -223,9 +223,9 @@ Test(skin_lbs, errors)
                  PB_ERR_ARG);
     cr_assert_eq(pb_skin_vertices(20, 9, m.jt, m.wt, 4, m.mat, L, m.pos, op, NULL, NULL),
                  PB_ERR_ARG);
-    cr_assert_eq(pb_skin_vertices(20, 4, m.jt, m.wt, 4, m.mat, (pb_matrix_layout)2, m.pos, op,
-                                  NULL, NULL),
-                 PB_ERR_ARG);
+    cr_assert_eq(
+        pb_skin_vertices(20, 4, m.jt, m.wt, 4, m.mat, (pb_matrix_layout)2, m.pos, op, NULL, NULL),
+        PB_ERR_ARG);
     /* a joint index past the matrices */
     const uint16_t keep = m.jt[77];
     m.jt[77] = 4;

@@ -18,7 +18,8 @@ int cli_obj_write(FILE *f, const char *comment, size_t nv, const float *pos, con
         fprintf(f, "vn %.9g %.9g %.9g\n", (double)nrm[v * 3], (double)nrm[v * 3 + 1],
                 (double)nrm[v * 3 + 2]);
     for (size_t t = 0; t < nt; t++) {
-        const unsigned long a = (unsigned long)tri[t * 3] + 1, b = (unsigned long)tri[t * 3 + 1] + 1,
+        const unsigned long a = (unsigned long)tri[t * 3] + 1,
+                            b = (unsigned long)tri[t * 3 + 1] + 1,
                             c = (unsigned long)tri[t * 3 + 2] + 1;
         if (nrm)
             fprintf(f, "f %lu//%lu %lu//%lu %lu//%lu\n", a, a, b, b, c, c);

@@ -182,7 +182,8 @@ static int write_cb(FILE *f, void *ctx)
     const skin_job *s = ctx;
     char comment[512];
     snprintf(comment, sizeof comment, "posebatch skin %s at %.9g s", s->in, s->time);
-    return cli_obj_write(f, comment, s->mesh.num_vertices, s->mem, s->mesh.normals ? s->mem + 3 * s->mesh.num_vertices : NULL,
+    return cli_obj_write(f, comment, s->mesh.num_vertices, s->mem,
+                         s->mesh.normals ? s->mem + 3 * s->mesh.num_vertices : NULL,
                          s->mesh.num_triangles, s->mesh.triangles);
 }
 

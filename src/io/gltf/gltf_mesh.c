@@ -73,7 +73,8 @@ static int read_prims(reader *r, json_t *prims, size_t mesh, pb_gltf_mesh *m)
         size_t nv, nn, nj, nw, ni = 0;
         float *pos = attr(r, attrs, "POSITION", pp, F32, 3, &nv, &bad);
         float *nrm = bad ? NULL : attr(r, attrs, "NORMAL", pp, F32, 3, &nn, &bad);
-        float *jt = bad ? NULL : attr(r, attrs, "JOINTS_0", pp, U8 | U16 | GLTF_ACC_INT, 4, &nj, &bad);
+        float *jt =
+            bad ? NULL : attr(r, attrs, "JOINTS_0", pp, U8 | U16 | GLTF_ACC_INT, 4, &nj, &bad);
         float *wt = bad ? NULL : attr(r, attrs, "WEIGHTS_0", pp, F32 | U8 | U16, 4, &nw, &bad);
         float *ix = NULL;
         if (!bad && ia >= 0) {
