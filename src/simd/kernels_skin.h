@@ -143,6 +143,14 @@ static void k_skinning_matrices(size_t poses, size_t joints, const pb_cpose *mod
  * builds). Blocks are whole: the last PB_LANES or fewer vertices go
  * through padded buffers (copies of the tail's first vertex). */
 
+#if defined(__clang__)
+#define PB_UNROLL_LANES _Pragma("unroll")
+#elif defined(__GNUC__)
+#define PB_UNROLL_LANES _Pragma("GCC unroll 16")
+#else
+#define PB_UNROLL_LANES
+#endif
+
 /* xyz triples of PB_LANES elements <-> three vectors */
 PB_INLINE void lbs_load3(const float *p, vf c[3])
 {
@@ -191,6 +199,21 @@ PB_INLINE void lbs_mats(const uint16_t *j, int K, const float *mat, size_t strid
         m[k] = mat + (size_t)j[k] * stride;
 }
 
+/* vertex l's blended matrix into row l of tb (16 floats a row) */
+PB_INLINE void lbs_blend(const uint16_t *jt, const float *wt, int K, const float *mat,
+                         size_t stride, size_t l, float *tb)
+{
+    const float *w = wt + l * (size_t)K;
+    const float *m[8] = {mat, mat, mat, mat, mat, mat, mat, mat};
+    lbs_mats(jt + l * (size_t)K, K, mat, stride, m);
+    for (size_t f = 0; f < stride; f += PB_LANES) {
+        vf acc = vf_mul(vf_set(w[0]), lbs_ld(m[0], f, stride));
+        for (int k = 1; k < K; k++)
+            acc = vf_fma(vf_set(w[k]), lbs_ld(m[k], f, stride), acc);
+        vf_store(tb + l * 16 + f, acc);
+    }
+}
+
 /* one whole block of PB_LANES vertices: K influences each (jt, wt: K per
  * vertex), matrices mat of `stride` floats (16: column-major 4x4, 12:
  * row-major 3x4); positions ip -> op, normals in -> on (NULL: none) */
@@ -199,16 +222,16 @@ PB_INLINE void b_lbs(const uint16_t *jt, const float *wt, int K, const float *ma
 {
     const size_t stride = rows3 ? 12 : 16;
     _Alignas(64) float tb[PB_LANES * 16];
-    for (size_t l = 0; l < PB_LANES; l++) {
-        const float *w = wt + l * (size_t)K;
-        const float *m[8];
-        lbs_mats(jt + l * (size_t)K, K, mat, stride, m);
-        for (size_t f = 0; f < stride; f += PB_LANES) {
-            vf acc = vf_mul(vf_set(w[0]), lbs_ld(m[0], f, stride));
-            for (int k = 1; k < K; k++)
-                acc = vf_fma(vf_set(w[k]), lbs_ld(m[k], f, stride), acc);
-            vf_store(tb + l * 16 + f, acc);
-        }
+    /* up to 4 influences unrolled: the compiler then keeps the rows in
+     * registers (the buffer disappears) and overlaps the vertices' loads;
+     * 8 unrolled spill (measured slower) */
+    if (K <= 4) {
+        PB_UNROLL_LANES
+        for (size_t l = 0; l < PB_LANES; l++)
+            lbs_blend(jt, wt, K, mat, stride, l, tb);
+    } else {
+        for (size_t l = 0; l < PB_LANES; l++)
+            lbs_blend(jt, wt, K, mat, stride, l, tb);
     }
     vf c[16];
     for (size_t f = 0; f < stride; f += PB_LANES)

@@ -111,8 +111,7 @@ PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObj
     float *m3 = NULL;
     uint16_t *j16 = NULL;
     if (!(mat = get_f32(fn, "matrices", o[0], 4, 3)) ||
-        !(pos = get_f32(fn, "positions", o[3], 3, 2)) ||
-        !(wt = get_f32(fn, "weights", o[2], 0, 2)))
+        !(pos = get_f32(fn, "positions", o[3], 3, 2)) || !(wt = get_f32(fn, "weights", o[2], 0, 2)))
         goto done;
     if (PyArray_NDIM(mat) != 3 || (PyArray_DIM(mat, 1) != 4 && PyArray_DIM(mat, 1) != 3)) {
         shape_error(fn, "matrices", mat, "it must be (J, 4, 4) or (J, 3, 4)", NULL);
