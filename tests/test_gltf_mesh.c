@@ -41,26 +41,27 @@ static void fill_bin(void)
 static pb_io_code read_doc(const char *prims, pb_gltf *g, pb_io_error *err)
 {
     static char json[4096];
-    snprintf(json, sizeof json,
-             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":316}],"
-             "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":96},"
-             "{\"buffer\":0,\"byteOffset\":96,\"byteLength\":16},"
-             "{\"buffer\":0,\"byteOffset\":112,\"byteLength\":64},"
-             "{\"buffer\":0,\"byteOffset\":176,\"byteLength\":12},"
-             "{\"buffer\":0,\"byteOffset\":188,\"byteLength\":128}],"
-             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},"
-             "{\"bufferView\":0,\"byteOffset\":48,\"componentType\":5126,\"count\":4,\"type\":"
-             "\"VEC3\"},"
-             "{\"bufferView\":1,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\"},"
-             "{\"bufferView\":2,\"componentType\":5126,\"count\":4,\"type\":\"VEC4\"},"
-             "{\"bufferView\":3,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
-             "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
-             "{\"bufferView\":1,\"componentType\":5121,\"normalized\":true,\"count\":4,"
-             "\"type\":\"VEC4\"}],"
-             "\"nodes\":[{\"children\":[1]},{\"translation\":[2,0,0]},{\"mesh\":0,\"skin\":0}],"
-             "\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":5}],"
-             "\"meshes\":[{\"primitives\":[%s]}]}",
-             prims);
+    snprintf(
+        json, sizeof json,
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":316}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":96},"
+        "{\"buffer\":0,\"byteOffset\":96,\"byteLength\":16},"
+        "{\"buffer\":0,\"byteOffset\":112,\"byteLength\":64},"
+        "{\"buffer\":0,\"byteOffset\":176,\"byteLength\":12},"
+        "{\"buffer\":0,\"byteOffset\":188,\"byteLength\":128}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},"
+        "{\"bufferView\":0,\"byteOffset\":48,\"componentType\":5126,\"count\":4,\"type\":"
+        "\"VEC3\"},"
+        "{\"bufferView\":1,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":4,\"type\":\"VEC4\"},"
+        "{\"bufferView\":3,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+        "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
+        "{\"bufferView\":1,\"componentType\":5121,\"normalized\":true,\"count\":4,"
+        "\"type\":\"VEC4\"}],"
+        "\"nodes\":[{\"children\":[1]},{\"translation\":[2,0,0]},{\"mesh\":0,\"skin\":0}],"
+        "\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":5}],"
+        "\"meshes\":[{\"primitives\":[%s]}]}",
+        prims);
     size_t size = 0;
     unsigned char *glb = glb_build(json, bin, sizeof bin, &size);
     cr_assert(glb);

@@ -53,16 +53,16 @@ static int take_own(void *ctx, int which, char *val)
 }
 
 /* the nodes in an order where each parent comes before its children
- * (depth first from the roots): order[k] the node, pos[node] its place;
- * -1 when the hierarchy has a cycle (the reader refuses those; defensive) */
+ * (passes over the nodes, each placing those whose parent is placed):
+ * order[k] the node, pos[node] its place; -1 when some node is never placed
+ * (a cycle: the reader refuses those; defensive) */
 static int node_order(const pb_gltf *g, int32_t *order, int32_t *pos)
 {
     const size_t n = g->num_nodes;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         pos[i] = -1;
-    /* repeated passes are quadratic in depth at worst; a node is placed
-     * once its parent is */
+    /* as many passes as the tree is deep, at worst */
     for (int again = 1; again;) {
         again = 0;
         for (size_t i = 0; i < n; i++) {
