@@ -202,6 +202,12 @@ typedef struct pb_kernels {
      * ib NULL for identities, rows3 for PB_MATRIX_3X4 */
     void (*skinning_matrices)(size_t poses, size_t joints, const pb_cpose *model, const float *ib,
                               int rows3, float *out);
+    /* linear blend skinning (simd/kernels_skin.h): pb_skin_vertices over
+     * checked arguments (skinning.c): n vertices of K influences, matrices
+     * of 16 (rows3 0) or 12 floats, xyz triples in and out (in/on NULL: no
+     * normals; op == ip and on == in allowed) */
+    void (*skin_vertices)(size_t n, int K, const uint16_t *jt, const float *wt, const float *mat,
+                          int rows3, const float *ip, float *op, const float *in, float *on);
 
     /* inverse kinematics (simd/kernels_ik.h, over ik.c's checks; the
      * axes normalised, the chain's indices valid) */

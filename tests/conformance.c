@@ -459,6 +459,39 @@ static int run_kernel(int id, size_t n, size_t off, outputs *o, const char **nam
         }
         break;
     }
+    /* linear blend skinning: V = n % 361 (at least 1: every block and tail
+     * shape) vertices over 5 joints whose matrices are made of the inputs,
+     * K = (3n + off) % 8 + 1 influences, 4x4 for even n, 3x4 for odd,
+     * normals where bit 1 of n is clear */
+    case 43: {
+        static float mat[5 * 16], pos[3 * MAXN], nrm[3 * MAXN], wt[8 * MAXN];
+        static uint16_t jt[8 * MAXN];
+        const size_t Vn = n % 361 ? n % 361 : 1;
+        const int Kn = (int)((3 * n + off) % 8) + 1, rows3 = n & 1, normals = !(n & 2);
+        for (int j = 0; j < 5; j++)
+            for (int k = 0; k < 16; k++)
+                mat[j * 16 + k] = V[k / 4][k % 3][j + off] * (k >= 12 && !rows3 ? 10.0f : 1.0f);
+        for (size_t v = 0; v < Vn; v++) {
+            for (int c = 0; c < 3; c++) {
+                pos[v * 3 + c] = V[3][c][v + off];
+                nrm[v * 3 + c] = S[0][c][v + off];
+            }
+            for (int k = 0; k < Kn; k++) {
+                jt[v * Kn + k] = (uint16_t)((v * 7 + (size_t)k * 3) % 5);
+                wt[v * Kn + k] = S[1 + k % 3][k % 3][v + off] / (float)Kn;
+            }
+        }
+        field *f = &o->f[o->nf++], *g = &o->f[o->nf++];
+        f->kind = g->kind = KF;
+        o->count = 3 * Vn;
+        *name = "skin_vertices";
+        st = pb_skin_vertices(Vn, Kn, jt, wt, 5, mat, rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4, pos,
+                              f->a[0], normals ? nrm : NULL, normals ? g->a[0] : NULL);
+        if (!normals)
+            for (size_t i = 0; i < 3 * Vn; i++)
+                g->a[0][i] = 0.0f;
+        break;
+    }
     default: return 0;
     }
     if (st != PB_OK) {

@@ -85,6 +85,10 @@ typedef struct pb_gltf_skin {
     const char *name;
     size_t num_joints;
     const int32_t *joints; /* node indices */
+    /* 16 floats per joint (column-major MAT4, glTF's inverseBindMatrices,
+     * the layout pb_pose_skinning_matrices reads), NULL when the skin has
+     * none (identities) */
+    const float *inverse_bind;
 } pb_gltf_skin;
 
 typedef struct pb_gltf_sampler {
@@ -187,6 +191,37 @@ PB_API pb_io_code pb_gltf_resample(const pb_gltf *src, double fps, unsigned flag
 PB_API pb_io_code pb_gltf_write_file(const char *path, const pb_gltf *g, pb_io_error *err);
 /* The same to a stream; binary: 1 for GLB, 0 for .gltf JSON. */
 PB_API pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err);
+
+/* A mesh for skinning: its triangle primitives, concatenated (primitive p's
+ * vertices after those before it, its indices shifted to match). Arrays
+ * owned by the pb_gltf_mesh (pb_gltf_mesh_free), vertex v's data
+ * consecutive, as pb_skin_vertices reads them. */
+typedef struct pb_gltf_mesh {
+    size_t num_vertices;
+    float *positions; /* 3 per vertex (POSITION) */
+    float *normals;   /* 3 per vertex (NORMAL); NULL when a primitive has none */
+    uint16_t *joints; /* 4 per vertex (JOINTS_0): indices into the skin's joints */
+    float *weights;   /* 4 per vertex (WEIGHTS_0, dequantised); both NULL when
+                          the mesh is not skinned */
+    size_t num_triangles;
+    uint32_t *triangles; /* 3 vertex indices per triangle (the primitive's
+                            indices, or its vertices in order without them) */
+} pb_gltf_mesh;
+
+/* Reads mesh `mesh` of a document read by pb_gltf_read_file / _memory (its
+ * buffers are kept): POSITION (float VEC3, required), NORMAL (float VEC3),
+ * JOINTS_0 (unsigned byte or short VEC4) with WEIGHTS_0 (float or normalized
+ * unsigned byte / short VEC4; on every primitive or none), indices (unsigned
+ * byte, short or int; each below its primitive's vertex count). Primitives
+ * must be triangles (mode 4, the default); other attributes (TEXCOORD_0,
+ * JOINTS_1...) are not read. At most 2^24 vertices. Errors (*out zeroed):
+ * PB_IO_ERR_ARG (g or out NULL, g not read from a file, no such mesh),
+ * PB_IO_ERR_SYNTAX / PB_IO_ERR_VALUE / PB_IO_ERR_LIMIT naming the JSON path
+ * (another mode, a missing POSITION, counts that disagree, an index out of
+ * range, an accessor of the wrong type), PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_gltf_read_mesh(const pb_gltf *g, size_t mesh, pb_gltf_mesh *out,
+                                    pb_io_error *err);
+PB_API void pb_gltf_mesh_free(pb_gltf_mesh *m);
 
 /* A glTF of a BVH clip: one node per joint (names kept, OFFSET as
  * translation), End Sites as leaf nodes named "<parent>_End" with extras

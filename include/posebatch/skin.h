@@ -68,6 +68,43 @@ PB_API pb_status pb_pose_skinning_matrices(size_t poses, size_t joints, const pb
 PB_API pb_status pb_pose_inverse_bind_matrices(size_t joints, const int32_t *parents,
                                                const pb_cpose *rest, float *out);
 
+/* ------------------------------------------------------------------------ */
+/* Linear blend skinning                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Linear blend skinning of `vertices` vertices, K = influences (1..8) each:
+ *   B_v = sum_k w_vk S_{j_vk},  p'_v = B_v [p_v; 1],  n'_v = B_v [n_v; 0],
+ * S_j the skinning matrix of joint j (joint_count of them at matrices, 16
+ * floats each for PB_MATRIX_4X4, 12 for PB_MATRIX_3X4: one pose of
+ * pb_pose_skinning_matrices' output; row 3 of a 4x4 is not read). Layouts,
+ * as glTF accessors and GPU vertex buffers hold them (tightly packed,
+ * vertex v's data consecutive): joints[v*K + k] (uint16, glTF's JOINTS_0,
+ * with JOINTS_1 interleaved after it for 8), weights[v*K + k] (float),
+ * positions and normals xyz triples at 3v. Weights are used as given (not
+ * normalised: glTF's sum to 1). Normals: transformed by the same blended
+ * matrix (rows 0..2, columns 0..2), neither normalised nor corrected for
+ * non-uniform scale (that needs the inverse transpose: for rotations and
+ * uniform scale, as from most rigs, the direction is right); NULL normals
+ * and out_normals: positions only.
+ * Aliasing: out_positions may be positions (in place) and out_normals
+ * normals; any other overlap of an output with an input or with the other
+ * output is PB_ERR_ALIAS.
+ * Errors, nothing written: PB_ERR_NULL (joints, weights, matrices,
+ * positions or out_positions NULL, only one of normals / out_normals),
+ * PB_ERR_SIZE (vertices 0 or above PB_MAX_COUNT, joint_count 0 or above
+ * 65536), PB_ERR_ARG (influences outside 1..8, an unknown layout, a joint
+ * index >= joint_count), PB_ERR_ALIAS.
+ * Accuracy (float, against the same sums in double from the same float
+ * inputs): each output coordinate within 2e-6 x sum_k |w_k| (|S(r,0) x| +
+ * |S(r,1) y| + |S(r,2) z| + |S(r,3)|) (normals: without the last term);
+ * for a mesh, well within 1e-5 of its extent. Every backend gives the same
+ * bits in deterministic builds.
+ * Cost: lanes are vertices (docs/performance.md, "Skinning"). */
+PB_API pb_status pb_skin_vertices(size_t vertices, int influences, const uint16_t *joints,
+                                  const float *weights, size_t joint_count, const float *matrices,
+                                  pb_matrix_layout layout, const float *positions,
+                                  float *out_positions, const float *normals, float *out_normals);
+
 #ifdef __cplusplus
 }
 #endif

@@ -257,6 +257,7 @@ int cmd_mirror(int argc, char **argv);      /* mirror.c */
 int cmd_ik(int argc, char **argv);          /* ik.c */
 int cmd_root_motion(int argc, char **argv); /* root_motion.c */
 int cmd_features(int argc, char **argv);    /* features.c */
+int cmd_skin(int argc, char **argv);        /* skin.c */
 
 /* AMASS inputs (amass.c): 1 when path is an .npz archive (a regular file
  * by its first bytes, else by its name); the clip of one with the rest

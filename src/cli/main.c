@@ -23,6 +23,7 @@ static const command commands[] = {
     {"cpu", cmd_cpu, "print the SIMD backend in use and those supported"},
     {"mirror", cmd_mirror, "mirror a clip: reflect it and swap left and right joints"},
     {"root-motion", cmd_root_motion, "take a clip's ground travel and heading out (in place)"},
+    {"skin", cmd_skin, "pose a skinned glTF model at a time of its animation (OBJ)"},
     {"features", cmd_features, "motion features for learning (.npz; HumanML3D's layout too)"},
     {"ik", cmd_ik, "foot clean-up: feet held at their contacts with two-bone IK"},
 };

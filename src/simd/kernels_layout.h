@@ -7,9 +7,9 @@
  * Dense data (stride == comps, 3 or 4 floats an element) moves a block of
  * PB_LANES elements at a time through a register transpose where the lane
  * layer has one: SSE4.1 and AVX2 (unpack/shuffle 4x4 transposes, 4 floats an
- * element), NEON (vld3q/vld4q, vst3q/vst4q). Everything else (the scalar
- * layer, AVX-512, 3 floats an element on x86, strided transforms and the
- * tails) is a plain loop per component, which the compiler vectorises with
+ * element), AVX-512 (two-source permutations, 3 floats an element), NEON
+ * (vld3q/vld4q, vst3q/vst4q). Everything else (the scalar layer, AVX-512
+ * with 4 floats, SSE4.1 and AVX2 with 3, strided transforms and the tails) is a plain loop per component, which the compiler vectorises with
  * the backend's own flags (-O3: permutes or gathers). */
 #ifndef PB_KERNELS_LAYOUT_H
 #define PB_KERNELS_LAYOUT_H

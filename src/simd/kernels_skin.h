@@ -126,6 +126,190 @@ static void k_skinning_matrices(size_t poses, size_t joints, const pb_cpose *mod
     }
 }
 
-#define PB_SKIN_KERNELS .skinning_matrices = k_skinning_matrices,
+/* ------------------------------------------------------------------------
+ * Linear blend skinning (pb_skin_vertices): lanes are vertices. A block of
+ * PB_LANES vertices first blends each vertex's matrix, one vertex at a time
+ * over the matrix's floats (16 or 12: one vector on 16 lanes, two on 8, four
+ * or three on 4, one float at a time on the scalar layer):
+ *   B_v = w_0 M_j0 + w_1 M_j1 + ... (in that order: mul, then fma),
+ * into a small buffer of PB_LANES rows of 16 floats, which the tile
+ * transposes (vf_load_tile) turn into the blended matrices' elements with
+ * lanes = vertices (a transpose in registers measured no faster). Positions and normals come in as xyz triples
+ * (aos_load3 where the layer has it, else strided lanes) and go out the
+ * same way:
+ *   p' = ((B(r,3) + B(r,0) x) + B(r,1) y) + B(r,2) z   (fma order),
+ *   n' = (B(r,0) x + B(r,1) y) + B(r,2) z.
+ * One operation order for every backend (bit-identical in deterministic
+ * builds). Blocks are whole: the last PB_LANES or fewer vertices go
+ * through padded buffers (copies of the tail's first vertex). */
+
+#if defined(__clang__)
+#define PB_UNROLL_LANES _Pragma("unroll")
+#elif defined(__GNUC__)
+#define PB_UNROLL_LANES _Pragma("GCC unroll 16")
+#else
+#define PB_UNROLL_LANES
+#endif
+
+/* xyz triples of PB_LANES elements <-> three vectors */
+PB_INLINE void lbs_load3(const float *p, vf c[3])
+{
+#if defined(PB_HAVE_AOS3)
+    aos_load3(p, c);
+#else
+    for (int k = 0; k < 3; k++)
+        c[k] = vf_load_stride(p + k, 3);
+#endif
+}
+PB_INLINE void lbs_store3(float *p, const vf c[3])
+{
+#if defined(PB_HAVE_AOS3)
+    aos_store3(p, c);
+#else
+    for (int k = 0; k < 3; k++)
+        vf_store_stride(p + k, 3, c[k]);
+#endif
+}
+
+/* the stride floats of matrix m from float f on: a vector (the floats past
+ * the matrix, on a 12-float layout, load as copies and are never used) */
+PB_INLINE vf lbs_ld(const float *m, size_t f, size_t stride)
+{
+    if (f + PB_LANES <= stride)
+        return vf_load(m + f);
+    return vf_load_part(m + f, stride - f);
+}
+
+/* a vertex's K matrices (K <= 8): four indices at a time by one 64-bit load
+ * where the byte order allows (the loads, not the arithmetic, bound the
+ * blend) */
+PB_INLINE void lbs_mats(const uint16_t *j, int K, const float *mat, size_t stride,
+                        const float *m[8])
+{
+    int k = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; k + 4 <= K; k += 4) {
+        uint64_t u;
+        memcpy(&u, j + k, 8);
+        for (int i = 0; i < 4; i++)
+            m[k + i] = mat + (size_t)((u >> (16 * i)) & 0xffffu) * stride;
+    }
+#endif
+    for (; k < K; k++)
+        m[k] = mat + (size_t)j[k] * stride;
+}
+
+/* vertex l's blended matrix into row l of tb (16 floats a row) */
+PB_INLINE void lbs_blend(const uint16_t *jt, const float *wt, int K, const float *mat,
+                         size_t stride, size_t l, float *tb)
+{
+    const float *w = wt + l * (size_t)K;
+    const float *m[8] = {mat, mat, mat, mat, mat, mat, mat, mat};
+    lbs_mats(jt + l * (size_t)K, K, mat, stride, m);
+    for (size_t f = 0; f < stride; f += PB_LANES) {
+        vf acc = vf_mul(vf_set(w[0]), lbs_ld(m[0], f, stride));
+        for (int k = 1; k < K; k++)
+            acc = vf_fma(vf_set(w[k]), lbs_ld(m[k], f, stride), acc);
+        vf_store(tb + l * 16 + f, acc);
+    }
+}
+
+/* one whole block of PB_LANES vertices: K influences each (jt, wt: K per
+ * vertex), matrices mat of `stride` floats (16: column-major 4x4, 12:
+ * row-major 3x4); positions ip -> op, normals in -> on (NULL: none) */
+PB_INLINE void b_lbs(const uint16_t *jt, const float *wt, int K, const float *mat, int rows3,
+                     const float *ip, float *op, const float *in, float *on)
+{
+    const size_t stride = rows3 ? 12 : 16;
+    _Alignas(64) float tb[PB_LANES * 16];
+    /* up to 4 influences unrolled: the compiler then keeps the rows in
+     * registers (the buffer disappears) and overlaps the vertices' loads;
+     * 8 unrolled spill (measured slower) */
+    if (K <= 4) {
+        PB_UNROLL_LANES
+        for (size_t l = 0; l < PB_LANES; l++)
+            lbs_blend(jt, wt, K, mat, stride, l, tb);
+    } else {
+        for (size_t l = 0; l < PB_LANES; l++)
+            lbs_blend(jt, wt, K, mat, stride, l, tb);
+    }
+    vf c[16];
+    for (size_t f = 0; f < stride; f += PB_LANES)
+        vf_load_tile(tb + f, 16, c + f);
+    vf B[3][4]; /* B[r][c]: row r, column c */
+    for (int r = 0; r < 3; r++)
+        for (int cc = 0; cc < 4; cc++)
+            B[r][cc] = c[rows3 ? r * 4 + cc : cc * 4 + r];
+    vf p[3], o[3];
+    lbs_load3(ip, p);
+    for (int r = 0; r < 3; r++)
+        o[r] = vf_fma(B[r][2], p[2], vf_fma(B[r][1], p[1], vf_fma(B[r][0], p[0], B[r][3])));
+    lbs_store3(op, o);
+    if (in) {
+        lbs_load3(in, p);
+        for (int r = 0; r < 3; r++)
+            o[r] = vf_fma(B[r][2], p[2], vf_fma(B[r][1], p[1], vf_mul(B[r][0], p[0])));
+        lbs_store3(on, o);
+    }
+}
+
+/* vertices i .. n-1 (fewer than PB_LANES, at least 1) through padded buffers */
+PB_INLINE void lbs_tail(size_t i, size_t n, const uint16_t *jt, const float *wt, int K,
+                        const float *mat, int rows3, const float *ip, float *op, const float *in,
+                        float *on)
+{
+    uint16_t tj[PB_LANES * 8];
+    float tw[PB_LANES * 8], tp[PB_LANES * 3], tn[PB_LANES * 3], rp[PB_LANES * 3], rn[PB_LANES * 3];
+    const size_t cnt = n - i, k = (size_t)K;
+    for (size_t l = 0; l < PB_LANES; l++) {
+        const size_t v = i + (l < cnt ? l : 0);
+        memcpy(tj + l * k, jt + v * k, k * sizeof *tj);
+        memcpy(tw + l * k, wt + v * k, k * sizeof *tw);
+        memcpy(tp + l * 3, ip + v * 3, 3 * sizeof *tp);
+        if (in)
+            memcpy(tn + l * 3, in + v * 3, 3 * sizeof *tn);
+    }
+    b_lbs(tj, tw, K, mat, rows3, tp, rp, in ? tn : NULL, rn);
+    memcpy(op + i * 3, rp, cnt * 3 * sizeof *rp);
+    if (in)
+        memcpy(on + i * 3, rn, cnt * 3 * sizeof *rn);
+}
+
+/* K a constant in each instance (the blend loop unrolled) */
+PB_INLINE void lbs_run(size_t n, const uint16_t *jt, const float *wt, int K, const float *mat,
+                       int rows3, const float *ip, float *op, const float *in, float *on)
+{
+    const size_t k = (size_t)K;
+    size_t i = 0;
+    if (in) {
+        for (; i + PB_LANES <= n; i += PB_LANES)
+            b_lbs(jt + i * k, wt + i * k, K, mat, rows3, ip + 3 * i, op + 3 * i, in + 3 * i,
+                  on + 3 * i);
+    } else {
+        for (; i + PB_LANES <= n; i += PB_LANES)
+            b_lbs(jt + i * k, wt + i * k, K, mat, rows3, ip + 3 * i, op + 3 * i, NULL, NULL);
+    }
+    if (i < n)
+        lbs_tail(i, n, jt, wt, K, mat, rows3, ip, op, in, on);
+}
+
+static void k_skin_vertices(size_t n, int K, const uint16_t *jt, const float *wt, const float *mat,
+                            int rows3, const float *ip, float *op, const float *in, float *on)
+{
+    switch (K) {
+    case 1: lbs_run(n, jt, wt, 1, mat, rows3, ip, op, in, on); break;
+    case 2: lbs_run(n, jt, wt, 2, mat, rows3, ip, op, in, on); break;
+    case 4:
+        if (rows3)
+            lbs_run(n, jt, wt, 4, mat, 1, ip, op, in, on);
+        else
+            lbs_run(n, jt, wt, 4, mat, 0, ip, op, in, on);
+        break;
+    case 8: lbs_run(n, jt, wt, 8, mat, rows3, ip, op, in, on); break;
+    default: lbs_run(n, jt, wt, K, mat, rows3, ip, op, in, on); break;
+    }
+}
+
+#define PB_SKIN_KERNELS .skinning_matrices = k_skinning_matrices, .skin_vertices = k_skin_vertices,
 
 #endif

@@ -193,6 +193,44 @@ PB_INLINE void vf_store_tile(float *p, size_t s, const vf *c)
 }
 #endif
 
+/* Interleaved xyz elements <-> lanes (kernels_layout.h, kernels_skin.h):
+ * 16 elements of 3 floats (three vectors) through two two-source
+ * permutations per component */
+#define PB_HAVE_AOS3 1
+/* lane i of component k is float 3i + k of 48: from the first two vectors
+ * where that is below 32, else from the third */
+PB_INLINE void aos_load3(const float *p, vf c[3])
+{
+    const vf a = simde_mm512_loadu_ps(p), b = simde_mm512_loadu_ps(p + 16),
+             d = simde_mm512_loadu_ps(p + 32);
+    for (int k = 0; k < 3; k++) {
+        int32_t i1[16], i2[16];
+        for (int i = 0; i < 16; i++) {
+            const int s = 3 * i + k;
+            i1[i] = s < 32 ? s : 0;
+            i2[i] = s < 32 ? i : 16 + (s - 32);
+        }
+        const vf t = simde_mm512_permutex2var_ps(a, simde_mm512_loadu_si512(i1), b);
+        c[k] = simde_mm512_permutex2var_ps(t, simde_mm512_loadu_si512(i2), d);
+    }
+}
+/* float g = 16q + m of 48 (vector q, lane m) is component g % 3 of element
+ * g / 3: x or y first, then z */
+PB_INLINE void aos_store3(float *p, const vf c[3])
+{
+    for (int q = 0; q < 3; q++) {
+        int32_t i1[16], i2[16];
+        for (int m = 0; m < 16; m++) {
+            const int g = 16 * q + m, i = g / 3, k = g % 3;
+            i1[m] = k == 0 ? i : k == 1 ? 16 + i : 0;
+            i2[m] = k == 2 ? 16 + i : m;
+        }
+        const vf t = simde_mm512_permutex2var_ps(c[0], simde_mm512_loadu_si512(i1), c[1]);
+        simde_mm512_storeu_ps(p + 16 * q,
+                              simde_mm512_permutex2var_ps(t, simde_mm512_loadu_si512(i2), c[2]));
+    }
+}
+
 /* Double lanes (kernels_euler.h): 8 a vector, k-register masks */
 #define PB_DLANES 8
 typedef simde__m512d vd;

@@ -161,3 +161,48 @@ pb_status pb_pose_inverse_bind_matrices(size_t joints, const int32_t *parents, c
     free(m);
     return PB_OK;
 }
+
+/* ------------------------------------------------ linear blend skinning */
+
+pb_status pb_skin_vertices(size_t vertices, int influences, const uint16_t *joints,
+                           const float *weights, size_t joint_count, const float *matrices,
+                           pb_matrix_layout layout, const float *positions, float *out_positions,
+                           const float *normals, float *out_normals)
+{
+    if (!joints || !weights || !matrices || !positions || !out_positions ||
+        (!normals != !out_normals))
+        return PB_ERR_NULL;
+    if (vertices == 0 || vertices > PB_MAX_COUNT || joint_count == 0 || joint_count > 65536)
+        return PB_ERR_SIZE;
+    if (influences < 1 || influences > 8 || (layout != PB_MATRIX_4X4 && layout != PB_MATRIX_3X4))
+        return PB_ERR_ARG;
+    const size_t k = (size_t)influences, stride = layout == PB_MATRIX_3X4 ? 12 : 16;
+    const size_t vb = vertices * 3 * sizeof(float);
+    const chk_range in[4] = {chk_range_of(joints, vertices * k * sizeof(uint16_t)),
+                             chk_range_of(weights, vertices * k * sizeof(float)),
+                             chk_range_of(matrices, joint_count * stride * sizeof(float)),
+                             chk_range_of(positions, vb)};
+    const chk_range op = chk_range_of(out_positions, vb);
+    for (int i = 0; i < 3; i++)
+        if (chk_meets(op, in[i]))
+            return PB_ERR_ALIAS;
+    if (out_positions != positions && chk_meets(op, in[3]))
+        return PB_ERR_ALIAS;
+    if (normals) {
+        const chk_range ni = chk_range_of(normals, vb), on = chk_range_of(out_normals, vb);
+        for (int i = 0; i < 4; i++)
+            if (chk_meets(on, in[i]))
+                return PB_ERR_ALIAS;
+        if (chk_meets(on, op) || chk_meets(op, ni) || (out_normals != normals && chk_meets(on, ni)))
+            return PB_ERR_ALIAS;
+    }
+    uint16_t hi = 0;
+    for (size_t i = 0; i < vertices * k; i++)
+        hi = joints[i] > hi ? joints[i] : hi;
+    if (hi >= joint_count)
+        return PB_ERR_ARG;
+    pb_kernels_for(vertices)->skin_vertices(vertices, influences, joints, weights, matrices,
+                                            layout == PB_MATRIX_3X4, positions, out_positions,
+                                            normals, out_normals);
+    return PB_OK;
+}

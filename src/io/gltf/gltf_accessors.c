@@ -159,10 +159,14 @@ float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned a
         return NULL;
     }
     int ok_type = (allowed >> (ct - 5120)) & 1u;
-    if (ok_type && ct != 5126 && !norm)
+    if (ok_type && ct != 5126 && norm == !!(allowed & GLTF_ACC_INT))
         ok_type = 0;
     if (!ok_type) {
-        if (allowed == 1u << (5126 - 5120))
+        if (allowed & GLTF_ACC_INT)
+            gltf_err(r->err, PB_IO_ERR_VALUE, path,
+                     "accessor %lld is %s%s, expected unsigned integers (not normalized)", a,
+                     norm ? "normalized " : "", comp_name(ct));
+        else if (allowed == 1u << (5126 - 5120))
             gltf_err(r->err, PB_IO_ERR_VALUE, path, "accessor %lld is not float (%s%s)", a,
                      norm ? "normalized " : "", comp_name(ct));
         else

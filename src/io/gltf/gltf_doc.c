@@ -89,7 +89,7 @@ void pb_gltf_free(pb_gltf *g)
         free((void *)g->nodes[n].children);
     free(g->nodes);
     for (size_t s = 0; s < g->num_skins; s++)
-        free((void *)g->skins[s].joints);
+        free((void *)g->skins[s].joints), free((void *)g->skins[s].inverse_bind);
     free(g->skins);
     memset(g, 0, sizeof *g);
 }

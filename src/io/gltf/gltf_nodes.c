@@ -206,6 +206,23 @@ int gltf_read_skins(reader *r)
                 return gltf_err(r->err, PB_IO_ERR_VALUE, path, "[%zu] is not a node index", k), -1;
             j[k] = (int32_t)json_integer_value(e);
         }
+        long long ibm;
+        snprintf(path, sizeof path, "skins[%zu]", i);
+        if (gltf_get_int(r, o, "inverseBindMatrices", path, 0, (long long)r->num_accessors - 1, -2,
+                         &ibm))
+            return -1;
+        if (ibm >= 0) {
+            snprintf(path, sizeof path, "skins[%zu].inverseBindMatrices", i);
+            size_t cnt;
+            float *m = gltf_decode_accessor(r, ibm, path, 1u << (5126 - 5120), 16, &cnt);
+            if (!m)
+                return -1;
+            g->skins[i].inverse_bind = m;
+            if (cnt < nj)
+                return gltf_err(r->err, PB_IO_ERR_VALUE, path,
+                                "accessor %lld has %zu matrices for %zu joints", ibm, cnt, nj),
+                       -1;
+        }
     }
     return 0;
 }

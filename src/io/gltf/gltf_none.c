@@ -89,3 +89,17 @@ long pb_gltf_default_skin(const pb_gltf *g)
     (void)g;
     return -1;
 }
+
+pb_io_code pb_gltf_read_mesh(const pb_gltf *g, size_t mesh, pb_gltf_mesh *out, pb_io_error *err)
+{
+    (void)g, (void)mesh;
+    if (out)
+        memset(out, 0, sizeof *out);
+    return none(err);
+}
+
+void pb_gltf_mesh_free(pb_gltf_mesh *m)
+{
+    if (m)
+        memset(m, 0, sizeof *m);
+}

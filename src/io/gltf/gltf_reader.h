@@ -52,8 +52,11 @@ size_t gltf_type_comps(const char *t);
 const unsigned char *gltf_view_bytes(reader *r, long long v, const char *path, size_t *len,
                                      size_t *stride);
 /* Decodes accessor a to floats (count * comps), checking its component type
- * against `allowed` (bit per componentType - 5120; normalized required for
- * integers when want_norm). path names the referencing member. */
+ * against `allowed` (bit per componentType - 5120; integers must be
+ * normalized, unless `allowed` has GLTF_ACC_INT: then they must not be, and
+ * decode to their values: joint indices, vertex indices). path names the
+ * referencing member. */
+#define GLTF_ACC_INT (1u << 16)
 float *gltf_decode_accessor(reader *r, long long a, const char *path, unsigned allowed,
                             size_t want_comps, size_t *count_out);
 int gltf_read_nodes(reader *r);

@@ -61,11 +61,23 @@ static pb_io_code copy_base(const pb_gltf *src, pb_gltf *out, pb_io_error *err)
         int32_t *j = malloc(src->skins[i].num_joints * sizeof *j + 1);
         out->skins[i].joints = j;
         if (!j) {
-            for (size_t k = i + 1; k < src->num_skins; k++)
-                out->skins[k].joints = NULL;
+            for (size_t k = i; k < src->num_skins; k++)
+                out->skins[k].joints = NULL, out->skins[k].inverse_bind = NULL;
             return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
         }
         memcpy(j, src->skins[i].joints, src->skins[i].num_joints * sizeof *j);
+        out->skins[i].inverse_bind = NULL;
+        if (src->skins[i].inverse_bind) {
+            const size_t b = src->skins[i].num_joints * 16 * sizeof(float);
+            float *ib = malloc(b);
+            if (!ib) {
+                for (size_t k = i + 1; k < src->num_skins; k++)
+                    out->skins[k].joints = NULL, out->skins[k].inverse_bind = NULL;
+                return io_set_err(err, PB_IO_ERR_NOMEM, 0, "out of memory");
+            }
+            memcpy(ib, src->skins[i].inverse_bind, b);
+            out->skins[i].inverse_bind = ib;
+        }
         out->skins[i].name = gltf_get_name(json_array_get(jskins, i));
     }
     return PB_IO_OK;

@@ -27,6 +27,7 @@ Groups (``help(posebatch.<name>)`` documents each):
   additive layers, linear or log-space scales) (Clip, Pose named tuples)
 - model space: local_to_model, model_to_local (forward kinematics and its inverse)
 - inverse kinematics: ik_two_bone, ik_aim
+- skinning: skinning_matrices (model x inverse bind), skin (linear blend skinning)
 - BVH: read_bvh, parse_bvh, Bvh (resample / write / to_bytes / with_motion / to_gltf /
   global_positions / global_rotations), BvhError
 - retargeting: retarget (a clip onto another skeleton), retarget_match
@@ -60,6 +61,7 @@ __all__ = [
     "quat_shoemake_controls", "quat_spline_eval",
     "resample", "sample", "resample_frames", "blend", "blend_layers", "Clip", "Pose",
     "local_to_model", "model_to_local", "ik_two_bone", "ik_aim",
+    "skinning_matrices", "skin",
     "read_bvh", "parse_bvh", "Bvh", "BvhError", "read_gltf", "Gltf", "file_format",
     "retarget", "retarget_match",
     "backend", "supported_backends", "force_backend", "backend_lanes", "backend_emulated",

@@ -179,6 +179,23 @@ static PyMethodDef methods[] = {
      "to child) turned so that forward (their frames' axis) points at targets (..., 3), up\n"
      "towards poles (..., 3); joint_weights per chain joint, weights per pose. Returns new\n"
      "local rotations. Runs without the GIL."},
+    {"skinning_matrices", FC(py_skinning_matrices), FK,
+     "skinning_matrices(rotations, positions=None, scales=None, inverse_bind=None, *, "
+     "order='wxyz')\n--\n\n"
+     "Skinning matrices (pb_pose_skinning_matrices): for model-space rotations (..., J, 4),\n"
+     "positions and scales (..., J, 3) (local_to_model's output), M @ B per joint, as\n"
+     "(..., J, 4, 4) float32 in numpy's convention (m[..., r, c]: m @ [x, y, z, 1] moves a\n"
+     "point). inverse_bind: (J, 4, 4) in the same convention (glTF's column-major\n"
+     "inverseBindMatrices as (J, 16): .reshape(J, 4, 4).transpose(0, 2, 1)); None: identities.\n"
+     "The call runs without the GIL."},
+    {"skin", FC(py_skin), FK,
+     "skin(matrices, joints, weights, positions, normals=None)\n--\n\n"
+     "Linear blend skinning (pb_skin_vertices): positions (V, 3) by sum_k w[v, k] M[j[v, k]],\n"
+     "matrices (J, 4, 4) or (J, 3, 4) in numpy's convention (skinning_matrices' output for one\n"
+     "pose), joints (V, K) integers in 0 .. J-1 and weights (V, K), K in 1..8 (used as given).\n"
+     "Returns the new positions (V, 3), or (positions, normals) when normals (V, 3) are given\n"
+     "(transformed by the same blended matrix, not renormalised: right for rotations and\n"
+     "uniform scale). float32; the call runs without the GIL."},
     {"backend", py_backend, METH_NOARGS,
      "backend()\n--\n\nThe active backend: 'scalar', 'sse41', 'avx2', 'avx512' or 'neon'."},
     {"supported_backends", py_supported_backends, METH_NOARGS,

@@ -178,6 +178,10 @@ PyObject *Bvh_global_positions(BvhObject *self, PyObject *const *args, Py_ssize_
                                PyObject *kwnames);
 PyObject *Bvh_global_rotations(BvhObject *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames);
+/* skin.c: skinning_matrices() and skin() (linear blend skinning) */
+PyObject *py_skinning_matrices(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames);
+PyObject *py_skin(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 /* skeleton_ops.c: mirroring and root motion (module functions and Bvh
  * methods) */
 #define PBPY_FN(f) PyObject *f(PyObject *self, PyObject *const *a, Py_ssize_t n, PyObject *k)
