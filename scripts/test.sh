@@ -164,8 +164,9 @@ if [ "$py_stage" != 0 ]; then
   if { [ -x "$pydir/venv/bin/python" ] || /usr/bin/python3 -m venv --system-site-packages "$pydir/venv"; } &&
      "$pydir/venv/bin/pip" install . --no-build-isolation --no-deps --no-index \
        --config-settings=builddir="$pydir/wheel" "${py_setup[@]}" >"$out" 2>&1; then
-    # -rs: the reason of every skipped test in the summary
-    (cd "$pydir" && POSEBATCH_CLI="$cli_bin" timeout 600 venv/bin/python -m pytest -q -rs \
+    # -rfEs: every failed test, error and skipped test (with its reason) in
+    # the summary, so that a CI log names what failed
+    (cd "$pydir" && POSEBATCH_CLI="$cli_bin" timeout 600 venv/bin/python -m pytest -q -rfEs \
        -p no:cacheprovider "$top/tests/python") >"$out" 2>&1 || stage_failed python
     python3 - "$out" >"$out.sum" <<'PY'
 import re, sys
@@ -177,6 +178,8 @@ p, f, s = count("passed"), count("failed") + count("errors?"), count("skipped")
 for l in text.splitlines():
     if l.startswith(("FAILED", "ERROR", "SKIPPED")):
         print("   " + l)
+if f:  # the assertion lines of the failures ("E   ..."), at most 4000 characters
+    print("\n".join("   " + l for l in text.splitlines() if l.startswith("E "))[:4000])
 if not last:
     print(text[-3000:])
     f = max(f, 1)

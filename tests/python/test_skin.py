@@ -134,14 +134,23 @@ def test_skin_releases_the_gil():
     sys.setswitchinterval(0.05)
     th = threading.Thread(target=ticker)
     th.start()
+    # the call is in C for a few ms: on a loaded machine the ticker may not
+    # be scheduled in that window, so up to 5 calls, each counted alone
+    # (with the GIL held none would count: the ticker waits out each call)
+    per_call = []
     try:
         time.sleep(0.01)
-        state["in_call"] = True
-        out, _ = pb.skin(M, jt, wt, p, n)
-        state["in_call"] = False
+        for _ in range(5):
+            state["ticks"] = 0
+            state["in_call"] = True
+            out, _ = pb.skin(M, jt, wt, p, n)
+            state["in_call"] = False
+            per_call.append(state["ticks"])
+            if per_call[-1] > 1000:
+                break
     finally:
         state["done"] = True
         th.join()
         sys.setswitchinterval(old)
     assert np.allclose(out, p, atol=1e-6)
-    assert state["ticks"] > 1000, state["ticks"]
+    assert max(per_call) > 1000, per_call
