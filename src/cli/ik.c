@@ -276,8 +276,11 @@ static void find_contacts(const model *m, const pb_bvh *b, size_t e, int up, dou
     const size_t F = b->num_frames, J = b->num_joints;
     const float *const p[3] = {m->a[4], m->a[5], m->a[6]};
     double low = INFINITY;
+    /* a compare, not fmin: GCC 12 for aarch64 (-O3) stops with an internal
+     * compiler error vectorizing the fmin reduction of floats into a double */
     for (size_t f = 0; f < F; f++)
-        low = fmin(low, p[up][f * J + e]);
+        if (p[up][f * J + e] < low)
+            low = p[up][f * J + e];
     int next = 0;
     for (size_t f = 0; f < F; f++) {
         size_t g = f ? f - 1 : (F > 1 ? 1 : 0);
