@@ -226,6 +226,10 @@ int cli_protect(const cli_file *ins, size_t n_in, const cli_file *outs, size_t n
  * existing device or pipe (written as BVH); else a usage error. CLI_OK or
  * CLI_USAGE. */
 int cli_check_clip_output(const char *cmd, const char *out);
+/* A command of one input clip and one output file (mirror, root-motion,
+ * ik): one input, -o given, -o not a directory ("-" allowed); else the
+ * usage error. CLI_OK or CLI_USAGE. */
+int cli_check_one_in_one_out(const cli_opts *o);
 /* The output file name of an input under -o DIR: its base name, or
  * "stdin.bvh" for "-". */
 const char *cli_output_name(const char *in);

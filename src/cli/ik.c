@@ -497,13 +497,8 @@ int cmd_ik(int argc, char **argv)
         rc = cli_parse(argc, argv, OPT_OUT | OPT_STRICT | OPT_EULER, usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
-    if (o.num_inputs != 1)
-        rc = cli_usage_error(o.cmd, "needs one input (%zu given)", o.num_inputs);
-    else if (!o.out || !o.out[0])
-        rc = cli_usage_error(o.cmd, "-o OUT is required");
-    else if (!cli_is_dash(o.out) && cli_is_dir(o.out))
-        rc = cli_usage_error(o.cmd, "-o %s is a directory; give the output file", o.out);
-    else if ((rc = cli_check_clip_output(o.cmd, o.out)) == CLI_OK) {
+    if ((rc = cli_check_one_in_one_out(&o)) == CLI_OK &&
+        (rc = cli_check_clip_output(o.cmd, o.out)) == CLI_OK) {
         cli_file in[2] = {{o.inputs[0], NULL, NULL}, {k.contacts, "--contacts", NULL}},
                  out = {o.out, NULL, NULL};
         rc = cli_protect(in, k.contacts ? 2 : 1, &out, 1);

@@ -286,6 +286,17 @@ int cli_check_clip_output(const char *cmd, const char *out)
                            out);
 }
 
+int cli_check_one_in_one_out(const cli_opts *o)
+{
+    if (o->num_inputs != 1)
+        return cli_usage_error(o->cmd, "needs one input (%zu given)", o->num_inputs);
+    if (!o->out || !o->out[0])
+        return cli_usage_error(o->cmd, "-o OUT is required");
+    if (!cli_is_dash(o->out) && cli_is_dir(o->out))
+        return cli_usage_error(o->cmd, "-o %s is a directory; give the output file", o->out);
+    return CLI_OK;
+}
+
 int cli_has_ext(const char *path, const char *ext)
 {
     size_t n = strlen(path), k = strlen(ext);

@@ -346,12 +346,8 @@ int cmd_root_motion(int argc, char **argv)
         rc = cli_parse(argc, argv, OPT_OUT | OPT_STRICT | OPT_EULER, usage, &o);
     if (rc != CLI_OK)
         return CLI_EXIT(rc);
-    if (o.num_inputs != 1)
-        return cli_usage_error(o.cmd, "needs one input (%zu given)", o.num_inputs);
-    if (!o.out || !o.out[0])
-        return cli_usage_error(o.cmd, "-o OUT is required");
-    if (!cli_is_dash(o.out) && cli_is_dir(o.out))
-        return cli_usage_error(o.cmd, "-o %s is a directory; give the output file", o.out);
+    if ((rc = cli_check_one_in_one_out(&o)) != CLI_OK)
+        return rc;
     if (r.csv && r.apply)
         return cli_usage_error(o.cmd, "--root-csv and --apply do not go together");
     const char *in = o.inputs[0];
