@@ -109,4 +109,13 @@ void register_all(Registry &reg)
     }
 }
 
+std::vector<std::pair<int, std::string>> native_backends()
+{
+    std::vector<std::pair<int, std::string>> bs;
+    for (int b = 0; b < PB_BACKEND_COUNT; b++)
+        if (pb_backend_supported((pb_backend)b) && !pb_backend_emulated((pb_backend)b))
+            bs.emplace_back(b, pb_backend_name((pb_backend)b));
+    return bs;
+}
+
 } // namespace pbbench

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_kernels.h"
@@ -30,6 +31,10 @@ struct Registry {
 // naive, then every backend this CPU runs natively. SIMDe-emulated backends
 // (test-only builds) are left out: their timings say nothing about the ISA.
 std::vector<BackendInfo> benchmark_backends(bool quiet);
+
+// Every backend this CPU runs natively, as (pb_backend, name), in enum
+// order (the skeleton, IK, skinning and runtime-frame benchmarks' lists).
+std::vector<std::pair<int, std::string>> native_backends();
 
 // Registers kKernels' benchmarks for reg.backends, filling reg.by_name.
 void register_all(Registry &reg);

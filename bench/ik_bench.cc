@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_registry.h"
 #include "posebatch.h"
 
 namespace
@@ -131,13 +132,12 @@ void bench_ik(benchmark::State &st, int backend, int kind, size_t P)
 int register_all()
 {
     const char *kinds[] = {"ik2", "aim", "", "aim3"};
-    for (int b = 0; b < PB_BACKEND_COUNT; b++) {
-        if (!pb_backend_supported((pb_backend)b) || pb_backend_emulated((pb_backend)b))
-            continue;
+    for (auto &nb : pbbench::native_backends()) {
+        const int b = nb.first;
         for (int kind : {0, 1, 3})
             for (size_t P : {1, 4, 64}) {
-                std::string name = std::string(kinds[kind]) + "/" + pb_backend_name((pb_backend)b) +
-                                   "/" + std::to_string(P);
+                std::string name =
+                    std::string(kinds[kind]) + "/" + nb.second + "/" + std::to_string(P);
                 benchmark::RegisterBenchmark(
                     name.c_str(), [b, kind, P](benchmark::State &st) { bench_ik(st, b, kind, P); });
             }

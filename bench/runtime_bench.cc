@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_registry.h"
 #include "runtime_frame.h"
 
 namespace
@@ -49,9 +50,8 @@ int register_all()
 {
     // the dispatcher's choice first (resolved before any forcing)
     std::vector<std::pair<int, std::string>> bs{{(int)pb_backend_active(), "default"}};
-    for (int b = 0; b < PB_BACKEND_COUNT; b++)
-        if (pb_backend_supported((pb_backend)b) && !pb_backend_emulated((pb_backend)b))
-            bs.emplace_back(b, pb_backend_name((pb_backend)b));
+    for (auto &nb : pbbench::native_backends())
+        bs.push_back(nb);
     const size_t cases[][2] = {{31, 1}, {64, 1}, {100, 1}, {31, 100}, {31, 1000}};
     for (auto &b : bs)
         for (auto &c : cases) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_registry.h"
 #include "posebatch.h"
 #include "posebatch/io.h"
 
@@ -175,9 +176,8 @@ void bench_fk(benchmark::State &st, int backend, size_t J, size_t P, const pb_bv
 int register_all()
 {
     std::vector<std::pair<int, std::string>> bs{{-1, "naive"}};
-    for (int b = 0; b < PB_BACKEND_COUNT; b++)
-        if (pb_backend_supported((pb_backend)b) && !pb_backend_emulated((pb_backend)b))
-            bs.emplace_back(b, pb_backend_name((pb_backend)b));
+    for (auto &nb : pbbench::native_backends())
+        bs.push_back(nb);
     const size_t cases[][2] = {{31, 1},  {31, 2},    {31, 4},   {31, 8},   {31, 16},
                                {31, 64}, {31, 1024}, {1024, 1}, {1024, 4}, {1024, 64}};
     for (auto &b : bs) {

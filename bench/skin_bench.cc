@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_registry.h"
 #include "posebatch.h"
 
 namespace
@@ -80,9 +81,8 @@ int register_all()
 {
     // "default": the backend resolved at start-up, before any is forced
     std::vector<std::pair<int, std::string>> bs{{(int)pb_backend_active(), "default"}};
-    for (int b = 0; b < PB_BACKEND_COUNT; b++)
-        if (pb_backend_supported((pb_backend)b) && !pb_backend_emulated((pb_backend)b))
-            bs.emplace_back(b, pb_backend_name((pb_backend)b));
+    for (auto &nb : pbbench::native_backends())
+        bs.push_back(nb);
     for (auto &b : bs)
         for (size_t V : {(size_t)1000, (size_t)100000})
             for (bool normals : {true, false}) {
