@@ -248,3 +248,85 @@ Test(gltf, to_bvh_nesting_is_what_the_reader_takes)
         free(text_in);
     }
 }
+
+/* pb_gltf_from_bvh's skin: every node a joint in node order, inverse bind
+ * matrices the translations by minus each node's rest position (summed in
+ * double here), kept through a file; converting back with that skin gives
+ * the joints and End Sites that converting every node gives. */
+Test(gltf, bvh_to_gltf_has_a_skin_of_the_rest_pose)
+{
+    pb_bvh b;
+    pb_bvh_error err;
+    cr_assert_eq(pb_bvh_read_file(repo_clip_path("cmu_01_03.bvh"), &b, &err), PB_BVH_OK, "%s",
+                 err.message);
+    pb_gltf g;
+    cr_assert_eq(pb_gltf_from_bvh(&b, &g, &err), PB_BVH_OK, "%s", err.message);
+    const size_t J = b.num_joints, N = J + b.num_end_sites;
+    cr_assert_eq(g.num_skins, 1);
+    cr_assert_eq(g.skins[0].num_joints, N);
+    cr_assert(g.skins[0].inverse_bind);
+    char *dir = tmpdir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/s.glb", dir);
+    cr_assert_eq(pb_gltf_write_file(out, &g, &err), PB_BVH_OK, "%s", err.message);
+    pb_gltf h = read_ok(out);
+    cr_assert_eq(h.num_skins, 1);
+    cr_assert_eq(h.skins[0].num_joints, N);
+    cr_assert(h.skins[0].inverse_bind);
+    cr_assert_eq(pb_gltf_default_skin(&h), 0);
+    double *at = calloc(3 * N, sizeof *at);
+    cr_assert(at);
+    for (size_t i = 0; i < N; i++) {
+        const int32_t p = i < J ? b.joints[i].parent : b.end_sites[i - J].parent;
+        const float *off = i < J ? b.joints[i].offset : b.end_sites[i - J].offset;
+        for (int k = 0; k < 3; k++)
+            at[3 * i + k] = (p >= 0 ? at[3 * (size_t)p + k] : 0.0) + off[k];
+        for (int s = 0; s < 2; s++) {
+            const pb_gltf_skin *sk = s ? &h.skins[0] : &g.skins[0];
+            cr_assert_eq(sk->joints[i], (int32_t)i);
+            const float *m = sk->inverse_bind + 16 * i;
+            for (int k = 0; k < 12; k++)
+                cr_assert(m[k] == (k % 5 == 0 ? 1.0f : 0.0f), "node %zu, element %d", i, k);
+            for (int k = 0; k < 3; k++)
+                cr_assert(fabs(m[12 + k] + at[3 * i + k]) <= 1e-6 * (1 + fabs(at[3 * i + k])),
+                          "node %zu: %g, rest position %g", i, (double)m[12 + k], at[3 * i + k]);
+            cr_assert(m[15] == 1.0f);
+        }
+    }
+    free(at);
+    /* back to BVH through the skin and through every node: the same */
+    pb_bvh by_skin, by_nodes;
+    cr_assert_eq(pb_gltf_to_bvh(&h, 0, 0, 0, &by_skin, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(pb_gltf_to_bvh(&h, -1, 0, 0, &by_nodes, &err), PB_BVH_OK, "%s", err.message);
+    cr_assert_eq(by_skin.num_joints, J);
+    cr_assert_eq(by_skin.num_end_sites, b.num_end_sites);
+    cr_assert_eq(by_nodes.num_end_sites, b.num_end_sites);
+    for (size_t j = 0; j < J; j++) {
+        cr_assert_str_eq(by_skin.joints[j].name, b.joints[j].name);
+        cr_assert_eq(by_skin.joints[j].parent, b.joints[j].parent);
+    }
+    for (size_t e = 0; e < b.num_end_sites; e++) {
+        cr_assert_eq(by_skin.end_sites[e].parent, b.end_sites[e].parent);
+        cr_assert_eq(by_skin.end_sites[e].child_index, b.end_sites[e].child_index);
+    }
+    cr_assert_eq(by_skin.num_frames, b.num_frames);
+    cr_assert_eq(memcmp(by_skin.rot_x, by_nodes.rot_x, J * b.num_frames * sizeof(float)), 0);
+    pb_bvh_free(&by_skin);
+    pb_bvh_free(&by_nodes);
+    pb_gltf_free(&h);
+    pb_gltf_free(&g);
+    /* rest positions beyond float range (OFFSETs that are not, summed) */
+    pb_bvh far;
+    const char *text = "HIERARCHY\nROOT a\n{\nOFFSET 0 3e38 0\nCHANNELS 3 Zrotation Yrotation "
+                       "Xrotation\nJOINT b\n{\nOFFSET 0 3e38 0\nCHANNELS 3 Zrotation Yrotation "
+                       "Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\nMOTION\nFrames: 1\nFrame "
+                       "Time: 0.1\n0 0 0 0 0 0\n";
+    cr_assert_eq(pb_bvh_read_memory(text, strlen(text), &far, &err), PB_BVH_OK, "%s", err.message);
+    pb_gltf x;
+    cr_assert_eq(pb_gltf_from_bvh(&far, &x, &err), PB_IO_ERR_VALUE);
+    cr_assert(strstr(err.message, "beyond float range"), "%s", err.message);
+    cr_assert_eq(x.num_nodes, 0);
+    pb_bvh_free(&far);
+    pb_bvh_free(&b);
+    rmtree(dir);
+}

@@ -1,3 +1,6 @@
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 /* glTF meshes for skinning: pb_gltf_read_mesh on a GLB built in memory
  * (two triangles over four vertices: positions, normals, unsigned byte
  * joints, float weights, unsigned short indices; a skin with its
@@ -6,8 +9,11 @@
  * nothing returned. */
 #include <criterion/criterion.h>
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "glb_build.h"
 #include "posebatch/io.h"
@@ -166,5 +172,82 @@ Test(gltf_mesh, index_out_of_range)
     pb_gltf_mesh m;
     cr_assert_eq(pb_gltf_read_mesh(&g, 0, &m, &err), PB_IO_ERR_VALUE);
     cr_assert(strstr(err.message, "index 5 is 4"), "%s", err.message);
+    pb_gltf_free(&g);
+}
+
+/* pb_gltf_mesh_write_file: the mesh read above, its normals scaled, written
+ * as .glb and .gltf and read back: the same positions and triangles, unit
+ * normals, no joints; a zero normal drops NORMAL; bad meshes are errors
+ * that write nothing. */
+Test(gltf_mesh, writes_a_posed_mesh_that_reads_back)
+{
+    fill_bin();
+    pb_gltf g;
+    pb_io_error err;
+    cr_assert_eq(read_doc(PRIM_OK, &g, &err), PB_IO_OK, "%s", err.message);
+    pb_gltf_mesh m;
+    cr_assert_eq(pb_gltf_read_mesh(&g, 0, &m, &err), PB_IO_OK, "%s", err.message);
+    for (size_t k = 0; k < 3 * m.num_vertices; k++)
+        m.normals[k] *= 3.0f;
+    char dir[] = "/tmp/pb_mesh_XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[2][64];
+    snprintf(path[0], sizeof path[0], "%s/m.glb", dir);
+    snprintf(path[1], sizeof path[1], "%s/m.gltf", dir);
+    for (int f = 0; f < 2; f++) {
+        cr_assert_eq(pb_gltf_mesh_write_file(path[f], &m, &err), PB_IO_OK, "%s", err.message);
+        pb_gltf h;
+        pb_gltf_mesh r;
+        cr_assert_eq(pb_gltf_read_file(path[f], &h, &err), PB_IO_OK, "%s", err.message);
+        cr_assert_eq(h.num_skins, 0);
+        cr_assert_eq(pb_gltf_read_mesh(&h, 0, &r, &err), PB_IO_OK, "%s", err.message);
+        cr_assert_eq(r.num_vertices, m.num_vertices);
+        cr_assert_eq(r.num_triangles, m.num_triangles);
+        cr_assert(!r.joints && !r.weights && r.normals);
+        for (size_t k = 0; k < 3 * m.num_vertices; k++) {
+            cr_assert(r.positions[k] == m.positions[k], "%s: position %zu", path[f], k);
+            cr_assert(r.normals[k] == m.normals[k] / 3.0f, "%s: normal %zu", path[f], k);
+        }
+        for (size_t k = 0; k < 3 * m.num_triangles; k++)
+            cr_assert_eq(r.triangles[k], m.triangles[k]);
+        pb_gltf_mesh_free(&r);
+        pb_gltf_free(&h);
+    }
+    FILE *fp = fopen(path[0], "rb");
+    unsigned char head[4];
+    cr_assert(fp && fread(head, 1, 4, fp) == 4 && memcmp(head, "glTF", 4) == 0);
+    fclose(fp);
+    /* a zero normal: no NORMAL */
+    m.normals[3] = m.normals[4] = m.normals[5] = 0.0f;
+    cr_assert_eq(pb_gltf_mesh_write_file(path[0], &m, &err), PB_IO_OK, "%s", err.message);
+    pb_gltf h;
+    pb_gltf_mesh r;
+    cr_assert_eq(pb_gltf_read_file(path[0], &h, &err), PB_IO_OK, "%s", err.message);
+    cr_assert_eq(pb_gltf_read_mesh(&h, 0, &r, &err), PB_IO_OK, "%s", err.message);
+    cr_assert(!r.normals && r.num_vertices == m.num_vertices);
+    pb_gltf_mesh_free(&r);
+    pb_gltf_free(&h);
+    /* errors write nothing */
+    char bad[64];
+    snprintf(bad, sizeof bad, "%s/bad.glb", dir);
+    cr_assert_eq(pb_gltf_mesh_write_file(NULL, &m, &err), PB_IO_ERR_ARG);
+    cr_assert_eq(pb_gltf_mesh_write_file(bad, NULL, &err), PB_IO_ERR_ARG);
+    pb_gltf_mesh e = m;
+    e.num_triangles = 0;
+    cr_assert_eq(pb_gltf_mesh_write_file(bad, &e, &err), PB_IO_ERR_ARG);
+    cr_assert(strstr(err.message, "no triangles"), "%s", err.message);
+    e = m;
+    e.triangles[4] = (uint32_t)m.num_vertices;
+    cr_assert_eq(pb_gltf_mesh_write_file(bad, &e, &err), PB_IO_ERR_VALUE);
+    cr_assert(strstr(err.message, "triangle 1"), "%s", err.message);
+    e.triangles[4] = 0;
+    e.positions[7] = NAN;
+    cr_assert_eq(pb_gltf_mesh_write_file(bad, &e, &err), PB_IO_ERR_VALUE);
+    cr_assert(strstr(err.message, "vertex 2"), "%s", err.message);
+    cr_assert(access(bad, F_OK) != 0, "an error wrote %s", bad);
+    remove(path[0]);
+    remove(path[1]);
+    rmdir(dir);
+    pb_gltf_mesh_free(&m);
     pb_gltf_free(&g);
 }

@@ -222,18 +222,39 @@ typedef struct pb_gltf_mesh {
 PB_API pb_io_code pb_gltf_read_mesh(const pb_gltf *g, size_t mesh, pb_gltf_mesh *out,
                                     pb_io_error *err);
 PB_API void pb_gltf_mesh_free(pb_gltf_mesh *m);
+/* Writes m as a static glTF 2.0 model: one node of one mesh of one triangle
+ * primitive, POSITION (with its min and max), NORMAL when m has normals and
+ * none of them is zero or not finite (each written normalised), indices
+ * (UNSIGNED_INT); joints and weights are not written (a posed mesh, e.g.
+ * pb_skin_vertices' output). .glb when path ends in ".glb" (any case), else
+ * .gltf with the buffer as a base64 data: URI; atomic, with the output-path
+ * rules of pb_bvh_write_file. Errors, nothing written: PB_IO_ERR_ARG (path
+ * or m NULL or empty, no vertices or no triangles), PB_IO_ERR_VALUE (a
+ * position not finite, a triangle's vertex index out of range),
+ * PB_IO_ERR_LIMIT (more than 2^24 vertices or 2^26 triangles),
+ * PB_IO_ERR_IO, PB_IO_ERR_NOMEM. */
+PB_API pb_io_code pb_gltf_mesh_write_file(const char *path, const pb_gltf_mesh *m,
+                                          pb_io_error *err);
 
 /* A glTF of a BVH clip: one node per joint (names kept, OFFSET as
  * translation), End Sites as leaf nodes named "<parent>_End" with extras
  * {"bvh_end_site": true}, each joint's BVH channel list in its node's extras
  * ("bvh_channels"), a scene of the roots, and one animation "bvh" of LINEAR
  * keys at the frames' times: a rotation channel per joint and a translation
- * channel per joint with position channels (extras "bvh_frame_time"). */
+ * channel per joint with position channels (extras "bvh_frame_time"), and
+ * one skin "skeleton" of every node in node order (joints, then End Sites),
+ * so that importers see an armature: its inverseBindMatrices are those of
+ * the rest pose (identity rotations at the OFFSETs: the translation by minus
+ * each node's rest position, summed in double), its "skeleton" the root when
+ * there is one. Errors (*out zeroed): pb_bvh_write's checks of the clip
+ * (PB_IO_ERR_ARG), a rest position beyond float range (PB_IO_ERR_VALUE),
+ * PB_IO_ERR_NOMEM. */
 PB_API pb_io_code pb_gltf_from_bvh(const pb_bvh *bvh, pb_gltf *out, pb_io_error *err);
 
 /* A BVH of a glTF skeleton. Joints: the joints of skin `skin` and their
  * ancestors, or with skin < 0 every node (a file with exactly one skin: pass
- * pb_gltf_default_skin), in depth-first order. Channels: those recorded in
+ * pb_gltf_default_skin), in depth-first order; End Sites: leaves with extras
+ * {"bvh_end_site": true} (pb_gltf_from_bvh's), skin joints or not. Channels: those recorded in
  * "bvh_channels" extras (a file written by pb_gltf_from_bvh), else
  * "Xposition Yposition Zposition Zrotation Yrotation Xrotation" for roots
  * and joints with an animated translation, "Zrotation Yrotation Xrotation"

@@ -10,7 +10,8 @@
 #include "cli.h"
 
 static const char convert_usage[] =
-    "usage: posebatch convert IN OUT [--skin N] [--animation N] [--fps N] [--rest FILE.npy]\n"
+    "usage: posebatch convert IN OUT [--scale F] [--skin N] [--animation N] [--fps N]\n"
+    "                         [--rest FILE.npy]\n"
     "\n"
     "Converts between BVH and glTF 2.0; the input's format is found from its\n"
     "content, the output's from its extension (.bvh, .glb, .gltf; '-' is\n"
@@ -18,10 +19,13 @@ static const char convert_usage[] =
     "for a glTF one).\n"
     "\n"
     "BVH -> glTF: one node per joint (names kept, OFFSET as translation), End\n"
-    "Sites as leaf nodes '<parent>_End', one animation 'bvh' of LINEAR keys at\n"
-    "the frame times: a rotation channel per joint, a translation channel per\n"
-    "joint with position channels. The BVH channel lists and frame time are\n"
-    "kept in extras, so that converting back gives the same layout.\n"
+    "Sites as leaf nodes '<parent>_End', a skin 'skeleton' of every node (so\n"
+    "that Blender, three.js and other importers see an armature: inverse bind\n"
+    "matrices of the rest pose, identity rotations at the OFFSETs), one\n"
+    "animation 'bvh' of LINEAR keys at the frame times: a rotation channel per\n"
+    "joint, a translation channel per joint with position channels. The BVH\n"
+    "channel lists and frame time are kept in extras, so that converting back\n"
+    "gives the same layout.\n"
     "\n"
     "glTF -> BVH: the joints of the file's one skin and their ancestors (or\n"
     "--skin N; with no skin, every node), depth first. Channels: those kept in\n"
@@ -38,6 +42,10 @@ static const char convert_usage[] =
     "times far apart), or more than the 2.15 GB a BVH file may have; so for\n"
     "every command reading glTF.\n"
     "\n"
+    "      --scale F      every translation (OFFSETs, positions) times F > 0:\n"
+    "                     units to metres, e.g. 0.01 for centimetres, 0.0254\n"
+    "                     for inches, 0.056444 for CMU clips (1/0.45 inch);\n"
+    "                     default 1\n"
     "      --skin N       the skin whose joints are converted (glTF input)\n"
     "      --animation N  the animation sampled (glTF input; default 0)\n"
     "      --fps N        output frame rate (glTF input)\n"
@@ -352,11 +360,56 @@ int cli_gltf_info(const char *path, int json)
     return 0;
 }
 
+typedef struct convert_own {
+    const char *rest; /* --rest FILE.npy: an AMASS input (amass.c) */
+    double scale;     /* --scale F */
+} convert_own;
+
+static int take_convert_own(void *ctx, int which, char *val)
+{
+    convert_own *c = ctx;
+    if (which == 0) {
+        c->rest = val;
+        return CLI_OK;
+    }
+    if (cli_parse_double(val, &c->scale) != 0 || !(c->scale > 0) || !isfinite(c->scale))
+        return cli_usage_error("convert", "--scale: '%s' is not a finite number > 0", val);
+    return CLI_OK;
+}
+
+/* every translation of b times s (OFFSETs, End Sites, positions); the
+ * decimals the source was written with no longer hold. -1 (reported) when a
+ * value leaves float range. */
+static int scale_clip(const char *path, pb_bvh *b, double s)
+{
+    if (s == 1.0)
+        return 0;
+    int bad = 0;
+    for (size_t j = 0; j < b->num_joints; j++)
+        for (int k = 0; k < 3; k++)
+            bad |= !isfinite(b->joints[j].offset[k] = (float)(b->joints[j].offset[k] * s));
+    for (size_t e = 0; e < b->num_end_sites; e++)
+        for (int k = 0; k < 3; k++)
+            bad |= !isfinite(b->end_sites[e].offset[k] = (float)(b->end_sites[e].offset[k] * s));
+    float *pos[3] = {b->pos_x, b->pos_y, b->pos_z};
+    const size_t n = b->num_frames * b->num_joints;
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < n && pos[k]; i++)
+            bad |= !isfinite(pos[k][i] = (float)(pos[k][i] * s));
+    free(b->decimals);
+    b->decimals = NULL;
+    if (bad)
+        cli_error("%s: --scale %g takes a translation beyond float range", path, s);
+    return bad ? -1 : 0;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     cli_opts o;
-    const char *rest = NULL; /* --rest FILE.npy: an AMASS input (amass.c) */
-    int rc = cli_take_rest("convert", &argc, argv, &rest);
+    static const char *const own_names[] = {"--rest=", "--scale="};
+    convert_own own = {NULL, 1.0};
+    int rc = cli_take_own("convert", &argc, argv, own_names, 2, take_convert_own, &own);
+    const char *rest = own.rest;
     if (rc == CLI_OK)
         rc = cli_parse(argc, argv, OPT_FPS | OPT_SKIN | OPT_STRICT | OPT_EULER, convert_usage, &o);
     if (rc != CLI_OK)
@@ -373,7 +426,7 @@ int cmd_convert(int argc, char **argv)
         if (cli_load_amass(in, rest, &b))
             return CLI_FAILED;
         pb_bvh_write_opts wo = {.euler = cli_euler_mode};
-        rc = cli_write_clip(out, &b, &wo) ? CLI_FAILED : CLI_OK;
+        rc = scale_clip(in, &b, own.scale) || cli_write_clip(out, &b, &wo) ? CLI_FAILED : CLI_OK;
         pb_bvh_free(&b);
         return rc;
     }
@@ -404,7 +457,9 @@ int cmd_convert(int argc, char **argv)
         pb_gltf g;
         pb_io_error err;
         rc = CLI_OK;
-        if (pb_gltf_from_bvh(&b, &g, &err) != PB_IO_OK) {
+        if (scale_clip(in, &b, own.scale))
+            rc = CLI_FAILED;
+        else if (pb_gltf_from_bvh(&b, &g, &err) != PB_IO_OK) {
             cli_report_bvh(in, &err);
             rc = CLI_FAILED;
         } else {
@@ -434,7 +489,7 @@ int cmd_convert(int argc, char **argv)
         if (gltf_to_clip(in, &g, skin, anim, o.fps > 0 ? 1.0 / o.fps : 0.0, &b))
             rc = CLI_FAILED;
         else {
-            if (cli_write(out, &b, NULL))
+            if (scale_clip(in, &b, own.scale) || cli_write(out, &b, NULL))
                 rc = CLI_FAILED;
             pb_bvh_free(&b);
         }

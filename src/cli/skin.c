@@ -1,6 +1,7 @@
 /* posebatch skin: a skinned glTF model posed at a time of one of its
  * animations (linear blend skinning: pb_pose_skinning_matrices and
- * pb_skin_vertices), written as a Wavefront OBJ mesh. */
+ * pb_skin_vertices), written as a Wavefront OBJ mesh or a static glTF
+ * (pb_gltf_mesh_write_file). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,17 +12,20 @@
 #include "cli_obj.h"
 
 static const char usage[] =
-    "usage: posebatch skin MODEL.glb|MODEL.gltf -o OUT.obj [options]\n"
+    "usage: posebatch skin MODEL.glb|MODEL.gltf -o OUT.obj|OUT.glb|OUT.gltf [options]\n"
     "\n"
     "Poses a skinned glTF model at a time of one of its animations and\n"
     "writes the posed mesh (positions, normals where the mesh has them,\n"
-    "triangles) as Wavefront OBJ. The mesh is the first node's that has a\n"
+    "triangles) as Wavefront OBJ, or as a static glTF model (one mesh, no\n"
+    "skin, no materials; .glb binary, .gltf JSON) by OUT's extension. The mesh is the first node's "
+    "that has a\n"
     "mesh and a skin (with --skin N: the first whose skin is N); its\n"
     "JOINTS_0 / WEIGHTS_0 (4 influences) and the skin's inverseBindMatrices\n"
     "drive linear blend skinning, as glTF defines it (the mesh node's own\n"
     "transform is not applied).\n"
     "\n"
-    "  -o, --output FILE  OUT.obj ('-': standard output)\n"
+    "  -o, --output FILE  OUT.obj, OUT.glb or OUT.gltf ('-': OBJ to standard\n"
+    "                     output)\n"
     "      --time T       seconds into the animation (default 0; before the\n"
     "                     first key the first value, after the last the last)\n"
     "      --animation N  which animation (default 0; a file without\n"
@@ -259,6 +263,18 @@ static int run(skin_job *s, long want_skin, long anim)
     }
     free(s->mem);
     s->mem = out;
+    if (cli_has_ext(s->out, ".glb") || cli_has_ext(s->out, ".gltf")) {
+        pb_gltf_mesh posed = *m;
+        posed.positions = out;
+        posed.normals = m->normals ? out + 3 * V : NULL;
+        posed.joints = NULL;
+        posed.weights = NULL;
+        if (pb_gltf_mesh_write_file(s->out, &posed, &err) != PB_IO_OK) {
+            cli_report_bvh(s->out, &err);
+            return -1;
+        }
+        return 0;
+    }
     return cli_write_text(s->out, write_cb, s);
 }
 
@@ -281,9 +297,10 @@ int cmd_skin(int argc, char **argv)
     if (o.num_inputs != 1)
         return cli_usage_error(o.cmd, "one model expected, %zu given", o.num_inputs);
     if (!o.out)
-        return cli_usage_error(o.cmd, "-o OUT.obj is required");
-    if (!cli_is_dash(o.out) && !cli_has_ext(o.out, ".obj"))
-        return cli_usage_error(o.cmd, "-o %s: the output is Wavefront OBJ (.obj)", o.out);
+        return cli_usage_error(o.cmd, "-o OUT.obj (or .glb, .gltf) is required");
+    if (!cli_is_dash(o.out) && !cli_has_ext(o.out, ".obj") && !cli_has_ext(o.out, ".glb") &&
+        !cli_has_ext(o.out, ".gltf"))
+        return cli_usage_error(o.cmd, "-o %s: the output is .obj, .glb or .gltf", o.out);
     if (!isfinite(s.time))
         return cli_usage_error(o.cmd, "--time must be finite");
     s.in = o.inputs[0];

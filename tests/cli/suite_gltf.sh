@@ -247,3 +247,66 @@ used |= {s["inverseBindMatrices"] for s in g.get("skins", []) if "inverseBindMat
 used |= {x for a in g.get("animations", []) for s in a["samplers"] for x in (s["input"], s["output"])}
 sys.exit(set(range(len(g["accessors"]))) != used)' "$T/man60.gltf"
 fi
+
+# convert BVH -> glTF writes a skin (every node a joint, inverse bind
+# matrices of the rest pose) so that importers make an armature: checked in
+# the JSON here, by three.js's GLTFLoader (PB_THREE_DIR) and by Blender's own
+# importer (PB_BLENDER, or a blender on PATH); and --scale
+echo "== convert: the skin, --scale"
+expect "convert a.bvh sk.gltf" 0 convert "$T/a.bvh" "$T/sk.gltf"
+check "one skin of every node; its inverse bind matrices translate by minus each rest position" python3 -c '
+import base64, json, struct, sys
+d = json.load(open(sys.argv[1]))
+nodes, skins = d["nodes"], d["skins"]
+assert len(skins) == 1 and skins[0]["joints"] == list(range(len(nodes))), skins
+assert skins[0]["skeleton"] == 0 and d["scenes"][0]["nodes"] == [0]
+acc = d["accessors"][skins[0]["inverseBindMatrices"]]
+assert acc["type"] == "MAT4" and acc["componentType"] == 5126 and acc["count"] == len(nodes)
+view = d["bufferViews"][acc["bufferView"]]
+raw = base64.b64decode(d["buffers"][0]["uri"].split(",", 1)[1])
+m = struct.unpack_from("<%df" % (16 * len(nodes)), raw, view["byteOffset"] + acc.get("byteOffset", 0))
+parent = {c: p for p, n in enumerate(nodes) for c in n.get("children", [])}
+def rest(i):
+    t = nodes[i].get("translation", [0, 0, 0])
+    return [a + b for a, b in zip(rest(parent[i]), t)] if i in parent else t
+for i in range(len(nodes)):
+    w = rest(i)
+    want = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -w[0], -w[1], -w[2], 1]
+    assert all(abs(a - b) <= 1e-5 * (1 + abs(b)) for a, b in zip(m[16 * i:16 * i + 16], want)), (i, m[16 * i:16 * i + 16], want)
+assert len(nodes) == 38' "$T/sk.gltf"
+valid_clean "the skinned glTF" "$T/sk.gltf"
+expect "convert a.bvh sk.glb" 0 convert "$T/a.bvh" "$T/sk.glb"
+pb positions "$T/a.bvh" -o "$T/sk_pos.csv"
+if [ -z "${PB_THREE_DIR:-}" ] || ! command -v node >/dev/null; then
+  echo "skip three.js finds the skin (PB_THREE_DIR not set or no node)"
+  skip_one
+elif PB_THREE_DIR="$PB_THREE_DIR" node "$HERE/skin_three.mjs" "$T/sk.glb" "$T/sk_pos.csv" >"$T/three" 2>&1; then
+  ok "three.js GLTFLoader: $(tail -n 1 "$T/three")"
+else
+  no "three.js GLTFLoader: $(tail -n 3 "$T/three" | tr '\n' ' ')"
+fi
+BLENDER=${PB_BLENDER:-$(command -v blender || true)}
+if [ -z "$BLENDER" ]; then
+  echo "skip Blender imports an armature (no blender; PB_BLENDER=PATH or apt-get install blender)"
+  skip_one
+elif "$BLENDER" -b --factory-startup --python "$HERE/skin_blender.py" -- "$T/sk.glb" "$T/sk_pos.csv" >"$T/blender" 2>&1 &&
+  grep -q "^blender-skin: .*)$" "$T/blender"; then
+  ok "Blender's importer: $(grep '^blender-skin:' "$T/blender")"
+else
+  no "Blender's importer: $(grep -E '^blender-skin:|Error' "$T/blender" | head -3 | tr '\n' ' ')"
+fi
+expect "convert --scale 0.056444 (CMU units to metres)" 0 convert "$T/a.bvh" "$T/skm.glb" --scale 0.056444
+pb positions "$T/skm.glb" -o "$T/skm_pos.csv"
+check "every joint position times 0.056444 (1e-6 of the size)" awk -F, '
+  NR == FNR { if (FNR > 1) for (i = 3; i <= NF; i++) a[FNR, i] = $i; next }
+  FNR > 1 { for (i = 3; i <= NF; i++) { d = $i - 0.056444 * a[FNR, i]; if (d * d > 1e-12) bad++ } n++ }
+  END { exit bad > 0 || n < 2 }' "$T/sk_pos.csv" "$T/skm_pos.csv"
+expect "convert skm.glb back with --scale 17.7166" 0 convert "$T/skm.glb" "$T/skm.bvh" --scale 17.7166
+check "the OFFSETs come back (1e-4)" awk '
+  NR == FNR { if ($1 == "OFFSET") o[++n] = $2 " " $3 " " $4; next }
+  $1 == "OFFSET" { split(o[++m], w, " "); for (k = 1; k <= 3; k++) { d = $(k + 1) - w[k]; if (d * d > 1e-8) bad++ } }
+  END { exit bad > 0 || m != n || n < 2 }' "$T/a.bvh" "$T/skm.bvh"
+expect "--scale 0" 2 convert "$T/a.bvh" "$T/x0.glb" --scale 0
+expect "--scale -1" 2 convert "$T/a.bvh" "$T/x0.glb" --scale=-1
+expect "--scale 1e38: beyond float range" 1 convert "$T/a.bvh" "$T/x0.glb" --scale 1e38
+check "says so, nothing written" bash -c 'grep -q "beyond float range" "$1" && test ! -e "$2"' _ "$T/err" "$T/x0.glb"

@@ -89,6 +89,30 @@ static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
         free(name);
         bad = !n || json_array_append_new(nodes, n);
     }
+    /* the skin: every node a joint (End Sites too: the tips of the leaf
+     * bones), its inverse bind matrices accessor 0 over bufferView 0 (the
+     * writer copies buffer 0, which pb_gltf_from_bvh fills) */
+    if (!bad) {
+        json_t *joints = json_array();
+        bad = !joints;
+        for (size_t i = 0; i < J + E && !bad; i++)
+            bad = json_array_append_new(joints, json_integer((json_int_t)i));
+        json_t *skin = bad ? NULL
+                           : json_pack("{s:s,s:o,s:i}", "name", "skeleton", "joints", joints,
+                                       "inverseBindMatrices", 0);
+        if (!bad && !skin)
+            bad = 1;
+        else if (!bad && json_array_size(roots) == 1)
+            bad = json_object_set(skin, "skeleton", json_array_get(roots, 0));
+        bad = bad || json_object_set_new(root, "skins", json_pack("[o]", skin)) ||
+              json_object_set_new(root, "bufferViews",
+                                  json_pack("[{s:i,s:i,s:I}]", "buffer", 0, "byteOffset", 0,
+                                            "byteLength",
+                                            (json_int_t)((J + E) * 16 * sizeof(float)))) ||
+              json_object_set_new(root, "accessors",
+                                  json_pack("[{s:i,s:i,s:I,s:s}]", "bufferView", 0, "componentType",
+                                            5126, "count", (json_int_t)(J + E), "type", "MAT4"));
+    }
     bad = bad || json_object_set_new(root, "scene", json_integer(0)) ||
           json_object_set_new(root, "scenes", json_pack("[{s:o}]", "nodes", roots));
     roots = NULL;
@@ -126,11 +150,55 @@ static json_t *bvh_doc(const pb_bvh *b, size_t num_channels_anim)
     return root;
 }
 
+/* The skin of every node (joints, then End Sites) and its inverse bind
+ * matrices: the rest pose has identity rotations, so each is the
+ * translation by minus the node's rest position (its OFFSETs summed, in
+ * double), column-major; also buffer 0 of the document (bvh_doc's
+ * accessor 0). -1: out of memory, 1: a rest position beyond float range. */
+static int skin_of(const pb_bvh *b, pb_gltf *g, gltf_priv *pv)
+{
+    const size_t J = b->num_joints, N = J + b->num_end_sites;
+    double *at = malloc(3 * N * sizeof *at);
+    int bad = 0;
+    float *ibm = malloc(16 * N * sizeof *ibm), *ibm2 = malloc(16 * N * sizeof *ibm2);
+    int32_t *joints = malloc(N * sizeof *joints);
+    g->skins = calloc(1, sizeof *g->skins);
+    pv->buf = calloc(1, sizeof *pv->buf);
+    pv->buf_len = calloc(1, sizeof *pv->buf_len);
+    if (!at || !ibm || !ibm2 || !joints || !g->skins || !pv->buf || !pv->buf_len) {
+        free(at), free(ibm), free(ibm2), free(joints);
+        return -1;
+    }
+    for (size_t i = 0; i < N; i++) {
+        const int32_t p = i < J ? b->joints[i].parent : b->end_sites[i - J].parent;
+        const float *off = i < J ? b->joints[i].offset : b->end_sites[i - J].offset;
+        float *m = ibm + 16 * i;
+        for (int k = 0; k < 16; k++)
+            m[k] = k % 5 == 0 ? 1.0f : 0.0f;
+        for (int k = 0; k < 3; k++) { /* a parent comes before its children */
+            at[3 * i + k] = (p >= 0 ? at[3 * (size_t)p + k] : 0.0) + (double)off[k];
+            m[12 + k] = (float)-at[3 * i + k];
+            if (!isfinite(m[12 + k])) /* OFFSETs near float range, summed */
+                bad = 1;
+        }
+        joints[i] = (int32_t)i;
+    }
+    free(at);
+    memcpy(ibm2, ibm, 16 * N * sizeof *ibm);
+    pv->buf[0] = (unsigned char *)ibm;
+    pv->buf_len[0] = 16 * N * sizeof *ibm;
+    pv->num_buffers = 1;
+    g->skins[0] = (pb_gltf_skin){"skeleton", N, joints, ibm2};
+    g->num_skins = 1;
+    return bad;
+}
+
 pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
 {
     bvh_clear_err(err);
     if (!b || !out)
         return bvh_set_err(err, PB_IO_ERR_ARG, 0, "bvh or out is NULL");
+    memset(out, 0, sizeof *out); /* what an error leaves */
     pb_io_code rc = bvh_validate(b, err);
     if (rc)
         return rc;
@@ -227,9 +295,14 @@ pb_io_code pb_gltf_from_bvh(const pb_bvh *b, pb_gltf *out, pb_io_error *err)
         if (!g.animations)
             goto oom;
     }
-    g.skins = calloc(1, sizeof *g.skins);
-    if (!g.skins)
+    int sk = skin_of(b, &g, pv);
+    if (sk < 0)
         goto oom;
+    if (sk) {
+        pb_gltf_free(&g);
+        return io_set_err(err, PB_IO_ERR_VALUE, 0,
+                          "a joint's rest position (its OFFSETs summed) is beyond float range");
+    }
     *out = g;
     return PB_IO_OK;
 oom:

@@ -148,6 +148,13 @@ static double whole_rate_time(double d)
     return R >= 1 && fabs(r - R) <= 2e-5 * R ? 1.0 / R : d;
 }
 
+/* whether node n is an end site: an "extras.bvh_end_site" leaf */
+static int is_end_site(const pb_gltf *g, json_t *jnodes, int32_t n)
+{
+    json_t *ex = json_object_get(json_array_get(jnodes, (size_t)n), "extras");
+    return json_is_true(json_object_get(ex, "bvh_end_site")) && !g->nodes[n].num_children;
+}
+
 /* The nodes a BVH of skin (-1: every node) takes, in in[] (1 joint, 2 end
  * site: an "extras.bvh_end_site" leaf), and the joints' depth-first order
  * (order[0 .. *nj)); *ne end sites (under a joint). stack: N scratch. */
@@ -155,15 +162,20 @@ static void select_nodes(const pb_gltf *g, long skin, json_t *jnodes, signed cha
                          size_t *order, size_t *stack, size_t *nj, size_t *ne)
 {
     const size_t N = g->num_nodes;
-    for (size_t i = 0; i < N; i++) {
-        json_t *ex = json_object_get(json_array_get(jnodes, i), "extras");
-        int end = json_is_true(json_object_get(ex, "bvh_end_site")) && !g->nodes[i].num_children;
-        in[i] = skin < 0 ? (signed char)(end ? 2 : 1) : 0;
-    }
+    for (size_t i = 0; i < N; i++)
+        in[i] = skin < 0 ? (signed char)(is_end_site(g, jnodes, (int32_t)i) ? 2 : 1) : 0;
+    /* a skin's joint that is an end site stays one (pb_gltf_from_bvh's skin
+     * holds every node) */
     if (skin >= 0)
-        for (size_t k = 0; k < g->skins[skin].num_joints; k++)
-            for (int32_t n = g->skins[skin].joints[k]; n >= 0 && !in[n]; n = g->nodes[n].parent)
+        for (size_t k = 0; k < g->skins[skin].num_joints; k++) {
+            int32_t n = g->skins[skin].joints[k];
+            if (is_end_site(g, jnodes, n)) {
+                in[n] = 2;
+                n = g->nodes[n].parent;
+            }
+            for (; n >= 0 && in[n] != 1; n = g->nodes[n].parent)
                 in[n] = 1;
+        }
     /* depth-first order; end sites only under a joint */
     size_t sp = 0;
     *nj = *ne = 0;

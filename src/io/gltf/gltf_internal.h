@@ -27,6 +27,12 @@ typedef struct gltf_priv {
     size_t num_allocs, cap_allocs;
 } gltf_priv;
 
+/* Writes root (its "buffers" replaced by one buffer of bin_len bytes, or
+ * none when bin_len is 0) to f: GLB (binary) with bin as its BIN chunk, or
+ * JSON text with bin as a base64 data: URI. The writer's tail, shared by
+ * pb_gltf_write_stream and pb_gltf_mesh_write_file. */
+pb_io_code gltf_emit(FILE *f, json_t *root, const unsigned char *bin, size_t bin_len, int binary,
+                     pb_io_error *err);
 /* Registers p (malloc'd) to be freed with g; returns p, or NULL (p freed)
  * when out of memory. */
 void *gltf_keep(gltf_priv *pv, void *p);

@@ -372,44 +372,32 @@ static void le32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)(v >> 24);
 }
 
-pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err)
+pb_io_code gltf_emit(FILE *f, json_t *root, const unsigned char *bin, size_t bin_len, int binary,
+                     pb_io_error *err)
 {
-    io_clear_err(err);
-    if (!f || !g || !g->priv_ || !((gltf_priv *)g->priv_)->root)
-        return io_set_err(err, PB_IO_ERR_ARG, 0, "stream or glTF is NULL or empty");
-    const gltf_priv *pv = g->priv_;
-    wstate w = {json_deep_copy(pv->root), NULL, 0, 0, err};
-    if (!w.root)
-        return io_nomem(err);
-    unsigned char *bin = NULL;
-    size_t bin_len = 0;
+    pb_io_code rc = PB_IO_OK;
     char *text = NULL;
-    pb_io_code rc = replace_samplers(&w, g);
-    if (!rc)
-        rc = rebuild_buffers(&w, pv, &bin, &bin_len);
-    if (!rc) {
-        json_t *buf = json_object(), *bufs = json_array();
-        int bad = !buf || !bufs ||
-                  json_object_set_new(buf, "byteLength", json_integer((json_int_t)bin_len));
-        if (!bad && !binary) {
-            char *uri = b64_encode(bin, bin_len, "data:application/octet-stream;base64,");
-            bad = !uri || json_object_set_new(buf, "uri", json_string(uri));
-            free(uri);
-        }
-        bad = bad || json_array_append_new(bufs, buf);
-        buf = NULL;
-        if (!bad && bin_len)
-            bad = json_object_set_new(w.root, "buffers", bufs);
-        else {
-            json_decref(bufs);
-            json_object_del(w.root, "buffers");
-        }
-        json_decref(buf);
-        if (!bad)
-            text = json_dumps(w.root, binary ? JSON_COMPACT : JSON_INDENT(2));
-        if (bad || !text)
-            rc = io_nomem(err);
+    json_t *buf = json_object(), *bufs = json_array();
+    int bad =
+        !buf || !bufs || json_object_set_new(buf, "byteLength", json_integer((json_int_t)bin_len));
+    if (!bad && !binary) {
+        char *uri = b64_encode(bin, bin_len, "data:application/octet-stream;base64,");
+        bad = !uri || json_object_set_new(buf, "uri", json_string(uri));
+        free(uri);
     }
+    bad = bad || json_array_append_new(bufs, buf);
+    buf = NULL;
+    if (!bad && bin_len)
+        bad = json_object_set_new(root, "buffers", bufs);
+    else {
+        json_decref(bufs);
+        json_object_del(root, "buffers");
+    }
+    json_decref(buf);
+    if (!bad)
+        text = json_dumps(root, binary ? JSON_COMPACT : JSON_INDENT(2));
+    if (bad || !text)
+        rc = io_nomem(err);
     if (!rc && binary) {
         size_t jl = strlen(text), jp = (jl + 3) & ~(size_t)3, bp = (bin_len + 3) & ~(size_t)3;
         size_t total = 12 + 8 + jp + (bin_len ? 8 + bp : 0);
@@ -446,6 +434,25 @@ pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_err
     if (!rc && (fflush(f) != 0 || ferror(f)))
         rc = io_set_err(err, PB_IO_ERR_IO, 0, "write error");
     free(text);
+    return rc;
+}
+
+pb_io_code pb_gltf_write_stream(FILE *f, const pb_gltf *g, int binary, pb_io_error *err)
+{
+    io_clear_err(err);
+    if (!f || !g || !g->priv_ || !((gltf_priv *)g->priv_)->root)
+        return io_set_err(err, PB_IO_ERR_ARG, 0, "stream or glTF is NULL or empty");
+    const gltf_priv *pv = g->priv_;
+    wstate w = {json_deep_copy(pv->root), NULL, 0, 0, err};
+    if (!w.root)
+        return io_nomem(err);
+    unsigned char *bin = NULL;
+    size_t bin_len = 0;
+    pb_io_code rc = replace_samplers(&w, g);
+    if (!rc)
+        rc = rebuild_buffers(&w, pv, &bin, &bin_len);
+    if (!rc)
+        rc = gltf_emit(f, w.root, bin, bin_len, binary, err);
     free(bin);
     free(w.blobs);
     json_decref(w.root);
