@@ -208,6 +208,9 @@ typedef struct pb_kernels {
      * normals; op == ip and on == in allowed) */
     void (*skin_vertices)(size_t n, int K, const uint16_t *jt, const float *wt, const float *mat,
                           int rows3, const float *ip, float *op, const float *in, float *on);
+    /* the largest of n joint indices (pb_skin_vertices' check, before the
+     * kernel runs) */
+    uint16_t (*skin_max_joint)(const uint16_t *j, size_t n);
 
     /* inverse kinematics (simd/kernels_ik.h, over ik.c's checks; the
      * axes normalised, the chain's indices valid) */

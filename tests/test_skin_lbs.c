@@ -4,7 +4,7 @@
  * extent), K = 1..8 influences, both matrix layouts, with and without
  * normals, V = 1..40, 1000 and 1029 vertices (every block and tail shape),
  * in place and not; a mesh posed by pb_pose_skinning_matrices' output; every
- * error with nothing written. */
+ * error with nothing written; matrices at every alignment. */
 #include <criterion/criterion.h>
 
 #include <math.h>
@@ -246,5 +246,69 @@ Test(skin_lbs, errors)
                  PB_ERR_ALIAS);
     for (int i = 0; i < 60; i++)
         cr_assert(op[i] == -7.0f && on[i] == -7.0f, "float %d written", i);
+    mesh_free(&m);
+}
+
+/* the matrices at every 4-byte offset from 64-byte alignment (pb_skin_vertices
+ * copies misaligned ones to aligned storage: on the stack up to 128 4x4
+ * matrices, on the heap above), the same sums; and a joint index past the
+ * matrices anywhere in a long index array (the vectorised check: its running
+ * maxima and its tail) */
+Test(skin_lbs, matrix_alignment_and_index_check, .timeout = 120)
+{
+    rng_t r = rng_seed(97);
+    const size_t V = 1100;
+    for (size_t J = 70; J <= 300; J += 230) {
+        mesh m = mesh_new(&r, V, J, 4);
+        float *m3 = rows3_of(&m);
+        float *buf = malloc((J * 16 + 32) * sizeof *buf), *op = malloc(V * 3 * sizeof *op),
+              *on = malloc(V * 3 * sizeof *on);
+        cr_assert(buf && op && on);
+        float *base = buf;
+        while ((uintptr_t)base % 64)
+            base++;
+        for (int rows3 = 0; rows3 < 2; rows3++)
+            for (size_t ofs = 0; ofs < 16; ofs++) {
+                float *mat = base + ofs;
+                memcpy(mat, rows3 ? m3 : m.mat, J * (rows3 ? 12 : 16) * sizeof *mat);
+                char what[96];
+                snprintf(what, sizeof what, "J=%zu 3x4 %d matrices at 64-byte boundary + %zu", J,
+                         rows3, 4 * ofs);
+                cr_assert_eq(pb_skin_vertices(V, 4, m.jt, m.wt, J, mat,
+                                              rows3 ? PB_MATRIX_3X4 : PB_MATRIX_4X4, m.pos, op,
+                                              m.nrm, on),
+                             PB_OK, "%s", what);
+                double ext;
+                check(&m, m.pos, op, 1, what, &ext);
+                cr_assert(ext <= 1e-5, "%s: error %.3g of the extent", what, ext);
+                check(&m, m.nrm, on, 0, what, &ext);
+                cr_assert(ext <= 1e-5, "%s: normals: error %.3g of the extent", what, ext);
+            }
+        free(buf), free(op), free(on), free(m3);
+        mesh_free(&m);
+    }
+    /* 1029 vertices of 3 influences: 3087 indices */
+    mesh m = mesh_new(&r, 1029, 9, 3);
+    float *op = malloc(1029 * 3 * sizeof *op);
+    cr_assert(op);
+    for (size_t i = 0; i < 1029 * 3; i++)
+        op[i] = -7.0f;
+    const size_t at[] = {0, 31, 63, 64, 127, 1500, 3071, 3072, 3086};
+    for (size_t a = 0; a < sizeof at / sizeof at[0]; a++) {
+        const uint16_t keep = m.jt[at[a]];
+        for (uint16_t bad = 9; bad != 0; bad = bad == 9 ? 65535 : 0) {
+            m.jt[at[a]] = bad;
+            cr_assert_eq(pb_skin_vertices(1029, 3, m.jt, m.wt, 9, m.mat, PB_MATRIX_4X4, m.pos, op,
+                                          NULL, NULL),
+                         PB_ERR_ARG, "index %u at %zu", bad, at[a]);
+        }
+        m.jt[at[a]] = keep;
+    }
+    for (size_t i = 0; i < 1029 * 3; i++)
+        cr_assert(op[i] == -7.0f, "float %zu written", i);
+    cr_assert_eq(
+        pb_skin_vertices(1029, 3, m.jt, m.wt, 9, m.mat, PB_MATRIX_4X4, m.pos, op, NULL, NULL),
+        PB_OK);
+    free(op);
     mesh_free(&m);
 }

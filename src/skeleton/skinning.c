@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "internal.h"
@@ -164,6 +165,10 @@ pb_status pb_pose_inverse_bind_matrices(size_t joints, const int32_t *parents, c
 
 /* ------------------------------------------------ linear blend skinning */
 
+/* matrices copied to aligned storage on the stack up to this many floats
+ * (8 KiB: 128 4x4 matrices), above it on the heap */
+#define LBS_LOCAL_FLOATS 2048
+
 pb_status pb_skin_vertices(size_t vertices, int influences, const uint16_t *joints,
                            const float *weights, size_t joint_count, const float *matrices,
                            pb_matrix_layout layout, const float *positions, float *out_positions,
@@ -196,13 +201,29 @@ pb_status pb_skin_vertices(size_t vertices, int influences, const uint16_t *join
         if (chk_meets(on, op) || chk_meets(op, ni) || (out_normals != normals && chk_meets(on, ni)))
             return PB_ERR_ALIAS;
     }
-    uint16_t hi = 0;
-    for (size_t i = 0; i < vertices * k; i++)
-        hi = joints[i] > hi ? joints[i] : hi;
-    if (hi >= joint_count)
+    const pb_kernels *kn = pb_kernels_for(vertices);
+    if (kn->skin_max_joint(joints, vertices * k) >= joint_count)
         return PB_ERR_ARG;
-    pb_kernels_for(vertices)->skin_vertices(vertices, influences, joints, weights, matrices,
-                                            layout == PB_MATRIX_3X4, positions, out_positions,
-                                            normals, out_normals);
+    /* the kernel loads each influence's matrix whole (64 bytes on 16 lanes):
+     * loads that straddle two cache lines cost about 15 % of the time
+     * (docs/performance.md, "Skinning"), so matrices not 64-byte aligned
+     * are copied to aligned storage when there are at least as many
+     * vertices as joints (the copy is then a few percent of the work) */
+    _Alignas(64) float local[LBS_LOCAL_FLOATS];
+    float *heap = NULL;
+    const float *m = matrices;
+    const size_t mfloats = joint_count * stride;
+    if ((uintptr_t)matrices % 64 != 0 && vertices >= joint_count) {
+        float *copy = local;
+        if (mfloats > LBS_LOCAL_FLOATS)
+            copy = heap = aligned_alloc(64, (mfloats * sizeof(float) + 63) / 64 * 64);
+        if (copy) { /* no memory: the unaligned loads, the same results */
+            memcpy(copy, matrices, mfloats * sizeof(float));
+            m = copy;
+        }
+    }
+    kn->skin_vertices(vertices, influences, joints, weights, m, layout == PB_MATRIX_3X4, positions,
+                      out_positions, normals, out_normals);
+    free(heap);
     return PB_OK;
 }
