@@ -62,13 +62,12 @@ static pb_io_code write_mesh(FILE *f, void *vctx, pb_io_error *err)
                              min_max(m->positions, nv, 0), "max", min_max(m->positions, nv, 1));
     int bad = !attrs || !views || !accs;
     if (!bad && nrm)
-        bad = json_array_append_new(views, json_pack("{s:i,s:I,s:I,s:i}", "buffer", 0,
-                                                     "byteOffset", (json_int_t)pos_b,
-                                                     "byteLength", (json_int_t)pos_b, "target",
-                                                     34962)) ||
-              json_array_append_new(accs, json_pack("{s:i,s:i,s:I,s:s}", "bufferView", 1,
-                                                    "componentType", 5126, "count",
-                                                    (json_int_t)nv, "type", "VEC3")) ||
+        bad = json_array_append_new(views, json_pack("{s:i,s:I,s:I,s:i}", "buffer", 0, "byteOffset",
+                                                     (json_int_t)pos_b, "byteLength",
+                                                     (json_int_t)pos_b, "target", 34962)) ||
+              json_array_append_new(accs,
+                                    json_pack("{s:i,s:i,s:I,s:s}", "bufferView", 1, "componentType",
+                                              5126, "count", (json_int_t)nv, "type", "VEC3")) ||
               json_object_set_new(attrs, "NORMAL", json_integer(1));
     bad = bad ||
           json_array_append_new(views, json_pack("{s:i,s:I,s:I,s:i}", "buffer", 0, "byteOffset",
@@ -118,9 +117,8 @@ pb_io_code pb_gltf_mesh_write_file(const char *path, const pb_gltf_mesh *m, pb_i
                               k / 3);
     for (size_t k = 0; k < 3 * m->num_triangles; k++)
         if (m->triangles[k] >= m->num_vertices)
-            return io_set_err(err, PB_IO_ERR_VALUE, 0,
-                              "triangle %zu: vertex %lu of %zu vertices", k / 3,
-                              (unsigned long)m->triangles[k], m->num_vertices);
+            return io_set_err(err, PB_IO_ERR_VALUE, 0, "triangle %zu: vertex %lu of %zu vertices",
+                              k / 3, (unsigned long)m->triangles[k], m->num_vertices);
     const size_t n = strlen(path);
     mesh_ctx c = {m, n >= 4 && strcasecmp(path + n - 4, ".glb") == 0};
     return pb_io_write_file_cb(path, write_mesh, &c, err);
