@@ -127,20 +127,26 @@ static void k_skinning_matrices(size_t poses, size_t joints, const pb_cpose *mod
 }
 
 /* ------------------------------------------------------------------------
- * Linear blend skinning (pb_skin_vertices): lanes are vertices. A block of
- * PB_LANES vertices first blends each vertex's matrix, one vertex at a time
- * over the matrix's floats (16 or 12: one vector on 16 lanes, two on 8, four
- * or three on 4, one float at a time on the scalar layer):
+ * Linear blend skinning (pb_skin_vertices). Each vertex's matrix is
+ * blended one vertex at a time over the matrix's floats (16 or 12: one
+ * vector on 16 lanes, two on 8, four or three on 4, one float at a time on
+ * the scalar layer):
  *   B_v = w_0 M_j0 + w_1 M_j1 + ... (in that order: mul, then fma),
- * into a small buffer of PB_LANES rows of 16 floats, which the tile
- * transposes (vf_load_tile) turn into the blended matrices' elements with
- * lanes = vertices (a transpose in registers measured no faster). Positions and normals come in as xyz triples
- * (aos_load3 where the layer has it, else strided lanes) and go out the
- * same way:
+ * then positions and normals (xyz triples in and out) are transformed:
  *   p' = ((B(r,3) + B(r,0) x) + B(r,1) y) + B(r,2) z   (fma order),
  *   n' = (B(r,0) x + B(r,1) y) + B(r,2) z.
+ * Two ways, by lane count. On 4 and 8 lanes (the layers with quads), a
+ * matrix per vertex: PB_LANES / 4 vertices a block, the blended matrices'
+ * columns regrouped so that quad q holds vertex q's, times splats of x, y
+ * and z (b_lbs below). On 1 and 16 lanes, lanes are vertices: a block of
+ * PB_LANES vertices blends into a small buffer of PB_LANES rows of 16
+ * floats, which the tile transposes (vf_load_tile) turn into the blended
+ * matrices' elements with lanes = vertices (a transpose in registers
+ * measured no faster), and the xyz triples come in and go out by aos_load3
+ * / aos_store3 (strided lanes where the layer has no aos3).
  * One operation order for every backend (bit-identical in deterministic
- * builds). Blocks are whole: the last PB_LANES or fewer vertices go
+ * builds). Blocks are whole: the last vertices (fewer than a block, or a
+ * block with nothing after it where the quads read one vertex past it) go
  * through padded buffers (copies of the tail's first vertex). */
 
 #if defined(__clang__)
@@ -214,6 +220,90 @@ PB_INLINE void lbs_blend(const uint16_t *jt, const float *wt, int K, const float
     }
 }
 
+#if defined(PB_HAVE_QUADS) && (PB_LANES == 4 || PB_LANES == 8)
+/* 4 and 8 lanes: a matrix per vertex, PB_LANES / 4 vertices a block (one
+ * a quad: 4 lanes, 128 bits). On these widths the lanes-are-vertices
+ * block below spends more on its 4x4 / 8x8 transposes and strided xyz
+ * than on the blend (docs/performance.md, "Skinning"). Here each vertex's
+ * blend stays in registers (vectors of consecutive matrix floats: one
+ * column per vector on 4 lanes, two on 8), the block's vectors are
+ * regrouped by halves (vf_quads_transpose: on 8 lanes, two vertices'
+ * columns c in one vector) and the transform takes splats of x, y, z
+ * inside each quad. The same operations in the same order as below, so
+ * the same bits. */
+#define LBS_BLK (PB_LANES / 4)  /* vertices a block */
+#define LBS_OVER PB_QUADS3_OVER /* vertices read past a block (vf_load_quads3) */
+
+/* vertex's blended matrix: floats f .. f + PB_LANES - 1 in a[f / PB_LANES] */
+PB_INLINE void lbs_blend_v(const uint16_t *j, const float *w, int K, const float *mat,
+                           size_t stride, vf a[4])
+{
+    const float *m[8] = {mat, mat, mat, mat, mat, mat, mat, mat};
+    lbs_mats(j, K, mat, stride, m);
+    /* the weights as splats: on 4 lanes four at a time by one load and
+     * in-register splats (cheaper than a load-and-splat each on SSE) */
+    vf ws[8];
+    int k = 0;
+#if PB_LANES == 4
+    for (; k + 4 <= K; k += 4) {
+        const vf w4 = vf_load(w + k);
+        ws[k] = vf_quad_bcast(w4, 0), ws[k + 1] = vf_quad_bcast(w4, 1);
+        ws[k + 2] = vf_quad_bcast(w4, 2), ws[k + 3] = vf_quad_bcast(w4, 3);
+    }
+#endif
+    if (k == 0) /* (K >= 1: said so for the compiler) */
+        ws[k++] = vf_set(w[0]);
+    for (; k < K; k++)
+        ws[k] = vf_set(w[k]);
+    PB_UNROLL_LANES
+    for (size_t f = 0; f < stride; f += PB_LANES) {
+        vf acc = vf_mul(ws[0], lbs_ld(m[0], f, stride));
+        for (int i = 1; i < K; i++)
+            acc = vf_fma(ws[i], lbs_ld(m[i], f, stride), acc);
+        a[f / PB_LANES] = acc;
+    }
+}
+
+PB_INLINE void b_lbs(const uint16_t *jt, const float *wt, int K, const float *mat, int rows3,
+                     const float *ip, float *op, const float *in, float *on)
+{
+    const size_t stride = rows3 ? 12 : 16, k = (size_t)K;
+    const size_t nv = (stride + PB_LANES - 1) / PB_LANES; /* vectors a vertex */
+    vf v[LBS_BLK][4];
+    PB_UNROLL_LANES
+    for (size_t q = 0; q < LBS_BLK; q++)
+        lbs_blend_v(jt + q * k, wt + q * k, K, mat, stride, v[q]);
+    /* C[c]: quad q holds column c (4x4) or row c (3x4) of vertex q's matrix */
+    vf C[4];
+    C[3] = vf_zero(); /* (3x4 on 4 lanes: C[3] is set below; this, dead, quiets the compiler) */
+    PB_UNROLL_LANES
+    for (size_t g = 0; g < nv; g++) {
+        vf t[LBS_BLK];
+        for (size_t q = 0; q < LBS_BLK; q++)
+            t[q] = v[q][g];
+        vf_quads_transpose(t);
+        for (size_t q = 0; q < LBS_BLK && g * LBS_BLK + q < 4; q++)
+            C[g * LBS_BLK + q] = t[q];
+    }
+    if (rows3) { /* rows 0..2 (and a fourth never stored) -> columns */
+        if (nv * LBS_BLK < 4)
+            C[3] = C[0];
+        vf_quad_t4(C);
+    }
+    /* lanes 0..2 of each quad: rows 0..2 (lane 3 is not stored) */
+    vf P = vf_load_quads3(ip);
+    vf x = vf_quad_bcast(P, 0), y = vf_quad_bcast(P, 1), z = vf_quad_bcast(P, 2);
+    vf_store_quads3(op, vf_fma(C[2], z, vf_fma(C[1], y, vf_fma(C[0], x, C[3]))));
+    if (in) {
+        P = vf_load_quads3(in);
+        x = vf_quad_bcast(P, 0), y = vf_quad_bcast(P, 1), z = vf_quad_bcast(P, 2);
+        vf_store_quads3(on, vf_fma(C[2], z, vf_fma(C[1], y, vf_mul(C[0], x))));
+    }
+}
+#else
+#define LBS_BLK PB_LANES
+#define LBS_OVER 0
+
 /* one whole block of PB_LANES vertices: K influences each (jt, wt: K per
  * vertex), matrices mat of `stride` floats (16: column-major 4x4, 12:
  * row-major 3x4); positions ip -> op, normals in -> on (NULL: none) */
@@ -253,40 +343,53 @@ PB_INLINE void b_lbs(const uint16_t *jt, const float *wt, int K, const float *ma
     }
 }
 
-/* vertices i .. n-1 (fewer than PB_LANES, at least 1) through padded buffers */
+#endif
+
+/* vertices i .. n-1 (fewer than LBS_BLK + LBS_OVER, at least 1) through
+ * padded buffers, a block at a time */
 PB_INLINE void lbs_tail(size_t i, size_t n, const uint16_t *jt, const float *wt, int K,
                         const float *mat, int rows3, const float *ip, float *op, const float *in,
                         float *on)
 {
-    uint16_t tj[PB_LANES * 8];
-    float tw[PB_LANES * 8], tp[PB_LANES * 3], tn[PB_LANES * 3], rp[PB_LANES * 3], rn[PB_LANES * 3];
-    const size_t cnt = n - i, k = (size_t)K;
-    for (size_t l = 0; l < PB_LANES; l++) {
-        const size_t v = i + (l < cnt ? l : 0);
-        memcpy(tj + l * k, jt + v * k, k * sizeof *tj);
-        memcpy(tw + l * k, wt + v * k, k * sizeof *tw);
-        memcpy(tp + l * 3, ip + v * 3, 3 * sizeof *tp);
+    for (; i < n; i += LBS_BLK) {
+        uint16_t tj[LBS_BLK * 8];
+        float tw[LBS_BLK * 8], tp[(LBS_BLK + LBS_OVER) * 3], tn[(LBS_BLK + LBS_OVER) * 3],
+            rp[LBS_BLK * 3], rn[LBS_BLK * 3];
+        const size_t cnt = n - i < LBS_BLK ? n - i : LBS_BLK, k = (size_t)K;
+        for (size_t l = 0; l < LBS_BLK; l++) {
+            const size_t v = i + (l < cnt ? l : 0);
+            memcpy(tj + l * k, jt + v * k, k * sizeof *tj);
+            memcpy(tw + l * k, wt + v * k, k * sizeof *tw);
+            memcpy(tp + l * 3, ip + v * 3, 3 * sizeof *tp);
+            if (in)
+                memcpy(tn + l * 3, in + v * 3, 3 * sizeof *tn);
+        }
+        for (size_t f = LBS_BLK * 3; f < (LBS_BLK + LBS_OVER) * 3; f++) {
+            tp[f] = tp[0];
+            if (in)
+                tn[f] = tn[0];
+        }
+        b_lbs(tj, tw, K, mat, rows3, tp, rp, in ? tn : NULL, rn);
+        memcpy(op + i * 3, rp, cnt * 3 * sizeof *rp);
         if (in)
-            memcpy(tn + l * 3, in + v * 3, 3 * sizeof *tn);
+            memcpy(on + i * 3, rn, cnt * 3 * sizeof *rn);
     }
-    b_lbs(tj, tw, K, mat, rows3, tp, rp, in ? tn : NULL, rn);
-    memcpy(op + i * 3, rp, cnt * 3 * sizeof *rp);
-    if (in)
-        memcpy(on + i * 3, rn, cnt * 3 * sizeof *rn);
 }
 
-/* K a constant in each instance (the blend loop unrolled) */
+/* K a constant in each instance (the blend loop unrolled); whole blocks
+ * while LBS_OVER more vertices follow them (read, not written, by the
+ * quads' xyz loads), the rest through lbs_tail */
 PB_INLINE void lbs_run(size_t n, const uint16_t *jt, const float *wt, int K, const float *mat,
                        int rows3, const float *ip, float *op, const float *in, float *on)
 {
     const size_t k = (size_t)K;
     size_t i = 0;
     if (in) {
-        for (; i + PB_LANES <= n; i += PB_LANES)
+        for (; i + LBS_BLK + LBS_OVER <= n; i += LBS_BLK)
             b_lbs(jt + i * k, wt + i * k, K, mat, rows3, ip + 3 * i, op + 3 * i, in + 3 * i,
                   on + 3 * i);
     } else {
-        for (; i + PB_LANES <= n; i += PB_LANES)
+        for (; i + LBS_BLK + LBS_OVER <= n; i += LBS_BLK)
             b_lbs(jt + i * k, wt + i * k, K, mat, rows3, ip + 3 * i, op + 3 * i, NULL, NULL);
     }
     if (i < n)

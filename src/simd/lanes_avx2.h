@@ -287,6 +287,43 @@ PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm256_blendv_pd(b, a, m); 
 PB_INLINE int vmd_any(vmd m) { return simde_mm256_movemask_pd(m) != 0; }
 PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)simde_mm256_movemask_pd(m); }
 
+/* Quads (kernels_skin.h): each 128-bit half a group of four lanes, for
+ * matrix-per-element work (two elements a vector: a 4-float column per
+ * half, splats inside a half) */
+#define PB_HAVE_QUADS 1
+/* lane k (0..3, a constant) of each half in all four of its lanes */
+PB_INLINE vf vf_quad_bcast(vf v, int k)
+{
+    switch (k) {
+    case 0: return simde_mm256_permute_ps(v, 0x00);
+    case 1: return simde_mm256_permute_ps(v, 0x55);
+    case 2: return simde_mm256_permute_ps(v, 0xaa);
+    default: return simde_mm256_permute_ps(v, 0xff);
+    }
+}
+/* v[0], v[1] as a 2x2 matrix of halves, transposed: (a0 | a1), (b0 | b1)
+ * -> (a0 | b0), (a1 | b1) */
+PB_INLINE void vf_quads_transpose(vf *v)
+{
+    const vf a = v[0], b = v[1];
+    v[0] = simde_mm256_permute2f128_ps(a, b, 0x20);
+    v[1] = simde_mm256_permute2f128_ps(a, b, 0x31);
+}
+/* a 4x4 transpose inside each half of r[0..3] */
+PB_INLINE void vf_quad_t4(vf r[4]) { aos_t4(&r[0], &r[1], &r[2], &r[3]); }
+/* two xyz triples: half q is p[3q .. 3q+3] (p[6], one float past them, is
+ * read: the caller has it); and back: lanes 0..2 of half q to p[3q ..
+ * 3q+2] (six floats, nothing else written: one lane permute, a 16-byte
+ * and an 8-byte store) */
+#define PB_QUADS3_OVER 1 /* vertices read past the triples */
+PB_INLINE vf vf_load_quads3(const float *p) { return simde_mm256_loadu2_m128(p + 3, p); }
+PB_INLINE void vf_store_quads3(float *p, vf v)
+{
+    const vf t = simde_mm256_permutevar8x32_ps(v, simde_mm256_setr_epi32(0, 1, 2, 4, 5, 6, 6, 6));
+    simde_mm_storeu_ps(p, simde_mm256_castps256_ps128(t));
+    simde_mm_storel_pi((simde__m64 *)(void *)(p + 4), simde_mm256_extractf128_ps(t, 1));
+}
+
 #include "lanes_common.h"
 
 #endif

@@ -266,6 +266,33 @@ PB_INLINE void aos_store3(float *p, const vf c[3])
     simde_vst3q_f32(p, v);
 }
 
+/* Quads (kernels_skin.h): the vector as one group of four lanes (as in
+ * lanes_sse41.h) */
+#define PB_HAVE_QUADS 1
+/* lane k (0..3, a constant) of each quad in all four of its lanes */
+PB_INLINE vf vf_quad_bcast(vf v, int k)
+{
+    switch (k) {
+    case 0: return simde_vdupq_laneq_f32(v, 0);
+    case 1: return simde_vdupq_laneq_f32(v, 1);
+    case 2: return simde_vdupq_laneq_f32(v, 2);
+    default: return simde_vdupq_laneq_f32(v, 3);
+    }
+}
+/* quad matrix transpose of v[0 .. PB_LANES/4 - 1]: nothing on 4 lanes */
+PB_INLINE void vf_quads_transpose(vf *v) { (void)v; }
+/* a 4x4 transpose inside each quad of r[0..3] */
+PB_INLINE void vf_quad_t4(vf r[4]) { pb__t4(r); }
+/* xyz triples: quad q is p[3q .. 3q+3] (one float past the triples read);
+ * and back: lanes 0..2 of quad q to p[3q .. 3q+2] (nothing else written) */
+#define PB_QUADS3_OVER 1 /* vertices read past the triples */
+PB_INLINE vf vf_load_quads3(const float *p) { return vf_load(p); }
+PB_INLINE void vf_store_quads3(float *p, vf v)
+{
+    simde_vst1_f32(p, simde_vget_low_f32(v));
+    simde_vst1q_lane_f32(p + 2, v, 2);
+}
+
 #include "lanes_common.h"
 
 #endif

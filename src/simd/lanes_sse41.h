@@ -224,6 +224,36 @@ PB_INLINE vd vd_sel(vmd m, vd a, vd b) { return simde_mm_blendv_pd(b, a, m); }
 PB_INLINE int vmd_any(vmd m) { return simde_mm_movemask_pd(m) != 0; }
 PB_INLINE unsigned vmd_bits(vmd m) { return (unsigned)simde_mm_movemask_pd(m); }
 
+/* Quads (kernels_skin.h): the vector as one group of four lanes (on 8
+ * lanes, each 128-bit half is one), for matrix-per-element work: a 4-float
+ * column per quad, splats inside a quad */
+#define PB_HAVE_QUADS 1
+/* lane k (0..3, a constant) of each quad in all four of its lanes */
+PB_INLINE vf vf_quad_bcast(vf v, int k)
+{
+    switch (k) {
+    case 0: return simde_mm_shuffle_ps(v, v, 0x00);
+    case 1: return simde_mm_shuffle_ps(v, v, 0x55);
+    case 2: return simde_mm_shuffle_ps(v, v, 0xaa);
+    default: return simde_mm_shuffle_ps(v, v, 0xff);
+    }
+}
+/* v[0 .. PB_LANES/4 - 1] as a matrix of quads, transposed (quad j of v[i]
+ * <-> quad i of v[j]): nothing on 4 lanes */
+PB_INLINE void vf_quads_transpose(vf *v) { (void)v; }
+/* a 4x4 transpose inside each quad of r[0..3] */
+PB_INLINE void vf_quad_t4(vf r[4]) { aos_t4(&r[0], &r[1], &r[2], &r[3]); }
+/* PB_LANES/4 xyz triples: quad q is p[3q .. 3q+3] (p[3 PB_LANES/4], one
+ * float past the triples, is read: the caller has it); and back: lanes
+ * 0..2 of quad q to p[3q .. 3q+2] (nothing else written) */
+#define PB_QUADS3_OVER 1 /* vertices read past the triples */
+PB_INLINE vf vf_load_quads3(const float *p) { return vf_load(p); }
+PB_INLINE void vf_store_quads3(float *p, vf v)
+{
+    simde_mm_storel_pi((simde__m64 *)(void *)p, v);
+    simde_mm_store_ss(p + 2, simde_mm_movehl_ps(v, v));
+}
+
 #include "lanes_common.h"
 
 #endif
