@@ -99,7 +99,8 @@ PB_API pb_status pb_pose_inverse_bind_matrices(size_t joints, const int32_t *par
  * |S(r,1) y| + |S(r,2) z| + |S(r,3)|) (normals: without the last term);
  * for a mesh, well within 1e-5 of its extent. Every backend gives the same
  * bits in deterministic builds.
- * Cost: lanes are vertices (docs/performance.md, "Skinning"). */
+ * Cost: per vertex and influence one matrix blended in (docs/performance.md,
+ * "Skinning", has the figures per backend). */
 PB_API pb_status pb_skin_vertices(size_t vertices, int influences, const uint16_t *joints,
                                   const float *weights, size_t joint_count, const float *matrices,
                                   pb_matrix_layout layout, const float *positions,
