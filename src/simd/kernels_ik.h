@@ -25,6 +25,36 @@
 #include "lanes_math.h"
 #include "kernels_skeleton.h"
 
+/* A batch's pointers read one by one (each into a register): the caller
+ * has usually just stored them one by one, and a 16-byte load of two,
+ * which a copy of the struct otherwise becomes, waits until those stores
+ * retire. */
+#if defined(__GNUC__)
+#define IK_REG(x) __asm__("" : "+r"(x))
+#else
+#define IK_REG(x) ((void)0)
+#endif
+PB_INLINE pb_cquats ik_cq(const pb_cquats *q)
+{
+    const float *w = q->w, *x = q->x, *y = q->y, *z = q->z;
+    IK_REG(w);
+    IK_REG(x);
+    IK_REG(y);
+    IK_REG(z);
+    pb_cquats r = {w, x, y, z};
+    return r;
+}
+PB_INLINE pb_quats ik_q(const pb_quats *q)
+{
+    float *w = q->w, *x = q->x, *y = q->y, *z = q->z;
+    IK_REG(w);
+    IK_REG(x);
+    IK_REG(y);
+    IK_REG(z);
+    pb_quats r = {w, x, y, z};
+    return r;
+}
+
 /* below this a squared length (or product of two) counts as zero */
 #define PB_IK_TINY 1e-30f
 
@@ -274,8 +304,11 @@ PB_INLINE void ik2_block(size_t J, const pb_ik_two_bone *ik, const pb_cpose *mod
 }
 
 static void k_ik_two_bone(size_t poses, size_t joints, const pb_ik_two_bone *ik,
-                          const pb_cpose *model, pb_cquats local, pb_quats out, uint8_t *reached)
+                          const pb_cpose *model, const pb_cquats *lp, const pb_quats *op,
+                          uint8_t *reached)
 {
+    const pb_cquats local = ik_cq(lp);
+    const pb_quats out = ik_q(op);
     size_t p = 0;
     for (; p + PB_LANES <= poses; p += PB_LANES)
         ik2_block(joints, ik, model, local, out, reached, p, PB_LANES);
@@ -335,8 +368,10 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const pb_cpose *model, p
 }
 
 static void k_ik_aim(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_cpose *model,
-                     pb_cquats local, pb_quats out)
+                     const pb_cquats *lp, const pb_quats *op)
 {
+    const pb_cquats local = ik_cq(lp);
+    const pb_quats out = ik_q(op);
     size_t p = 0;
     for (; p + PB_LANES <= poses; p += PB_LANES)
         aim_block(joints, ik, model, local, out, p, PB_LANES);
