@@ -197,12 +197,25 @@ static PB_OUT_OF_LINE int ik_clear(size_t P, size_t n, const pb_quats *out, cons
         hi = r + P > hi ? r + P : hi;
     }
     const size_t hull = hi - lo;
-    /* u (len bytes) not NULL and clear */
+    /* the widest gap between the rotation outputs, [g, g + gl) (a pose's
+     * other arrays, allocated between, usually lie in one) */
+    uintptr_t g = o0 + B;
+    size_t gl = o1 - g;
+    if (o2 - (o1 + B) > gl)
+        g = o1 + B, gl = o2 - g;
+    if (o3 - (o2 + B) > gl)
+        g = o2 + B, gl = o3 - g;
+        /* u (len bytes) not NULL and clear: outside the hull, or inside the
+     * widest gap (and apart from reached), or apart from each output */
 #define IK_IN(p, len)                                                                              \
     do {                                                                                           \
         uintptr_t u_ = (uintptr_t)(p);                                                             \
         PB_IN_REG(u_);                                                                             \
-        if (u_ == 0 || (u_ + (len)-1 - lo < (len) + hull - 1 && !ik_in_each(&k, u_, len)))         \
+        if (u_ == 0)                                                                               \
+            return 0;                                                                              \
+        if (u_ + (len)-1 - lo < (len) + hull - 1 &&                                                \
+            !(u_ - g <= gl - (len) && (len) <= gl && !(reached && ik_meet(u_, len, k.r, k.rl))) && \
+            !ik_in_each(&k, u_, len))                                                              \
             return 0;                                                                              \
     } while (0)
     IK_IN(model->rot.w, B);
@@ -266,9 +279,13 @@ pb_status pb_ik_two_bone_solve(size_t poses, size_t joints, const pb_ik_two_bone
         memcpy(k.mid_axis, axis, sizeof axis);
         use = &k;
     }
+    if (poses == 1 && getenv_shape_ok()) { /* one pose: the scalar table (ik_runs) */
+        pb_kernels_scalar.ik_two_bone(1, joints, use, model, &local, &out, reached);
+        return PB_OK;
+    }
     pb_sk_run run[3];
     const size_t nr = ik_runs(poses, run);
-    if (nr == 1) { /* one run (one pose, say): the arrays as given */
+    if (nr == 1) { /* one run: the arrays as given */
         run[0].k->ik_two_bone(poses, joints, use, model, &local, &out, reached);
         return PB_OK;
     }
@@ -318,11 +335,22 @@ pb_status pb_ik_aim_solve(size_t poses, size_t joints, const pb_ik_aim *ik, cons
         return PB_ERR_ARG;
     /* forward and up parallel: |f x u| below 1e-6 */
     const double f[3] = {fw[0], fw[1], fw[2]};
-    const double u[3] = {up[0], up[1], up[2]};
+    double u[3] = {up[0], up[1], up[2]};
     const double cx = f[1] * u[2] - f[2] * u[1], cy = f[2] * u[0] - f[0] * u[2],
                  cz = f[0] * u[1] - f[1] * u[0];
     if (!(cx * cx + cy * cy + cz * cz > 1e-12))
         return PB_ERR_ARG;
+    /* the kernel takes up across forward (its part along forward removed,
+     * normalised: the frame it maps, kernels_ik.h), here in double; an up
+     * axis across forward already (the usual call) as given */
+    const double uf = f[0] * u[0] + f[1] * u[1] + f[2] * u[2];
+    if (uf != 0.0) {
+        for (int i = 0; i < 3; i++)
+            u[i] -= uf * f[i];
+        const double inv = 1.0 / sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+        for (int i = 0; i < 3; i++)
+            up[i] = (float)(u[i] * inv);
+    }
     /* the axes as given when they are unit already (the usual call) */
     pb_ik_aim k;
     const pb_ik_aim *use = ik;
@@ -332,9 +360,13 @@ pb_status pb_ik_aim_solve(size_t poses, size_t joints, const pb_ik_aim *ik, cons
         memcpy(k.up, up, sizeof up);
         use = &k;
     }
+    if (poses == 1 && getenv_shape_ok()) { /* one pose: the scalar table (ik_runs) */
+        pb_kernels_scalar.ik_aim(1, joints, use, model, &local, &out);
+        return PB_OK;
+    }
     pb_sk_run run[3];
     const size_t nr = ik_runs(poses, run);
-    if (nr == 1) { /* one run (one pose, say): the arrays as given */
+    if (nr == 1) { /* one run: the arrays as given */
         run[0].k->ik_aim(poses, joints, use, model, &local, &out);
         return PB_OK;
     }
