@@ -348,8 +348,10 @@ PB_INLINE ik_frame ik_aim_frame(const pb_ik_aim *ik)
  * (Shepperd's: the candidate of the largest of 1 + tr, 1 + m00 - m11 -
  * m22, ..., each 4 q_k q, scaled by 1 / (2 sqrt(4 q_k^2))), where the
  * composition took six on one chain. Without the plane: the shortest
- * rotation alone; t zero: the identity. */
-PB_INLINE vq ik_aim_solve1(const ik_frame *A, vq Rc, v3 tm, v3 pole)
+ * rotation alone; t zero: the identity. Returned unscaled, times *scale
+ * (the caller applies it last, off the chain of the local rotation's
+ * product). */
+PB_INLINE vq ik_aim_solve1(const ik_frame *A, vq Rc, v3 tm, v3 pole, vf *scale)
 {
     const vf one = vf_set(1.0f), half = vf_set(0.5f);
     /* n = t x pl (|n| = |t| |pl across t|); the lengths from the model
@@ -387,9 +389,12 @@ PB_INLINE vq ik_aim_solve1(const ik_frame *A, vq Rc, v3 tm, v3 pole)
     const vm second = vm_gt(d2, d1);
     const vf d = vf_sel(second, d2, d1);
     vq q = q_sel(second, c2, c1);
-    q = q_scale(q, vf_div(half, vf_sqrt(vf_sel(plane, d, one))));
-    if (vm_any(vm_andnot(has_t, plane)))
+    vf sc = vf_div(half, vf_sqrt(vf_sel(plane, d, one)));
+    if (vm_any(vm_andnot(has_t, plane))) {
         q = q_sel(plane, q, ik_from_vectors(A->f, t));
+        sc = vf_sel(plane, sc, one);
+    }
+    *scale = vf_sel(has_t, sc, one);
     return q_sel(has_t, q, q_identity());
 }
 
@@ -415,13 +420,25 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const ik_frame *A, const
         /* in the joint's frame (forward and up are constants there, and the
          * correction comes out as it is applied) */
         const vq Rc = q_conj(R);
-        const vq C0 = ik_aim_solve1(A, Rc, v3_sub(target, pos), pole);
+        vf sc;
+        vq C = ik_aim_solve1(A, Rc, v3_sub(target, pos), pole, &sc);
+        /* into the w >= 0 hemisphere (sc > 0), as ik_weigh */
+        const vq nC = {vf_neg(C.w), vf_neg(C.x), vf_neg(C.y), vf_neg(C.z)};
+        C = q_sel(vm_i32_ge0(C.w), C, nC);
         vf wi = w;
         if (ik->joint_weight)
             wi = vf_mul(w, vf_set(ik->joint_weight[i]));
-        const vq c = q_sel(vm_le(wi, zero), q_identity(), ik_weigh(C0, wi));
         const vq l = ik_ldq_j(local, e, J, cnt);
-        ik_stq_j(out, e, J, cnt, q_mul(l, c));
+        /* full weight: (l C) sc, the scale last; a partial weight (w < 1):
+         * l nlerp(identity, C sc, max(w, 0)) */
+        vq c = q_scale(C, sc), lc = q_scale(q_mul(l, C), sc);
+        const vm part = vm_lt(wi, vf_set(1.0f));
+        if (vm_any(part)) {
+            const vq cw = q_sel(vm_le(wi, zero), q_identity(), ik_weigh(c, wi));
+            lc = q_sel(part, q_mul(l, cw), lc);
+            c = q_sel(part, cw, c);
+        }
+        ik_stq_j(out, e, J, cnt, lc);
         if (i + 1 < ik->count) {
             /* the joints below turn with the weighted correction, about pos */
             const vq M = q_mul(q_mul(R, c), q_conj(R));
