@@ -336,6 +336,13 @@ PB_INLINE ik_frame ik_aim_frame(const pb_ik_aim *ik)
     return a;
 }
 
+/* ik_from_vectors out of line: the rare case (no plane) kept out of the
+ * solve's registers */
+static __attribute__((noinline)) vq ik_from_vectors_apart(v3 a, v3 b)
+{
+    return ik_from_vectors(a, b);
+}
+
 /* The correction of one joint, in its frame (Rc: the inverse of its model
  * rotation), of tm and pole the target (from the joint) and the pole in
  * model space, t and pl in the joint's frame. With the plane (t and pl not along each
@@ -391,7 +398,7 @@ PB_INLINE vq ik_aim_solve1(const ik_frame *A, vq Rc, v3 tm, v3 pole, vf *scale)
     vq q = q_sel(second, c2, c1);
     vf sc = vf_div(half, vf_sqrt(vf_sel(plane, d, one)));
     if (vm_any(vm_andnot(has_t, plane))) {
-        q = q_sel(plane, q, ik_from_vectors(A->f, t));
+        q = q_sel(plane, q, ik_from_vectors_apart(A->f, t));
         sc = vf_sel(plane, sc, one);
     }
     *scale = vf_sel(has_t, sc, one);
@@ -400,8 +407,8 @@ PB_INLINE vq ik_aim_solve1(const ik_frame *A, vq Rc, v3 tm, v3 pole, vf *scale)
 
 /* The chain of one block: D, o, the rigid motion the corrections so far
  * give the joints below (x -> D x + o, model space) */
-PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const ik_frame *A, const pb_cpose *model,
-                         pb_cquats local, pb_quats out, size_t p, size_t cnt)
+PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, size_t count, const ik_frame *A,
+                         const pb_cpose *model, pb_cquats local, pb_quats out, size_t p, size_t cnt)
 {
     const vf zero = vf_zero();
     const size_t b = p * J;
@@ -409,7 +416,7 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const ik_frame *A, const
     const vf w = ik_ld1(ik->weight, p, cnt, 1.0f);
     vq D = q_identity();
     v3 o = v3_splat(0.0f);
-    for (size_t i = 0; i < ik->count; i++) {
+    for (size_t i = 0; i < count; i++) {
         const size_t e = b + ik->chain[i];
         vq R = ik_ldq_j(model->rot, e, J, cnt);
         v3 pos = ik_ld3_j(model->pos, e, J, cnt);
@@ -439,7 +446,7 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const ik_frame *A, const
             c = q_sel(part, cw, c);
         }
         ik_stq_j(out, e, J, cnt, lc);
-        if (i + 1 < ik->count) {
+        if (i + 1 < count) {
             /* the joints below turn with the weighted correction, about pos */
             const vq M = q_mul(q_mul(R, c), q_conj(R));
             D = q_mul(M, D);
@@ -455,10 +462,21 @@ static void k_ik_aim(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_
     const pb_quats out = ik_q(op);
     const ik_frame A = ik_aim_frame(ik);
     size_t p = 0;
+    if (ik->count == 1 && poses == 1) { /* the one-pose call: straight */
+        aim_block(joints, ik, 1, &A, model, local, out, 0, 1);
+        return;
+    }
+    if (ik->count == 1) { /* one joint: the chain's motion compiled out */
+        for (; p + PB_LANES <= poses; p += PB_LANES)
+            aim_block(joints, ik, 1, &A, model, local, out, p, PB_LANES);
+        if (p < poses)
+            aim_block(joints, ik, 1, &A, model, local, out, p, poses - p);
+        return;
+    }
     for (; p + PB_LANES <= poses; p += PB_LANES)
-        aim_block(joints, ik, &A, model, local, out, p, PB_LANES);
+        aim_block(joints, ik, ik->count, &A, model, local, out, p, PB_LANES);
     if (p < poses)
-        aim_block(joints, ik, &A, model, local, out, p, poses - p);
+        aim_block(joints, ik, ik->count, &A, model, local, out, p, poses - p);
 }
 
 #define PB_IK_KERNELS .ik_two_bone = k_ik_two_bone, .ik_aim = k_ik_aim,
