@@ -6,8 +6,9 @@
  * partial), the joints' model values read with strided lane loads (stride
  * J, as kernels_skeleton.h's), the per-pose targets and weights with
  * plain ones. A single pose is a block of one lane (its values broadcast:
- * plain loads); ik.c runs it on the scalar table, whose plain float code
- * runs this chain of dependent operations faster than one vector lane.
+ * plain loads); ik.c runs it on a scalar table (with fused multiply-adds
+ * where the CPU has them), whose plain float code runs this chain of
+ * dependent operations faster than one vector lane.
  *
  * No acos, no sincos: the angles are handled as (cos, sin) pairs (the
  * wanted one by the law of cosines, the current one from the bones' dot

@@ -1,7 +1,8 @@
 /* Inverse kinematics: pb_ik_two_bone_solve and pb_ik_aim_solve. Every
  * argument is checked before anything is written; the axes are normalised
- * here (in double) into a copy of the description the kernel reads
- * (simd/kernels_ik.h). */
+ * here (in double; aim's up made across forward) into a copy of the
+ * description the kernel reads (simd/kernels_ik.h), or the description
+ * itself where they are already. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -54,11 +55,12 @@ static int getenv_shape_ok(void)
 
 /* ------------------------------------------------------------ call shapes */
 /* The runs of pb_skeleton_runs (whole blocks on the widest table that wins,
- * the rest on a 4-lane one), a run of a single pose on the scalar table:
- * a 1-lane block is a chain of dependent operations, which the scalar
- * backend's plain float code runs faster than any vector table's one lane
- * (139 ns a two-bone solve against 185-197 on Zen 5, docs/performance.md,
- * "Inverse kinematics"). Each run on its poses' arrays. */
+ * the rest on a 4-lane one), a run of a single pose on a scalar table
+ * (ik_one_table): a 1-lane block is a chain of dependent operations, which
+ * plain float code runs faster than any vector table's one lane (139 ns a
+ * two-bone solve against 185-197 on Zen 5 before the one-pose work,
+ * docs/performance.md, "Inverse kinematics"). Each run on its poses'
+ * arrays. */
 static pb_cvec3s cv_from(pb_cvec3s v, size_t e)
 {
     pb_cvec3s r = {v.x + e, v.y + e, v.z + e};
