@@ -213,11 +213,13 @@ typedef struct pb_kernels {
     uint16_t (*skin_max_joint)(const uint16_t *j, size_t n);
 
     /* inverse kinematics (simd/kernels_ik.h, over ik.c's checks; the
-     * axes normalised, the chain's indices valid) */
+     * axes normalised, the chain's indices valid; the batches by pointer:
+     * a one-pose call copies nothing) */
     void (*ik_two_bone)(size_t poses, size_t joints, const pb_ik_two_bone *ik,
-                        const pb_cpose *model, pb_cquats local, pb_quats out, uint8_t *reached);
+                        const pb_cpose *model, const pb_cquats *local, const pb_quats *out,
+                        uint8_t *reached);
     void (*ik_aim)(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_cpose *model,
-                   pb_cquats local, pb_quats out);
+                   const pb_cquats *local, const pb_quats *out);
 
     /* rotation representations (simd/kernels_rotrep.h, over rotrep.c's
      * checks): matrices as column arrays, col[3*c + r] the entry of row r,

@@ -421,6 +421,86 @@ Test(ik_two_bone, in_place)
     outs_free(&o), per_free(&q), sk_free(&s);
 }
 
+/* The arrays of a call in one buffer, the inputs in the gaps between the
+ * rotation outputs (w last, after them): valid, the same bits as apart;
+ * an input reaching into an output, or an output into another: refused,
+ * nothing written. P poses (1: the one-pose path; 5: the batch one). */
+static void gaps_case(size_t P)
+{
+    rng_t r = rng_seed(60 + P);
+    sk s = limb_new(&r, P);
+    per q = per_new(P);
+    for (size_t p = 0; p < P; p++)
+        per_set(&q, p, rng_vec3(&r, 30), rng_vec3(&r, 5)), q.w[p] = 1;
+    const size_t n = P * s.J;
+    /* out x y z | model (7 arrays) | targets, poles | local (4) | out w */
+    float *buf = malloc((3 * n + 7 * n + 6 * P + 4 * n + n) * sizeof(float));
+    float *o[4] = {buf + 14 * n + 6 * P, buf, buf + n, buf + 2 * n};
+    float *m[7], *tp[6], *lq[4];
+    for (int k = 0; k < 7; k++)
+        m[k] = buf + 3 * n + (size_t)k * n, memcpy(m[k], s.f[k], n * sizeof(float));
+    for (int k = 0; k < 6; k++)
+        tp[k] = buf + 10 * n + (size_t)k * P, memcpy(tp[k], k < 3 ? q.t[k] : q.pl[k - 3], P * 4);
+    for (int k = 0; k < 4; k++) {
+        lq[k] = buf + 10 * n + 6 * P + (size_t)k * n;
+        memcpy(lq[k], s.f[7 + k], n * sizeof(float));
+        memcpy(o[k], s.f[7 + k], n * sizeof(float));
+    }
+    pb_cpose mg = {{m[0], m[1], m[2], m[3]}, {m[4], m[5], m[6]}, {0, 0, 0}};
+    pb_cquats lg = {lq[0], lq[1], lq[2], lq[3]};
+    pb_quats og = {o[0], o[1], o[2], o[3]};
+    pb_ik_two_bone ik = {1,    2,   3, {0, 0, 1}, {tp[0], tp[1], tp[2]}, {tp[3], tp[4], tp[5]},
+                         NULL, NULL};
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &ik, &mg, lg, og, NULL), PB_OK);
+    /* apart: the same bits */
+    pb_ik_two_bone ika = {
+        1, 2, 3, {0, 0, 1}, {q.t[0], q.t[1], q.t[2]}, {q.pl[0], q.pl[1], q.pl[2]}, NULL, NULL};
+    outs oa = outs_new(&s);
+    pb_cpose ma = model_of(&s);
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &ika, &ma, local_of(&s), outs_q(&oa), NULL), PB_OK);
+    for (int k = 0; k < 4; k++)
+        cr_assert(memcmp(o[k], oa.o[k], n * sizeof(float)) == 0, "P %zu: %d", P, k);
+    /* in place in the gaps: the same bits again */
+    pb_quats lo = {lq[0], lq[1], lq[2], lq[3]};
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &ik, &mg, lg, lo, NULL), PB_OK);
+    for (int k = 0; k < 4; k++)
+        cr_assert(memcmp(lq[k], oa.o[k], n * sizeof(float)) == 0);
+    float *keep = malloc(4 * n * sizeof(float));
+    for (int k = 0; k < 4; k++)
+        memcpy(keep + (size_t)k * n, o[k], n * sizeof(float));
+    /* a pole array one float into out.z (it follows out.z's end) */
+    pb_ik_two_bone bad = ik;
+    bad.pole.y = o[3] + n - 1;
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &bad, &mg, lg, og, NULL), PB_ERR_ALIAS);
+    /* the local rotations' last array reaching into out.w */
+    pb_cquats lb = {lq[0], lq[1], lq[2], lq[3] + 1};
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &ik, &mg, lb, og, NULL), PB_ERR_ALIAS);
+    /* out.y overlapping out.x; reached over a target */
+    pb_quats ob = {o[0], o[1], o[1] + 1, o[3]};
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &ik, &mg, lg, ob, NULL), PB_ERR_ALIAS);
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &ik, &mg, lg, og, (uint8_t *)tp[1]), PB_ERR_ALIAS);
+    /* a NULL input in the gap layout */
+    bad = ik, bad.target.z = NULL;
+    cr_assert_eq(pb_ik_two_bone_solve(P, s.J, &bad, &mg, lg, og, NULL), PB_ERR_NULL);
+    for (int k = 0; k < 4; k++)
+        cr_assert(memcmp(keep + (size_t)k * n, o[k], n * sizeof(float)) == 0);
+    /* aim: its chain inside out.y refused, beside the outputs fine */
+    size_t *chain = malloc(sizeof(size_t));
+    chain[0] = 2;
+    pb_ik_aim aim = {
+        1, chain, NULL, {0, 1, 0}, {0, 0, 1}, {tp[0], tp[1], tp[2]}, {tp[3], tp[4], tp[5]}, NULL};
+    cr_assert_eq(pb_ik_aim_solve(P, s.J, &aim, &mg, lg, og), PB_OK);
+    aim.chain = (const size_t *)(const void *)(o[1] + 2);
+    cr_assert_eq(pb_ik_aim_solve(P, s.J, &aim, &mg, lg, og), PB_ERR_ALIAS);
+    free(chain), free(keep), free(buf);
+    outs_free(&oa), per_free(&q), sk_free(&s);
+}
+Test(ik_two_bone, arrays_in_gaps)
+{
+    gaps_case(1);
+    gaps_case(5);
+}
+
 /* Degenerate limbs, one pose each: no NaN, the documented results. */
 static void degenerate(int which)
 {

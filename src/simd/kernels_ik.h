@@ -6,8 +6,9 @@
  * partial), the joints' model values read with strided lane loads (stride
  * J, as kernels_skeleton.h's), the per-pose targets and weights with
  * plain ones. A single pose is a block of one lane (its values broadcast:
- * plain loads); ik.c runs it on the scalar table, whose plain float code
- * runs this chain of dependent operations faster than one vector lane.
+ * plain loads); ik.c runs it on a scalar table (with fused multiply-adds
+ * where the CPU has them), whose plain float code runs this chain of
+ * dependent operations faster than one vector lane.
  *
  * No acos, no sincos: the angles are handled as (cos, sin) pairs (the
  * wanted one by the law of cosines, the current one from the bones' dot
@@ -24,6 +25,36 @@
 #include "internal.h"
 #include "lanes_math.h"
 #include "kernels_skeleton.h"
+
+/* A batch's pointers read one by one (each into a register): the caller
+ * has usually just stored them one by one, and a 16-byte load of two,
+ * which a copy of the struct otherwise becomes, waits until those stores
+ * retire. */
+#if defined(__GNUC__)
+#define IK_REG(x) __asm__("" : "+r"(x))
+#else
+#define IK_REG(x) ((void)0)
+#endif
+PB_INLINE pb_cquats ik_cq(const pb_cquats *q)
+{
+    const float *w = q->w, *x = q->x, *y = q->y, *z = q->z;
+    IK_REG(w);
+    IK_REG(x);
+    IK_REG(y);
+    IK_REG(z);
+    pb_cquats r = {w, x, y, z};
+    return r;
+}
+PB_INLINE pb_quats ik_q(const pb_quats *q)
+{
+    float *w = q->w, *x = q->x, *y = q->y, *z = q->z;
+    IK_REG(w);
+    IK_REG(x);
+    IK_REG(y);
+    IK_REG(z);
+    pb_quats r = {w, x, y, z};
+    return r;
+}
 
 /* below this a squared length (or product of two) counts as zero */
 #define PB_IK_TINY 1e-30f
@@ -157,7 +188,10 @@ PB_INLINE v3 ik_unit(v3 v, vf n2, vm ok)
  * nlerp(identity, c, max(w, 0)) */
 PB_INLINE vq ik_weigh(vq c, vf w)
 {
-    c = q_xorsign(c, c.w);
+    /* c negated where the sign bit of c.w is set (q_xorsign's bits: on one
+     * lane a branch, not four moves to and from the integer unit) */
+    const vq nc = {vf_neg(c.w), vf_neg(c.x), vf_neg(c.y), vf_neg(c.z)};
+    c = q_sel(vm_i32_ge0(c.w), c, nc);
     const vm part = vm_lt(w, vf_set(1.0f));
     if (!vm_any(part))
         return c;
@@ -274,8 +308,11 @@ PB_INLINE void ik2_block(size_t J, const pb_ik_two_bone *ik, const pb_cpose *mod
 }
 
 static void k_ik_two_bone(size_t poses, size_t joints, const pb_ik_two_bone *ik,
-                          const pb_cpose *model, pb_cquats local, pb_quats out, uint8_t *reached)
+                          const pb_cpose *model, const pb_cquats *lp, const pb_quats *op,
+                          uint8_t *reached)
 {
+    const pb_cquats local = ik_cq(lp);
+    const pb_quats out = ik_q(op);
     size_t p = 0;
     for (; p + PB_LANES <= poses; p += PB_LANES)
         ik2_block(joints, ik, model, local, out, reached, p, PB_LANES);
@@ -285,19 +322,102 @@ static void k_ik_two_bone(size_t poses, size_t joints, const pb_ik_two_bone *ik,
 
 /* ------------------------------------------------------------ aim */
 
+/* The joint's frame A (constants of a call, in the joint's own frame): the
+ * forward axis f, the up axis across it u (ik.c gives it so: unit, its
+ * part along f removed), and f x u */
+typedef struct {
+    v3 f, u, fu;
+} ik_frame;
+PB_INLINE ik_frame ik_aim_frame(const pb_ik_aim *ik)
+{
+    ik_frame a;
+    a.f = ik_splat3(ik->forward);
+    a.u = ik_splat3(ik->up);
+    a.fu = v3_cross(a.f, a.u);
+    return a;
+}
+
+/* ik_from_vectors out of line: the rare case (no plane) kept out of the
+ * solve's registers */
+static __attribute__((noinline)) vq ik_from_vectors_apart(v3 a, v3 b)
+{
+    return ik_from_vectors(a, b);
+}
+
+/* The correction of one joint, in its frame (Rc: the inverse of its model
+ * rotation), of tm and pole the target (from the joint) and the pole in
+ * model space, t and pl in the joint's frame. With the plane (t and pl not along each
+ * other): the rotation taking the frame A = (f, u, f x u) onto B = (t/|t|,
+ * the pole's part across t normalised, their cross product), M = B A^T:
+ * it takes f onto t and turns the up axis into the plane of t and the
+ * pole on the pole's side, which is the shortest rotation from f to t
+ * followed by the turn about t (ik.h), as one frame-to-frame rotation:
+ * two reciprocal square roots in parallel and one for the quaternion of M
+ * (Shepperd's: the candidate of the largest of 1 + tr, 1 + m00 - m11 -
+ * m22, ..., each 4 q_k q, scaled by 1 / (2 sqrt(4 q_k^2))), where the
+ * composition took six on one chain. Without the plane: the shortest
+ * rotation alone; t zero: the identity. Returned unscaled, times *scale
+ * (the caller applies it last, off the chain of the local rotation's
+ * product). */
+PB_INLINE vq ik_aim_solve1(const ik_frame *A, vq Rc, v3 tm, v3 pole, vf *scale)
+{
+    const vf one = vf_set(1.0f), half = vf_set(0.5f);
+    /* n = t x pl (|n| = |t| |pl across t|); the lengths from the model
+     * space values (a rotation keeps them), so that the reciprocal square
+     * roots start before the rotations into the joint's frame end */
+    const v3 nm = v3_cross(tm, pole);
+    const vf l2 = v3_dot(tm, tm);
+    const vm has_t = vm_gt(l2, vf_set(PB_IK_TINY));
+    const vf pn2 = vf_mul(l2, v3_dot(pole, pole)), nr2 = v3_dot(nm, nm);
+    const v3 t = sk_rotate(Rc, tm), n = sk_rotate(Rc, nm);
+    const vm plane = vm_and(has_t, vm_gt(nr2, vf_mul(vf_set(1e-12f), pn2)));
+    const vf it = vf_div(one, vf_sqrt(vf_sel(has_t, l2, one)));
+    const vf in = vf_div(one, vf_sqrt(vf_sel(plane, nr2, one)));
+    const v3 b1 = v3_scale(t, it), b3 = v3_scale(n, in);
+    const v3 b2 = v3_cross(b3, b1);
+    /* M_ij = b1_i f_j + b2_i u_j + b3_i (f x u)_j */
+#define IK_M(i, j) vf_fma(b3.i, A->fu.j, vf_fma(b2.i, A->u.j, vf_mul(b1.i, A->f.j)))
+    const vf m00 = IK_M(x, x), m01 = IK_M(x, y), m02 = IK_M(x, z);
+    const vf m10 = IK_M(y, x), m11 = IK_M(y, y), m12 = IK_M(y, z);
+    const vf m20 = IK_M(z, x), m21 = IK_M(z, y), m22 = IK_M(z, z);
+#undef IK_M
+    const vf dw = vf_add(vf_add(one, m00), vf_add(m11, m22));
+    const vf dx = vf_sub(vf_add(one, m00), vf_add(m11, m22));
+    const vf dy = vf_add(vf_sub(one, m00), vf_sub(m11, m22));
+    const vf dz = vf_sub(vf_sub(one, m00), vf_sub(m11, m22));
+    const vf s10 = vf_add(m01, m10), s20 = vf_add(m02, m20), s21 = vf_add(m12, m21);
+    const vf a21 = vf_sub(m21, m12), a02 = vf_sub(m02, m20), a10 = vf_sub(m10, m01);
+    /* the larger of w and x, of y and z, then of the two */
+    const vm xw = vm_gt(dx, dw), zy = vm_gt(dz, dy);
+    const vf d1 = vf_sel(xw, dx, dw), d2 = vf_sel(zy, dz, dy);
+    const vq c1 = {vf_sel(xw, a21, dw), vf_sel(xw, dx, a21), vf_sel(xw, s10, a02),
+                   vf_sel(xw, s20, a10)};
+    const vq c2 = {vf_sel(zy, a10, a02), vf_sel(zy, s20, s10), vf_sel(zy, s21, dy),
+                   vf_sel(zy, dz, s21)};
+    const vm second = vm_gt(d2, d1);
+    const vf d = vf_sel(second, d2, d1);
+    vq q = q_sel(second, c2, c1);
+    vf sc = vf_div(half, vf_sqrt(vf_sel(plane, d, one)));
+    if (vm_any(vm_andnot(has_t, plane))) {
+        q = q_sel(plane, q, ik_from_vectors_apart(A->f, t));
+        sc = vf_sel(plane, sc, one);
+    }
+    *scale = vf_sel(has_t, sc, one);
+    return q_sel(has_t, q, q_identity());
+}
+
 /* The chain of one block: D, o, the rigid motion the corrections so far
  * give the joints below (x -> D x + o, model space) */
-PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const pb_cpose *model, pb_cquats local,
-                         pb_quats out, size_t p, size_t cnt)
+PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, size_t count, const ik_frame *A,
+                         const pb_cpose *model, pb_cquats local, pb_quats out, size_t p, size_t cnt)
 {
     const vf zero = vf_zero();
     const size_t b = p * J;
     const v3 target = ik_ld3(ik->target, p, cnt), pole = ik_ld3(ik->pole, p, cnt);
     const vf w = ik_ld1(ik->weight, p, cnt, 1.0f);
-    const v3 fwd = ik_splat3(ik->forward), up = ik_splat3(ik->up);
     vq D = q_identity();
     v3 o = v3_splat(0.0f);
-    for (size_t i = 0; i < ik->count; i++) {
+    for (size_t i = 0; i < count; i++) {
         const size_t e = b + ik->chain[i];
         vq R = ik_ldq_j(model->rot, e, J, cnt);
         v3 pos = ik_ld3_j(model->pos, e, J, cnt);
@@ -308,24 +428,26 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const pb_cpose *model, p
         /* in the joint's frame (forward and up are constants there, and the
          * correction comes out as it is applied) */
         const vq Rc = q_conj(R);
-        const v3 t = sk_rotate(Rc, v3_sub(target, pos)), pl = sk_rotate(Rc, pole);
-        const vf l2 = v3_dot(t, t);
-        const vm has_t = vm_gt(l2, vf_set(PB_IK_TINY));
-        const vq q1 = ik_from_vectors(fwd, t);
-        const v3 up_c = sk_rotate(q1, up);
-        const v3 n_joint = v3_cross(up_c, t), n_ref = v3_cross(pl, t);
-        const v3 k = v3_scale(t, vf_div(vf_set(1.0f), vf_sqrt(vf_sel(has_t, l2, vf_set(1.0f)))));
-        const vf pn2 = vf_mul(l2, v3_dot(pl, pl)), nr2 = v3_dot(n_ref, n_ref);
-        const vm plane = vm_and(has_t, vm_gt(nr2, vf_mul(vf_set(1e-12f), pn2)));
-        const vq qp = ik_about(n_joint, ik_unit(n_ref, nr2, plane), k, plane);
-        const vq C0 = q_sel(has_t, q_mul(qp, q1), q_identity());
+        vf sc;
+        vq C = ik_aim_solve1(A, Rc, v3_sub(target, pos), pole, &sc);
+        /* into the w >= 0 hemisphere (sc > 0), as ik_weigh */
+        const vq nC = {vf_neg(C.w), vf_neg(C.x), vf_neg(C.y), vf_neg(C.z)};
+        C = q_sel(vm_i32_ge0(C.w), C, nC);
         vf wi = w;
         if (ik->joint_weight)
             wi = vf_mul(w, vf_set(ik->joint_weight[i]));
-        const vq c = q_sel(vm_le(wi, zero), q_identity(), ik_weigh(C0, wi));
         const vq l = ik_ldq_j(local, e, J, cnt);
-        ik_stq_j(out, e, J, cnt, q_mul(l, c));
-        if (i + 1 < ik->count) {
+        /* full weight: (l C) sc, the scale last; a partial weight (w < 1):
+         * l nlerp(identity, C sc, max(w, 0)) */
+        vq c = q_scale(C, sc), lc = q_scale(q_mul(l, C), sc);
+        const vm part = vm_lt(wi, vf_set(1.0f));
+        if (vm_any(part)) {
+            const vq cw = q_sel(vm_le(wi, zero), q_identity(), ik_weigh(c, wi));
+            lc = q_sel(part, q_mul(l, cw), lc);
+            c = q_sel(part, cw, c);
+        }
+        ik_stq_j(out, e, J, cnt, lc);
+        if (i + 1 < count) {
             /* the joints below turn with the weighted correction, about pos */
             const vq M = q_mul(q_mul(R, c), q_conj(R));
             D = q_mul(M, D);
@@ -335,13 +457,27 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, const pb_cpose *model, p
 }
 
 static void k_ik_aim(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_cpose *model,
-                     pb_cquats local, pb_quats out)
+                     const pb_cquats *lp, const pb_quats *op)
 {
+    const pb_cquats local = ik_cq(lp);
+    const pb_quats out = ik_q(op);
+    const ik_frame A = ik_aim_frame(ik);
     size_t p = 0;
+    if (ik->count == 1 && poses == 1) { /* the one-pose call: straight */
+        aim_block(joints, ik, 1, &A, model, local, out, 0, 1);
+        return;
+    }
+    if (ik->count == 1) { /* one joint: the chain's motion compiled out */
+        for (; p + PB_LANES <= poses; p += PB_LANES)
+            aim_block(joints, ik, 1, &A, model, local, out, p, PB_LANES);
+        if (p < poses)
+            aim_block(joints, ik, 1, &A, model, local, out, p, poses - p);
+        return;
+    }
     for (; p + PB_LANES <= poses; p += PB_LANES)
-        aim_block(joints, ik, model, local, out, p, PB_LANES);
+        aim_block(joints, ik, ik->count, &A, model, local, out, p, PB_LANES);
     if (p < poses)
-        aim_block(joints, ik, model, local, out, p, poses - p);
+        aim_block(joints, ik, ik->count, &A, model, local, out, p, poses - p);
 }
 
 #define PB_IK_KERNELS .ik_two_bone = k_ik_two_bone, .ik_aim = k_ik_aim,

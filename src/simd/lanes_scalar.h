@@ -1,6 +1,9 @@
 /* The 1-lane layer: the scalar fallback is the shared kernels over plain
  * floats. Every lanes_<isa>.h provides exactly this vocabulary; kernels and
- * lanes_math.h use nothing else. Comparisons give all-ones / zero masks. */
+ * lanes_math.h use nothing else. Comparisons give all-ones / zero masks.
+ * PB_SCALAR_FMA: the companion compiled with -mavx2 -mfma (fused
+ * multiply-adds outside deterministic builds, three-operand encodings),
+ * the one-pose inverse kinematics' table on CPUs with them (ik.c). */
 #ifndef PB_LANES_SCALAR_H
 #define PB_LANES_SCALAR_H
 
@@ -10,7 +13,11 @@
 #include <math.h>
 
 #define PB_LANES 1
+#if defined(PB_SCALAR_FMA)
+#define PB_ISA "scalar+fma"
+#else
 #define PB_ISA "scalar"
+#endif
 #define PB_INLINE static inline __attribute__((always_inline))
 
 typedef float vf;
@@ -37,10 +44,16 @@ PB_INLINE vf vf_sub(vf a, vf b) { return a - b; }
 PB_INLINE vf vf_mul(vf a, vf b) { return a * b; }
 PB_INLINE vf vf_div(vf a, vf b) { return a / b; }
 PB_INLINE vf vf_sqrt(vf a) { return sqrtf(a); } /* sqrtss: -fno-math-errno */
+#if defined(PB_SCALAR_FMA) && !defined(PB_DETERMINISTIC)
+#define PB_FUSED 1 /* vf_fma rounds once */
+PB_INLINE vf vf_fma(vf a, vf b, vf c) { return fmaf(a, b, c); }
+PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return fmaf(-a, b, c); }
+#else
 /* a*b + c, unfused: the baseline target has no FMA unit */
 PB_INLINE vf vf_fma(vf a, vf b, vf c) { return a * b + c; }
 /* c - a*b */
 PB_INLINE vf vf_fnma(vf a, vf b, vf c) { return c - a * b; }
+#endif
 /* a < b ? a : b (so b when either is NaN), as minps */
 PB_INLINE vf vf_min(vf a, vf b) { return a < b ? a : b; }
 PB_INLINE vf vf_max(vf a, vf b) { return a > b ? a : b; }
