@@ -477,7 +477,8 @@ static PyMethodDef Bvh_methods[] = {
     {"to_gltf", (PyCFunction)(void (*)(void))pbpy_bvh_to_gltf, METH_NOARGS,
      "to_gltf()\n--\n\n"
      "A posebatch.Gltf of this clip as `posebatch convert IN.bvh OUT.glb` makes it: one node\n"
-     "per joint, one LINEAR animation at the frame times, the BVH layout kept in extras."},
+     "per joint, a skin of every node (rest-pose inverse bind matrices: importers see an\n"
+     "armature), one LINEAR animation at the frame times, the BVH layout kept in extras."},
     {"with_motion", (PyCFunction)(void (*)(void))Bvh_with_motion, METH_FASTCALL | METH_KEYWORDS,
      "with_motion(rotations, positions=None, frame_time=None, *, order='wxyz')\n--\n\n"
      "A new Bvh with this skeleton and the given motion: rotations (F, J, 4), positions\n"
