@@ -186,12 +186,17 @@ PB_INLINE v3 ik_unit(v3 v, vf n2, vm ok)
 
 /* a correction weighted: into the w >= 0 hemisphere, then where w < 1
  * nlerp(identity, c, max(w, 0)) */
+/* c negated where the sign bit of c.w is set: the w >= 0 hemisphere
+ * (q_xorsign's bits: on one lane a branch, not four moves to and from the
+ * integer unit) */
+PB_INLINE vq ik_hemi(vq c)
+{
+    const vq nc = {vf_neg(c.w), vf_neg(c.x), vf_neg(c.y), vf_neg(c.z)};
+    return q_sel(vm_i32_ge0(c.w), c, nc);
+}
 PB_INLINE vq ik_weigh(vq c, vf w)
 {
-    /* c negated where the sign bit of c.w is set (q_xorsign's bits: on one
-     * lane a branch, not four moves to and from the integer unit) */
-    const vq nc = {vf_neg(c.w), vf_neg(c.x), vf_neg(c.y), vf_neg(c.z)};
-    c = q_sel(vm_i32_ge0(c.w), c, nc);
+    c = ik_hemi(c);
     const vm part = vm_lt(w, vf_set(1.0f));
     if (!vm_any(part))
         return c;
@@ -430,9 +435,7 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, size_t count, const ik_f
         const vq Rc = q_conj(R);
         vf sc;
         vq C = ik_aim_solve1(A, Rc, v3_sub(target, pos), pole, &sc);
-        /* into the w >= 0 hemisphere (sc > 0), as ik_weigh */
-        const vq nC = {vf_neg(C.w), vf_neg(C.x), vf_neg(C.y), vf_neg(C.z)};
-        C = q_sel(vm_i32_ge0(C.w), C, nC);
+        C = ik_hemi(C); /* (sc > 0), as ik_weigh */
         vf wi = w;
         if (ik->joint_weight)
             wi = vf_mul(w, vf_set(ik->joint_weight[i]));
@@ -456,28 +459,27 @@ PB_INLINE void aim_block(size_t J, const pb_ik_aim *ik, size_t count, const ik_f
     }
 }
 
+/* whole blocks, then the rest; count a constant where the caller knows it */
+PB_INLINE void aim_blocks(size_t poses, size_t joints, const pb_ik_aim *ik, size_t count,
+                          const ik_frame *A, const pb_cpose *model, pb_cquats local, pb_quats out)
+{
+    size_t p = 0;
+    for (; p + PB_LANES <= poses; p += PB_LANES)
+        aim_block(joints, ik, count, A, model, local, out, p, PB_LANES);
+    if (p < poses)
+        aim_block(joints, ik, count, A, model, local, out, p, poses - p);
+}
+
 static void k_ik_aim(size_t poses, size_t joints, const pb_ik_aim *ik, const pb_cpose *model,
                      const pb_cquats *lp, const pb_quats *op)
 {
     const pb_cquats local = ik_cq(lp);
     const pb_quats out = ik_q(op);
     const ik_frame A = ik_aim_frame(ik);
-    size_t p = 0;
-    if (ik->count == 1 && poses == 1) { /* the one-pose call: straight */
-        aim_block(joints, ik, 1, &A, model, local, out, 0, 1);
-        return;
-    }
-    if (ik->count == 1) { /* one joint: the chain's motion compiled out */
-        for (; p + PB_LANES <= poses; p += PB_LANES)
-            aim_block(joints, ik, 1, &A, model, local, out, p, PB_LANES);
-        if (p < poses)
-            aim_block(joints, ik, 1, &A, model, local, out, p, poses - p);
-        return;
-    }
-    for (; p + PB_LANES <= poses; p += PB_LANES)
-        aim_block(joints, ik, ik->count, &A, model, local, out, p, PB_LANES);
-    if (p < poses)
-        aim_block(joints, ik, ik->count, &A, model, local, out, p, poses - p);
+    if (ik->count == 1) /* one joint: the chain's motion compiled out */
+        aim_blocks(poses, joints, ik, 1, &A, model, local, out);
+    else
+        aim_blocks(poses, joints, ik, ik->count, &A, model, local, out);
 }
 
 #define PB_IK_KERNELS .ik_two_bone = k_ik_two_bone, .ik_aim = k_ik_aim,

@@ -222,11 +222,15 @@ static PB_OUT_OF_LINE int ik_clear(size_t P, size_t n, const pb_quats *out, cons
      * other arrays, allocated between, usually lie in one) */
     uintptr_t g = o0 + B;
     size_t gl = o1 - g;
-    if (o2 - (o1 + B) > gl)
-        g = o1 + B, gl = o2 - g;
-    if (o3 - (o2 + B) > gl)
-        g = o2 + B, gl = o3 - g;
-        /* u (len bytes) not NULL and clear: outside the hull, or inside the
+    if (o2 - (o1 + B) > gl) {
+        g = o1 + B;
+        gl = o2 - g;
+    }
+    if (o3 - (o2 + B) > gl) {
+        g = o2 + B;
+        gl = o3 - g;
+    }
+    /* u (len bytes) not NULL and clear: outside the hull, or inside the
      * widest gap (and apart from reached), or apart from each output */
 #define IK_IN(p, len)                                                                              \
     do {                                                                                           \
