@@ -60,6 +60,20 @@ pb_bvh_code bvh_check_depth(const pb_bvh *b, pb_bvh_code code, pb_bvh_error *err
 /* The checks the writer makes on in-memory data before writing anything
  * (bvh_write.c). */
 pb_bvh_code bvh_validate(const pb_bvh *b, pb_bvh_error *err);
+/* The rest positions (identity rotations: OFFSETs summed, in double) of
+ * every joint, then of every End Site: 3 (num_joints + num_end_sites)
+ * doubles in p. For a clip bvh_validate takes (a parent before its
+ * children). */
+static inline void bvh_rest_positions(const pb_bvh *b, double *p)
+{
+    const size_t J = b->num_joints, N = J + b->num_end_sites;
+    for (size_t i = 0; i < N; i++) {
+        const int32_t par = i < J ? b->joints[i].parent : b->end_sites[i - J].parent;
+        const float *off = i < J ? b->joints[i].offset : b->end_sites[i - J].offset;
+        for (int k = 0; k < 3; k++)
+            p[3 * i + k] = (par >= 0 ? p[3 * (size_t)par + k] : 0.0) + (double)off[k];
+    }
+}
 /* pb_bvh_resample's checks of src (not NULL), fps and flags: OK or the error. */
 pb_bvh_code bvh_resample_args(const pb_bvh *src, double fps, unsigned flags, pb_bvh_error *err);
 /* The output's frame count for checked arguments (*frames), or the error

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bvh_internal.h"
 #include "io_internal.h"
 #include "npz_internal.h"
 #include "retarget_names.h"
@@ -197,23 +198,14 @@ static long joint_by_name(const pb_bvh *b, const char *name, const char *what, p
     return -1;
 }
 
-/* rest positions (OFFSETs summed, double) of every joint */
-static void rest_positions(const pb_bvh *b, double (*p)[3])
-{
-    for (size_t j = 0; j < b->num_joints; j++) {
-        const pb_bvh_joint *jt = &b->joints[j];
-        for (int k = 0; k < 3; k++)
-            p[j][k] = jt->offset[k] + (jt->parent >= 0 ? p[jt->parent][k] : 0.0);
-    }
-}
-
 /* the rest height of the root joint above the lowest rest joint along up */
 static double leg_length(const pb_bvh *b, int up, size_t root)
 {
-    double(*p)[3] = calloc(b->num_joints, sizeof *p);
+    /* the joints' rest positions (the End Sites' after them, unused) */
+    double(*p)[3] = calloc(b->num_joints + b->num_end_sites, sizeof *p);
     if (!p)
         return 1.0;
-    rest_positions(b, p);
+    bvh_rest_positions(b, &p[0][0]);
     double lo = p[0][up];
     for (size_t j = 1; j < b->num_joints; j++)
         lo = p[j][up] < lo ? p[j][up] : lo;
@@ -290,10 +282,10 @@ static void spine_points(const pb_bvh *b, smpl_src src[HML_J])
         pts[i] = pts[n - 1 - i];
         pts[n - 1 - i] = x;
     }
-    double(*rest)[3] = calloc(b->num_joints, sizeof *rest);
+    double(*rest)[3] = calloc(b->num_joints + b->num_end_sites, sizeof *rest);
     if (!rest)
         return;
-    rest_positions(b, rest);
+    bvh_rest_positions(b, &rest[0][0]); /* (the End Sites' unused) */
     /* the chain without points on the one before (rest), and its lengths */
     long keep[PB_BVH_MAX_DEPTH + 2];
     double cum[PB_BVH_MAX_DEPTH + 2];

@@ -169,14 +169,12 @@ static int skin_of(const pb_bvh *b, pb_gltf *g, gltf_priv *pv)
         free(at), free(ibm), free(ibm2), free(joints);
         return -1;
     }
+    bvh_rest_positions(b, at);
     for (size_t i = 0; i < N; i++) {
-        const int32_t p = i < J ? b->joints[i].parent : b->end_sites[i - J].parent;
-        const float *off = i < J ? b->joints[i].offset : b->end_sites[i - J].offset;
         float *m = ibm + 16 * i;
         for (int k = 0; k < 16; k++)
             m[k] = k % 5 == 0 ? 1.0f : 0.0f;
-        for (int k = 0; k < 3; k++) { /* a parent comes before its children */
-            at[3 * i + k] = (p >= 0 ? at[3 * (size_t)p + k] : 0.0) + (double)off[k];
+        for (int k = 0; k < 3; k++) {
             m[12 + k] = (float)-at[3 * i + k];
             if (!isfinite(m[12 + k])) /* OFFSETs near float range, summed */
                 bad = 1;
